@@ -1,0 +1,68 @@
+# The front door. `make run` serves the game locally; `make test` is everything CI runs.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+PYTHON_BIN ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+HOST ?= 127.0.0.1
+PORT ?= 8000
+PG_URL ?= postgres://postgres@127.0.0.1:5432/geopoem
+
+.PHONY: help run test test-python test-frontend build lint install migrate seed clean
+
+help:
+	@echo "make run    - install, build, migrate, seed the demo data and serve on http://$(HOST):$(PORT)"
+	@echo "make test   - every test suite (PostgreSQL on 127.0.0.1:5432 when reachable, else SQLite)"
+	@echo "make lint   - ruff, and the front end's type check and linters"
+
+$(VENV)/.installed: requirements.txt
+	test -x $(PY) || $(PYTHON_BIN) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements.txt
+	touch $@
+
+# `npm install`, not `npm ci`: the registry mirror here serves only this platform's build of
+# optional native packages (anvil's), so the lock file cannot list the others and `npm ci`
+# refuses it as out of sync. `npm install` still installs the locked versions.
+node_modules/.installed: package.json package-lock.json
+	npm install --no-audit --no-fund
+	touch $@
+
+install: $(VENV)/.installed node_modules/.installed
+
+build: install
+	npm run --silent build
+
+migrate: $(VENV)/.installed
+	mkdir -p var
+	$(PY) manage.py migrate --noinput
+
+seed: migrate
+	$(PY) manage.py seed_demo
+
+run: build seed
+	$(PY) manage.py runserver $(HOST):$(PORT)
+
+# PostgreSQL when it answers (it does on these machines and in CI), else the embedded SQLite.
+test: build
+	@if [ -z "$$DATABASE_URL" ] && pg_isready -q -h 127.0.0.1 -p 5432 2>/dev/null; then \
+		export DATABASE_URL="$(PG_URL)"; fi; \
+	if [ -n "$$DATABASE_URL" ]; then echo "make test: database $$DATABASE_URL"; \
+	else echo "make test: database SQLite (PostgreSQL not reachable on 127.0.0.1:5432)"; fi; \
+	$(MAKE) --no-print-directory test-python && $(MAKE) --no-print-directory test-frontend
+
+test-python: $(VENV)/.installed
+	$(PY) manage.py makemigrations --check --dry-run --settings=config.settings.test
+	$(PY) -m pytest
+
+test-frontend: node_modules/.installed
+	npm run --silent test
+
+lint: install
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	npm run --silent lint
+
+clean:
+	rm -rf var frontend/build frontend/webpack-stats.json staticfiles

@@ -1,0 +1,179 @@
+"""Demonstration data for a local run: one active challenge and two resolved ones with confirmed
+responses. Every row is marked is_demo, and the demo claims carry made-up transaction hashes that
+no chain holds: they exist to show the Resolved tab and the Winners' Circle, not to be paid."""
+
+import hashlib
+from dataclasses import dataclass
+from datetime import timedelta
+from decimal import Decimal
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Count, Sum
+from django.utils import timezone
+
+from responses.coordinates import parse_coordinates
+from responses.models import Response, ResponseStatus
+
+from .commitments import guess_commitment, new_salt
+from .models import Challenge, ChallengeStatus
+from .services import challenge_create, challenge_publish, challenge_resolve
+
+
+@dataclass(frozen=True)
+class DemoPoem:
+    title: str
+    poem: str
+    instructions: str
+    threshold_m: int | None
+    solution: str
+    guesses: tuple[tuple[str, str], ...] = ()  # (coordinates, stake)
+
+
+INSTRUCTIONS = (
+    "<p>Find the place this poem describes and enter its latitude and longitude.</p>"
+    "<p>A guess within the proximity threshold of the hidden solution is correct.</p>"
+)
+
+RESOLVED = (
+    DemoPoem(
+        title="Four Thousand Summers",
+        poem=(
+            "<p>I was counted in stone before counting had pages,<br>"
+            "a staircase for a king who would climb it alone.<br>"
+            "The river keeps my shadow on its western hand;<br>"
+            "the desert keeps my corners true to the compass.</p>"
+            "<p>Stand at my summit, where the tallest of three once ended,<br>"
+            "and the Sphinx will be looking the other way.</p>"
+        ),
+        instructions=INSTRUCTIONS,
+        threshold_m=150,
+        solution="29.979175, 31.134258",
+        guesses=(
+            ("29.9792, 31.1342", "5.00"),
+            ("29.97918, 31.13426", "25.50"),
+            ("30.0444, 31.2357", "40.00"),
+            ("29.9753, 31.1376", "12.25"),
+        ),
+    ),
+    DemoPoem(
+        title="Sails That Never Leave",
+        poem=(
+            "<p>White shells stacked on a finger of sandstone,<br>"
+            "a fleet that moored and forgot to depart.<br>"
+            "The bridge across the water hums its coat-hanger song;<br>"
+            "the harbour claps for me each night at eight.</p>"
+        ),
+        instructions=INSTRUCTIONS,
+        threshold_m=None,
+        solution="-33.856784, 151.215296",
+        guesses=(
+            ("-33.8568, 151.2153", "3.00"),
+            ("-33.852222, 151.210556", "8.00"),
+        ),
+    ),
+)
+
+ACTIVE = DemoPoem(
+    title="The Torch on the Tide",
+    poem=(
+        "<p>A copper woman, gone green with the weather,<br>"
+        "keeps her lamp lit for the ones who came by sea.<br>"
+        "Seven points on her crown for seven waters,<br>"
+        "a tablet dated in the numerals of Rome.</p>"
+        "<p>She stands on a star that was once a fort,<br>"
+        "on an island that bears her name.</p>"
+    ),
+    instructions=INSTRUCTIONS,
+    threshold_m=250,
+    solution="40.689247, -74.044502",
+)
+
+DEMO_ADDRESSES = (
+    "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+    "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC",
+    "0x90F79bf6EB2c4F870365E785982E1f101E93b906",
+    "0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65",
+)
+
+
+def _demo_tx_hash(title: str, index: int) -> str:
+    return "0x" + hashlib.sha256(f"geopoem-demo|{title}|{index}".encode()).hexdigest()
+
+
+def _add_demo_responses(challenge: Challenge, poem: DemoPoem) -> None:
+    start = challenge.start_timestamp or timezone.now()
+    for index, (coordinates, stake) in enumerate(poem.guesses):
+        parsed = parse_coordinates(coordinates)
+        address = DEMO_ADDRESSES[index % len(DEMO_ADDRESSES)]
+        salt = new_salt()
+        Response.objects.create(
+            challenge=challenge,
+            submission_text=parsed.text,
+            submission_lat=parsed.lat,
+            submission_lon=parsed.lon,
+            submission_salt=salt,
+            commitment=guess_commitment(
+                chain_id=settings.CHAIN_ID,
+                challenge_id=challenge.pk,
+                submitter_address=address,
+                text=parsed.text,
+                salt=salt,
+            ),
+            submission_stake=Decimal(stake),
+            submission_timestamp=start + timedelta(minutes=10 * (index + 1)),
+            transaction_hash=_demo_tx_hash(poem.title, index),
+            submitter_address=address,
+            status=ResponseStatus.CONFIRMED,
+            block_number=1000 + index,
+            transaction_index=0,
+            log_index=0,
+        )
+    totals = challenge.responses.filter(status=ResponseStatus.CONFIRMED).aggregate(
+        total=Sum("submission_stake"), count=Count("id")
+    )
+    Challenge.objects.filter(pk=challenge.pk).update(
+        staked_sum=totals["total"] or Decimal("0"), response_count=totals["count"]
+    )
+
+
+def seed_demo() -> list[str]:
+    """Create whatever demo challenge is missing; running it again changes nothing."""
+    report: list[str] = []
+    for poem in RESOLVED:
+        if Challenge.objects.filter(is_demo=True, poem_title=poem.title).exists():
+            report.append(f"kept resolved demo '{poem.title}'")
+            continue
+        if Challenge.objects.filter(status=ChallengeStatus.ACTIVE).exists():
+            report.append(f"skipped resolved demo '{poem.title}': another challenge is active")
+            continue
+        with transaction.atomic():
+            challenge = challenge_create(
+                poem_title=poem.title,
+                poem_text=poem.poem,
+                instructions_text=poem.instructions,
+                proximity_threshold_m=poem.threshold_m,
+                solution=poem.solution,
+                is_demo=True,
+            )
+            challenge = challenge_publish(challenge=challenge)
+            _add_demo_responses(challenge, poem)
+            challenge_resolve(challenge=challenge)
+        report.append(f"created resolved demo '{poem.title}' (#{challenge.pk})")
+    if Challenge.objects.filter(is_demo=True, poem_title=ACTIVE.title).exists():
+        report.append(f"kept active demo '{ACTIVE.title}'")
+    elif Challenge.objects.filter(status=ChallengeStatus.ACTIVE).exists():
+        report.append(f"skipped active demo '{ACTIVE.title}': another challenge is active")
+    else:
+        with transaction.atomic():
+            challenge = challenge_create(
+                poem_title=ACTIVE.title,
+                poem_text=ACTIVE.poem,
+                instructions_text=ACTIVE.instructions,
+                proximity_threshold_m=ACTIVE.threshold_m,
+                solution=ACTIVE.solution,
+                is_demo=True,
+            )
+            challenge_publish(challenge=challenge)
+        report.append(f"created active demo '{ACTIVE.title}' (#{challenge.pk})")
+    return report

@@ -1,0 +1,82 @@
+from rest_framework import serializers
+
+from responses.serializers import ScoredResponseSerializer
+
+from .models import Challenge
+
+
+def epoch_seconds(value) -> int | None:
+    return int(value.timestamp()) if value else None
+
+
+class ChallengeSerializer(serializers.ModelSerializer):
+    """The public face of a challenge. The solution and its salt are null until it is resolved."""
+
+    poemTitle = serializers.CharField(source="poem_title")
+    poemText = serializers.CharField(source="poem_text")
+    instructionsText = serializers.CharField(source="instructions_text")
+    proximityThreshold = serializers.IntegerField(source="proximity_threshold_m", allow_null=True)
+    solutionSha256 = serializers.CharField(source="solution_sha256")
+    solutionReveal = serializers.SerializerMethodField()
+    solutionSalt = serializers.SerializerMethodField()
+    stakedSum = serializers.DecimalField(source="staked_sum", max_digits=20, decimal_places=6)
+    responseCount = serializers.IntegerField(source="response_count")
+    startTimestamp = serializers.SerializerMethodField()
+    resolvedTimestamp = serializers.SerializerMethodField()
+    isDemo = serializers.BooleanField(source="is_demo")
+
+    class Meta:
+        model = Challenge
+        fields = [
+            "id",
+            "poemTitle",
+            "poemText",
+            "instructionsText",
+            "proximityThreshold",
+            "solutionSha256",
+            "solutionReveal",
+            "solutionSalt",
+            "stakedSum",
+            "responseCount",
+            "startTimestamp",
+            "resolvedTimestamp",
+            "status",
+            "isDemo",
+        ]
+
+    def get_solutionReveal(self, obj: Challenge) -> str | None:
+        return obj.solution if obj.is_resolved else None
+
+    def get_solutionSalt(self, obj: Challenge) -> str | None:
+        return obj.solution_salt if obj.is_resolved else None
+
+    def get_startTimestamp(self, obj: Challenge) -> int | None:
+        return epoch_seconds(obj.start_timestamp)
+
+    def get_resolvedTimestamp(self, obj: Challenge) -> int | None:
+        return epoch_seconds(obj.resolved_at)
+
+
+class WinnerSerializer(ScoredResponseSerializer):
+    prize = serializers.SerializerMethodField()
+    payoutTransactionHash = serializers.SerializerMethodField()
+
+    class Meta(ScoredResponseSerializer.Meta):
+        fields = [*ScoredResponseSerializer.Meta.fields, "prize", "payoutTransactionHash"]
+
+    def get_prize(self, obj) -> str:
+        return str(self.context["prize"])
+
+    def get_payoutTransactionHash(self, obj) -> str | None:
+        return self.context.get("payout_transaction_hash")
+
+
+class WinnersSerializer(serializers.Serializer):
+    challengeId = serializers.IntegerField()
+    proximityThreshold = serializers.IntegerField(allow_null=True)
+    totalStaked = serializers.DecimalField(max_digits=20, decimal_places=6)
+    responseCount = serializers.IntegerField()
+    earliest = WinnerSerializer(allow_null=True)
+    highest = WinnerSerializer(allow_null=True)
+    operations = serializers.DecimalField(max_digits=20, decimal_places=6)
+    unallocated = serializers.DecimalField(max_digits=20, decimal_places=6)

@@ -1,0 +1,60 @@
+"""One JSON error shape for every API rejection: {"message": "<one sentence>", "errors": {...}}."""
+
+from typing import Any
+
+from django.core.exceptions import RequestDataTooBig
+from rest_framework import exceptions, status
+from rest_framework.response import Response
+from rest_framework.views import exception_handler
+
+
+class ApiError(exceptions.APIException):
+    """A domain rejection with its status, sentence and per-field details."""
+
+    def __init__(self, message: str, *, status_code: int = 400, errors: dict[str, list[str]] | None = None):
+        super().__init__(detail=message)
+        self.status_code = status_code
+        self.message = message
+        self.errors = errors or {}
+
+
+_SENTENCES = {
+    status.HTTP_400_BAD_REQUEST: "The request is not valid.",
+    status.HTTP_403_FORBIDDEN: "The request was refused.",
+    status.HTTP_404_NOT_FOUND: "Not found.",
+    status.HTTP_405_METHOD_NOT_ALLOWED: "That method is not allowed here.",
+    status.HTTP_415_UNSUPPORTED_MEDIA_TYPE: "The request body must be JSON sent as application/json.",
+}
+
+
+def _flatten(detail: Any) -> dict[str, list[str]]:
+    if isinstance(detail, dict):
+        return {
+            str(field): [str(item) for item in (value if isinstance(value, list) else [value])]
+            for field, value in detail.items()
+        }
+    return {}
+
+
+def api_exception_handler(exc: Exception, context: dict) -> Response | None:
+    if isinstance(exc, RequestDataTooBig):
+        return Response({"message": "The request body is too large.", "errors": {}}, status=413)
+    response = exception_handler(exc, context)
+    if response is None:
+        return None
+    if isinstance(exc, ApiError):
+        body = {"message": exc.message, "errors": exc.errors}
+    elif isinstance(exc, exceptions.ValidationError):
+        errors = _flatten(exc.detail)
+        first = next((messages[0] for messages in errors.values() if messages), None)
+        body = {"message": first or _SENTENCES[400], "errors": errors}
+    elif isinstance(exc, exceptions.Throttled):
+        body = {"message": "Too many submissions from this client; please wait a minute and try again.", "errors": {}}
+    elif isinstance(exc, exceptions.ParseError):
+        body = {"message": "The request body is not valid JSON.", "errors": {}}
+    else:
+        detail = getattr(exc, "detail", None)
+        message = str(detail) if isinstance(detail, str) else _SENTENCES.get(response.status_code, "Request failed.")
+        body = {"message": message, "errors": {}}
+    response.data = body
+    return response

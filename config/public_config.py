@@ -1,0 +1,28 @@
+"""The public part of the settings, embedded in the page as JSON so the bundle hard-codes no
+address or chain: switching networks is a settings change."""
+
+from django.conf import settings
+
+
+def public_config() -> dict:
+    return {
+        "chainId": settings.CHAIN_ID,
+        "chainIdHex": hex(settings.CHAIN_ID),
+        "chainName": settings.CHAIN_NAME,
+        "nativeCurrency": {
+            "name": settings.CHAIN_CURRENCY_NAME,
+            "symbol": settings.CHAIN_CURRENCY_SYMBOL,
+            "decimals": 18,
+        },
+        "rpcUrl": settings.CHAIN_PUBLIC_RPC_URL,
+        "explorerUrl": settings.CHAIN_EXPLORER_URL.rstrip("/"),
+        "usdcAddress": settings.USDC_ADDRESS,
+        "treasuryAddress": settings.TREASURY_ADDRESS,
+        "tokenDecimals": settings.TOKEN_DECIMALS,
+        "minStake": str(settings.STAKE_MIN),
+        "maxStake": str(settings.STAKE_MAX),
+        "receiptPollIntervalMs": 2000,
+        "receiptTimeoutMs": 60000,
+        "socialLinks": settings.SOCIAL_LINKS,
+        "videoIds": settings.VIDEO_IDS,
+    }

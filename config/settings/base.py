@@ -1,0 +1,198 @@
+"""Settings shared by every environment. Values come from the environment (12-factor);
+nothing here is permissive: DEBUG is off and there is no default SECRET_KEY."""
+
+from decimal import Decimal
+from pathlib import Path
+
+import environ
+
+BASE_DIR = Path(__file__).resolve().parent.parent.parent
+VAR_DIR = BASE_DIR / "var"
+
+env = environ.Env()
+env.read_env(BASE_DIR / ".env", overwrite=False)
+
+DEBUG = env.bool("DEBUG", default=False)
+ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=[])
+CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "drf_spectacular",
+    "webpack_loader",
+    "challenges",
+    "responses",
+    "chain",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "config.middleware.ApiBodySizeLimitMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "config.urls"
+WSGI_APPLICATION = "config.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# SQLite under var/ is the embedded default; DATABASE_URL selects PostgreSQL.
+DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'geopoem.sqlite3'}")}
+DATABASES["default"]["ATOMIC_REQUESTS"] = False
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "/static/"
+STATIC_ROOT = BASE_DIR / "staticfiles"
+# The webpack bundle is built into frontend/build (ignored) and collected from there.
+STATICFILES_DIRS = [BASE_DIR / "frontend" / "build"]
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+}
+
+WEBPACK_LOADER = {
+    "DEFAULT": {
+        "STATS_FILE": BASE_DIR / "frontend" / "webpack-stats.json",
+        "BUNDLE_DIR_NAME": "",
+        "CACHE": not DEBUG,
+    }
+}
+
+# --- Cache and broker -------------------------------------------------------------------------
+# Redis serves both when REDIS_URL is set. Without it the local run uses a file cache (shared by
+# every process, so the throttle holds across gunicorn workers) and kombu's filesystem transport.
+REDIS_URL = env("REDIS_URL", default="")
+if REDIS_URL:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
+    CELERY_BROKER_URL = REDIS_URL
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
+else:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+            "LOCATION": str(VAR_DIR / "cache"),
+        }
+    }
+    CELERY_BROKER_URL = "filesystem://"
+    _broker_dir = VAR_DIR / "broker"
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "data_folder_in": str(_broker_dir / "queue"),
+        "data_folder_out": str(_broker_dir / "queue"),
+        "processed_folder": str(_broker_dir / "processed"),
+        "store_processed": False,
+    }
+
+CELERY_TASK_ACKS_LATE = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_TASK_ALWAYS_EAGER = False
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_TIMEZONE = "UTC"
+CELERY_BEAT_SCHEDULE: dict = {}
+
+# --- API ------------------------------------------------------------------------------------
+REST_FRAMEWORK = {
+    "DEFAULT_RENDERER_CLASSES": ["config.renderers.NullableJSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_AUTHENTICATION_CLASSES": [],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
+    "UNAUTHENTICATED_USER": None,
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "config.api_errors.api_exception_handler",
+    "DEFAULT_THROTTLE_RATES": {"response_create": env("THROTTLE_RESPONSE_CREATE", default="20/min")},
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Geopoem API",
+    "DESCRIPTION": "Poem-encoded location guesses with on-chain USDC stakes.",
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "COMPONENT_SPLIT_REQUEST": True,
+    "ENUM_NAME_OVERRIDES": {
+        "ChallengeStatusEnum": "challenges.models.ChallengeStatus",
+        "ResponseStatusEnum": "responses.models.ResponseStatus",
+    },
+}
+
+# A JSON API body never needs more than this; larger bodies answer 413.
+API_MAX_BODY_BYTES = 16 * 1024
+DATA_UPLOAD_MAX_MEMORY_SIZE = 2_621_440  # Django's default; the admin keeps it.
+
+# --- Game and chain -------------------------------------------------------------------------
+STAKE_MIN = Decimal("1.00")
+STAKE_MAX = Decimal(env.str("STAKE_MAX", default="1000000"))
+TOKEN_DECIMALS = 6
+
+CHAIN_ID = env.int("CHAIN_ID", default=11155111)
+CHAIN_NAME = env("CHAIN_NAME", default="Sepolia")
+CHAIN_CURRENCY_NAME = env("CHAIN_CURRENCY_NAME", default="SepoliaETH")
+CHAIN_CURRENCY_SYMBOL = env("CHAIN_CURRENCY_SYMBOL", default="SepoliaETH")
+CHAIN_RPC_URLS = env.list("CHAIN_RPC_URLS", default=["https://ethereum-sepolia-rpc.publicnode.com"])
+CHAIN_PUBLIC_RPC_URL = env("CHAIN_PUBLIC_RPC_URL", default="https://rpc.sepolia.org")
+CHAIN_EXPLORER_URL = env("CHAIN_EXPLORER_URL", default="https://sepolia.etherscan.io")
+CHAIN_RPC_TIMEOUT_SECONDS = env.float("CHAIN_RPC_TIMEOUT_SECONDS", default=10.0)
+USDC_ADDRESS = env("USDC_ADDRESS", default="0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238")
+TREASURY_ADDRESS = env("TREASURY_ADDRESS", default="0x0000000000000000000000000000000000000000")
+# A whole number of blocks, or "finalized".
+CHAIN_CONFIRMATIONS = env("CHAIN_CONFIRMATIONS", default="2")
+
+# --- Public page content ----------------------------------------------------------------------
+SOCIAL_LINKS = env.dict(
+    "SOCIAL_LINKS",
+    default={
+        "x": "https://x.com/geopoem",
+        "instagram": "https://www.instagram.com/geopoem",
+        "tiktok": "https://www.tiktok.com/@geopoem",
+        "youtube": "https://www.youtube.com/@geopoem",
+        "facebook": "https://www.facebook.com/geopoem",
+        "linkedin": "https://www.linkedin.com/company/geopoem",
+    },
+)
+VIDEO_IDS = env.list("VIDEO_IDS", default=["dQw4w9WgXcQ", "M7lc1UVf-VE"])
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": env("LOG_LEVEL", default="INFO")},
+    "loggers": {"django.db.backends": {"level": "WARNING"}},
+}

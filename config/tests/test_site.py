@@ -1,0 +1,122 @@
+"""The page, the 404 rules, the schema, the health check and the production settings."""
+
+import json
+import os
+import secrets
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+pytestmark = pytest.mark.django_db
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def embedded_config(html: str) -> dict:
+    start = html.index('id="geopoem-config"')
+    return json.loads(html[html.index(">", start) + 1 : html.index("</script>", start)])
+
+
+def test_the_page_loads_the_bundle_and_embeds_the_public_config(client, settings):
+    answer = client.get("/")
+    assert answer.status_code == 200
+    html = answer.content.decode()
+    assert '<div id="root"></div>' in html
+    config = embedded_config(html)
+    assert config["chainId"] == settings.CHAIN_ID
+    assert config["chainIdHex"] == hex(settings.CHAIN_ID)
+    assert config["usdcAddress"] == settings.USDC_ADDRESS
+    assert config["treasuryAddress"] == settings.TREASURY_ADDRESS
+    assert config["minStake"] == "1.00"
+    assert set(config["socialLinks"]) == {"x", "instagram", "tiktok", "youtube", "facebook", "linkedin"}
+    assert len(config["videoIds"]) == 2
+    # The CSRF cookie is set for the page's POST, and it is readable by the page.
+    cookie = answer.cookies["csrftoken"]
+    assert cookie.value and not cookie["httponly"]
+
+
+def test_settings_drive_the_embedded_config(client, settings):
+    settings.CHAIN_ID = 31337
+    settings.USDC_ADDRESS = "0x5FbDB2315678afecb367f032d93F642f64180aa3"
+    config = embedded_config(client.get("/").content.decode())
+    assert (config["chainId"], config["chainIdHex"], config["usdcAddress"]) == (31337, "0x7a69", settings.USDC_ADDRESS)
+
+
+@pytest.mark.parametrize("path", ["/nope", "/challenges/3", "/index.html", "/admin-not-here/"])
+def test_any_other_path_is_the_page_with_404(client, path):
+    answer = client.get(path)
+    assert answer.status_code == 404
+    assert '<div id="root"></div>' in answer.content.decode()
+
+
+@pytest.mark.parametrize("path", ["/api/", "/api/nope", "/api/challenges/abc/winners", "/api/responses/0x12"])
+def test_unknown_api_paths_are_json_404(client, path):
+    answer = client.get(path)
+    assert answer.status_code == 404
+    assert answer["Content-Type"].startswith("application/json")
+    assert answer.json() == {"message": "Not found.", "errors": {}}
+
+
+def test_openapi_schema_lists_every_operation(client):
+    answer = client.get("/api/schema/")
+    assert answer.status_code == 200
+    schema = yaml.safe_load(answer.content)
+    assert schema["openapi"].startswith("3.")
+    assert set(schema["paths"]) == {
+        "/api/challenges/active",
+        "/api/challenges/resolved",
+        "/api/challenges/{challenge_id}/winners",
+        "/api/responses",
+        "/api/responses/{transaction_hash}",
+    }
+    assert set(schema["paths"]["/api/responses"]) == {"get", "post"}
+
+
+def test_schema_generates_without_warnings():
+    result = subprocess.run(
+        [sys.executable, "manage.py", "spectacular", "--validate", "--fail-on-warn", "--settings=config.settings.test"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+
+
+def test_healthz_names_the_failing_part(client, settings):
+    settings.CHAIN_RPC_URLS = ["http://127.0.0.1:9"]  # the discard port: nothing answers JSON-RPC there
+    answer = client.get("/healthz")
+    assert answer.status_code == 503
+    data = answer.json()
+    assert data["failing"] == ["chain"]
+    assert data["parts"]["database"] == "ok" and data["parts"]["broker"] == "ok"
+
+
+def test_production_settings_pass_the_deploy_check():
+    env = {
+        **os.environ,
+        "SECRET_KEY": secrets.token_urlsafe(50),
+        "ALLOWED_HOSTS": "geopoem.example",
+        "DJANGO_SETTINGS_MODULE": "config.settings.production",
+    }
+    result = subprocess.run(
+        [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_production_refuses_to_start_without_a_secret_key():
+    env = {k: v for k, v in os.environ.items() if k != "SECRET_KEY"}
+    env |= {"ALLOWED_HOSTS": "geopoem.example", "DJANGO_SETTINGS_MODULE": "config.settings.production"}
+    result = subprocess.run(
+        [sys.executable, "manage.py", "check"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode != 0
+    assert "SECRET_KEY" in result.stderr

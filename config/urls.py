@@ -1,0 +1,32 @@
+from django.contrib import admin
+from django.urls import path, re_path
+from drf_spectacular.views import SpectacularAPIView
+
+from challenges.views import ActiveChallengeView, ChallengeWinnersView, ResolvedChallengesView
+from responses.views import ResponseListCreateView, ResponseStatusView
+
+from . import health, views
+
+api = [
+    path("api/challenges/active", ActiveChallengeView.as_view(), name="challenges-active"),
+    path("api/challenges/resolved", ResolvedChallengesView.as_view(), name="challenges-resolved"),
+    path("api/challenges/<int:challenge_id>/winners", ChallengeWinnersView.as_view(), name="challenges-winners"),
+    path("api/responses", ResponseListCreateView.as_view(), name="responses"),
+    re_path(
+        r"^api/responses/(?P<transaction_hash>0x[0-9a-fA-F]{64})$",
+        ResponseStatusView.as_view(),
+        name="responses-status",
+    ),
+    path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
+]
+
+urlpatterns = [
+    path("", views.index, name="index"),
+    path("healthz", health.healthz, name="healthz"),
+    path("admin/", admin.site.urls),
+    *api,
+    # Every other path: JSON 404 under /api/, the page with status 404 elsewhere (also with DEBUG on).
+    re_path(r"^(?!static/).*$", views.page_not_found, name="not-found"),
+]
+
+handler404 = "config.views.page_not_found"

@@ -1,0 +1,45 @@
+"""Keyset pagination over ids: `?limit=` and an opaque `?cursor=`, the next page in a Link
+header so the body stays the plain list the spec's client reads."""
+
+import base64
+import binascii
+
+from rest_framework.request import Request
+from rest_framework.utils.urls import replace_query_param
+
+from config.api_errors import ApiError
+
+DEFAULT_LIMIT = 100
+MAX_LIMIT = 1000
+
+
+def read_limit(request: Request) -> int:
+    raw = request.query_params.get("limit")
+    if raw is None:
+        return DEFAULT_LIMIT
+    if not raw.isdigit() or not 1 <= int(raw) <= MAX_LIMIT:
+        raise ApiError(f"limit must be a whole number from 1 to {MAX_LIMIT}.", errors={"limit": ["Out of range."]})
+    return int(raw)
+
+
+def encode_cursor(last_id: int) -> str:
+    return base64.urlsafe_b64encode(f"after:{last_id}".encode()).decode().rstrip("=")
+
+
+def read_cursor(request: Request) -> int:
+    raw = request.query_params.get("cursor")
+    if not raw:
+        return 0
+    try:
+        text = base64.urlsafe_b64decode(raw + "=" * (-len(raw) % 4)).decode()
+        prefix, _, number = text.partition(":")
+        if prefix != "after" or not number.isdigit():
+            raise ValueError
+        return int(number)
+    except (ValueError, binascii.Error, UnicodeDecodeError):
+        raise ApiError("The cursor is not valid.", errors={"cursor": ["Not a cursor this API gave."]}) from None
+
+
+def next_link(request: Request, last_id: int) -> str:
+    url = replace_query_param(request.build_absolute_uri(), "cursor", encode_cursor(last_id))
+    return f'<{url}>; rel="next"'

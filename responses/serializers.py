@@ -1,0 +1,109 @@
+import re
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
+from eth_utils import is_checksum_address, to_checksum_address
+from rest_framework import serializers
+
+from challenges.commitments import is_salt
+
+from .coordinates import COORDINATES_MESSAGE, CoordinateError, parse_coordinates
+from .models import Response
+from .stakes import StakeError, parse_stake
+
+TX_HASH = re.compile(r"^0x[0-9a-fA-F]{64}$", re.ASCII)
+ADDRESS = re.compile(r"^0x[0-9a-fA-F]{40}$", re.ASCII)
+
+
+@extend_schema_field(OpenApiTypes.STR)
+class StakeField(serializers.Field):
+    """A USDC amount as a decimal string (a JSON number is accepted; it was parsed as Decimal)."""
+
+    def to_internal_value(self, data: object):
+        try:
+            return parse_stake(data)
+        except StakeError as exc:
+            raise serializers.ValidationError(str(exc)) from None
+
+    def to_representation(self, value) -> str:
+        return str(value)
+
+
+class ResponseCreateInputSerializer(serializers.Serializer):
+    """The claim a player's browser posts after its stake transaction is mined."""
+
+    challengeId = serializers.IntegerField(min_value=1)
+    submissionText = serializers.CharField(max_length=100, trim_whitespace=False, help_text='"lat, lon"')
+    submissionStake = StakeField(help_text='USDC as a decimal string, e.g. "12.50".')
+    transactionHash = serializers.CharField(max_length=66)
+    submitterAddress = serializers.CharField(max_length=42)
+    submissionSalt = serializers.CharField(max_length=64, help_text="64 lowercase hex characters.")
+
+    def validate_submissionText(self, value: str) -> str:
+        try:
+            return parse_coordinates(value).text
+        except CoordinateError:
+            raise serializers.ValidationError(COORDINATES_MESSAGE) from None
+
+    def validate_transactionHash(self, value: str) -> str:
+        if not TX_HASH.match(value):
+            raise serializers.ValidationError("The transaction hash must be 0x followed by 64 hexadecimal characters.")
+        return value.lower()
+
+    def validate_submitterAddress(self, value: str) -> str:
+        if not ADDRESS.match(value):
+            raise serializers.ValidationError("The wallet address must be 0x followed by 40 hexadecimal characters.")
+        mixed_case = value[2:] != value[2:].lower() and value[2:] != value[2:].upper()
+        if mixed_case and not is_checksum_address(value):
+            raise serializers.ValidationError("The wallet address has an invalid checksum.")
+        return to_checksum_address(value)
+
+    def validate_submissionSalt(self, value: str) -> str:
+        if not is_salt(value):
+            raise serializers.ValidationError("The salt must be 64 lowercase hexadecimal characters.")
+        return value
+
+
+class ResponseSerializer(serializers.ModelSerializer):
+    """A claim as the public sees it. Coordinates are shown only once the challenge is resolved
+    (or to the player who just posted them: see `reveal_text`)."""
+
+    challengeId = serializers.IntegerField(source="challenge_id")
+    submissionText = serializers.SerializerMethodField()
+    submissionStake = serializers.DecimalField(source="submission_stake", max_digits=20, decimal_places=6)
+    submissionTimestamp = serializers.SerializerMethodField()
+    transactionHash = serializers.CharField(source="transaction_hash")
+    submitterAddress = serializers.CharField(source="submitter_address")
+    rejectionCode = serializers.CharField(source="rejection_code")
+    rejectionReason = serializers.CharField(source="rejection_reason")
+
+    class Meta:
+        model = Response
+        fields = [
+            "id",
+            "challengeId",
+            "submissionText",
+            "submissionStake",
+            "submissionTimestamp",
+            "transactionHash",
+            "submitterAddress",
+            "status",
+            "rejectionCode",
+            "rejectionReason",
+        ]
+
+    def get_submissionText(self, obj: Response) -> str | None:
+        if self.context.get("reveal_text") or obj.challenge.is_resolved:
+            return obj.submission_text
+        return None
+
+    def get_submissionTimestamp(self, obj: Response) -> int | None:
+        return int(obj.submission_timestamp.timestamp()) if obj.submission_timestamp else None
+
+
+class ScoredResponseSerializer(ResponseSerializer):
+    distanceMeters = serializers.FloatField(source="distance_m", allow_null=True)
+    isCorrect = serializers.BooleanField(source="is_correct", allow_null=True)
+
+    class Meta(ResponseSerializer.Meta):
+        fields = [*ResponseSerializer.Meta.fields, "distanceMeters", "isCorrect"]

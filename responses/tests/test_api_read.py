@@ -1,0 +1,106 @@
+"""GET /api/responses (public list with keyset pagination) and GET /api/responses/{hash}."""
+
+import re
+
+import pytest
+
+from challenges.services import challenge_resolve
+from responses.models import ResponseStatus
+
+pytestmark = pytest.mark.django_db
+
+GIZA = "29.979175, 31.134258"
+FIELDS = {
+    "id", "challengeId", "submissionText", "submissionStake", "submissionTimestamp", "transactionHash",
+    "submitterAddress", "status", "rejectionCode", "rejectionReason", "distanceMeters", "isCorrect",
+}  # fmt: skip
+
+
+def test_list_holds_only_confirmed_responses_of_resolved_challenges(api, make_challenge, make_response):
+    resolved = make_challenge(solution=GIZA, title="Resolved")
+    good = make_response(resolved, "29.9792, 31.1342", "5")
+    make_response(resolved, GIZA, "5", status=ResponseStatus.REJECTED)
+    challenge_resolve(challenge=resolved)
+    active = make_challenge(title="Active")
+    make_response(active, GIZA, "9")
+
+    answer = api.get("/api/responses")
+    assert answer.status_code == 200
+    data = answer.json()
+    assert [row["id"] for row in data] == [good.pk]
+    row = data[0]
+    assert set(row) == FIELDS
+    assert row["submissionText"] == "29.9792, 31.1342"
+    assert row["submissionStake"] == "5.000000"
+    assert isinstance(row["distanceMeters"], float) and row["isCorrect"] is True
+    assert "submissionSalt" not in row
+
+
+def test_filter_by_challenge_and_bad_filter(api, make_challenge, make_response):
+    first = make_challenge(solution=GIZA, title="One")
+    a = make_response(first, GIZA)
+    challenge_resolve(challenge=first)
+    second = make_challenge(solution=GIZA, title="Two")
+    b = make_response(second, GIZA)
+    challenge_resolve(challenge=second)
+    assert [r["id"] for r in api.get(f"/api/responses?challengeId={first.pk}").json()] == [a.pk]
+    assert [r["id"] for r in api.get(f"/api/responses?challengeId={second.pk}").json()] == [b.pk]
+    assert api.get("/api/responses?challengeId=x").status_code == 400
+
+
+def test_cursor_pagination_walks_every_row_once(api, make_challenge, make_response):
+    challenge = make_challenge(solution=GIZA)
+    ids = [make_response(challenge, GIZA).pk for _ in range(7)]
+    challenge_resolve(challenge=challenge)
+    seen, url, pages = [], "/api/responses?limit=3", 0
+    while url:
+        answer = api.get(url)
+        assert answer.status_code == 200
+        seen += [row["id"] for row in answer.json()]
+        pages += 1
+        link = answer.headers.get("Link")
+        if link:
+            match = re.fullmatch(r'<http://testserver(?P<path>[^>]+)>; rel="next"', link)
+            assert match, link
+            url = match["path"]
+        else:
+            url = None
+    assert seen == ids
+    assert pages == 3
+
+
+@pytest.mark.parametrize("query", ["limit=0", "limit=1001", "limit=abc", "cursor=%%%", "cursor=bm9wZQ"])
+def test_bad_paging_parameters_are_400(api, query):
+    answer = api.get(f"/api/responses?{query}")
+    assert answer.status_code == 400
+    assert set(answer.json()) == {"message", "errors"}
+
+
+def test_status_by_hash_hides_coordinates_until_resolution(api, make_challenge, make_response):
+    challenge = make_challenge(solution=GIZA)
+    claim = make_response(challenge, GIZA, "3")
+    answer = api.get(f"/api/responses/{claim.transaction_hash.upper().replace('0X', '0x')}")
+    assert answer.status_code == 200
+    data = answer.json()
+    assert data["status"] == "confirmed"
+    assert data["submissionText"] is None
+    assert "submissionSalt" not in data and "distanceMeters" not in data
+    challenge_resolve(challenge=challenge)
+    assert api.get(f"/api/responses/{claim.transaction_hash}").json()["submissionText"] == GIZA
+
+
+def test_status_of_an_unknown_hash_is_404(api, db):
+    answer = api.get("/api/responses/0x" + "0" * 64)
+    assert answer.status_code == 404
+    assert answer.json() == {"message": "No submission uses this transaction.", "errors": {}}
+
+
+def test_rejection_reason_is_readable(api, make_challenge, make_response):
+    challenge = make_challenge()
+    claim = make_response(challenge, GIZA, status=ResponseStatus.REJECTED)
+    claim.rejection_code = "amount_mismatch"
+    claim.rejection_reason = "The transaction paid a different amount than the claim's stake."
+    claim.save()
+    data = api.get(f"/api/responses/{claim.transaction_hash}").json()
+    assert (data["status"], data["rejectionCode"]) == ("rejected", "amount_mismatch")
+    assert data["rejectionReason"].startswith("The transaction paid")

@@ -1,0 +1,62 @@
+"""Twenty browsers posting claims on one transaction hash at the same moment, on PostgreSQL."""
+
+import json
+import threading
+
+import pytest
+from django.db import connection
+from django.test import Client
+
+from responses.models import Response
+
+pytestmark = [pytest.mark.postgresql, pytest.mark.django_db(transaction=True)]
+
+WORKERS = 20
+
+
+def hammer(bodies: list[dict]) -> list[int]:
+    barrier = threading.Barrier(len(bodies))
+    codes: list[int] = [0] * len(bodies)
+
+    def one(index: int) -> None:
+        client = Client()
+        barrier.wait()
+        try:
+            answer = client.post("/api/responses", data=json.dumps(bodies[index]), content_type="application/json")
+            codes[index] = answer.status_code
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(len(bodies))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    return codes
+
+
+def claim(challenge, salt_byte: int) -> dict:
+    return {
+        "challengeId": challenge.pk,
+        "submissionText": "29.979175, 31.134258",
+        "submissionStake": "2",
+        "transactionHash": "0x" + "77" * 32,
+        "submitterAddress": "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266",
+        "submissionSalt": f"{salt_byte:02x}" * 32,
+    }
+
+
+def test_twenty_different_claims_on_one_hash_give_one_201_and_one_row(make_challenge):
+    assert connection.vendor == "postgresql"
+    challenge = make_challenge()
+    codes = hammer([claim(challenge, i) for i in range(WORKERS)])
+    assert sorted(codes) == [201] + [409] * (WORKERS - 1)
+    assert Response.objects.count() == 1
+
+
+def test_twenty_identical_retries_give_one_201_and_one_row(make_challenge):
+    challenge = make_challenge()
+    codes = hammer([claim(challenge, 1)] * WORKERS)
+    assert codes.count(201) == 1
+    assert codes.count(200) == WORKERS - 1
+    assert Response.objects.count() == 1

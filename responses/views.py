@@ -1,0 +1,104 @@
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import status
+from rest_framework.request import Request
+from rest_framework.response import Response as ApiResponse
+from rest_framework.throttling import ScopedRateThrottle
+from rest_framework.views import APIView
+
+from config.api_errors import ApiError
+from config.api_security import CsrfProtected
+
+from . import pagination
+from .parsers import DecimalJSONParser
+from .selectors import response_get_by_hash, response_list_public
+from .serializers import ResponseCreateInputSerializer, ResponseSerializer, ScoredResponseSerializer
+from .services import ChallengeNotFound, ChallengeNotOpen, TransactionAlreadyUsed, response_create
+
+ERROR_SCHEMA = OpenApiResponse(description='{"message": "...", "errors": {...}}')
+
+
+class ResponseListCreateView(APIView):
+    parser_classes = [DecimalJSONParser]
+    throttle_scope = "response_create"
+
+    def get_throttles(self):
+        return [ScopedRateThrottle()] if self.request.method == "POST" else []
+
+    def get_permissions(self):
+        return [CsrfProtected()] if self.request.method == "POST" else []
+
+    @extend_schema(
+        operation_id="responses_list",
+        parameters=[
+            OpenApiParameter("challengeId", OpenApiTypes.INT, description="Only this challenge's responses."),
+            OpenApiParameter("limit", OpenApiTypes.INT, description=f"Page size, 1 to {pagination.MAX_LIMIT}."),
+            OpenApiParameter("cursor", OpenApiTypes.STR, description="From the previous page's Link header."),
+        ],
+        responses={200: ScoredResponseSerializer(many=True), 400: ERROR_SCHEMA},
+    )
+    def get(self, request: Request) -> ApiResponse:
+        """Confirmed responses of resolved challenges, oldest first; next page in the Link header."""
+        raw_challenge = request.query_params.get("challengeId")
+        if raw_challenge is not None and not raw_challenge.isdigit():
+            raise ApiError("challengeId must be a whole number.", errors={"challengeId": ["Not a number."]})
+        limit = pagination.read_limit(request)
+        page = list(
+            response_list_public(
+                challenge_id=int(raw_challenge) if raw_challenge else None, after_id=pagination.read_cursor(request)
+            )[: limit + 1]
+        )
+        headers = {}
+        if len(page) > limit:
+            page = page[:limit]
+            headers["Link"] = pagination.next_link(request, page[-1].pk)
+        return ApiResponse(ScoredResponseSerializer(page, many=True).data, headers=headers)
+
+    @extend_schema(
+        operation_id="responses_create",
+        request=ResponseCreateInputSerializer,
+        responses={
+            201: ResponseSerializer,
+            200: ResponseSerializer,
+            400: ERROR_SCHEMA,
+            403: ERROR_SCHEMA,
+            404: ERROR_SCHEMA,
+            409: ERROR_SCHEMA,
+            413: ERROR_SCHEMA,
+            415: ERROR_SCHEMA,
+            429: ERROR_SCHEMA,
+        },
+    )
+    def post(self, request: Request) -> ApiResponse:
+        """Record a claim for a mined stake transaction. It is `pending` until the chain confirms it.
+        Re-posting the identical claim answers 200 with the stored one."""
+        serializer = ResponseCreateInputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        try:
+            result = response_create(
+                challenge_id=data["challengeId"],
+                submission_text=data["submissionText"],
+                submission_stake=data["submissionStake"],
+                transaction_hash=data["transactionHash"],
+                submitter_address=data["submitterAddress"],
+                submission_salt=data["submissionSalt"],
+            )
+        except ChallengeNotFound:
+            raise ApiError("Challenge not found.", status_code=404) from None
+        except ChallengeNotOpen:
+            raise ApiError("This challenge is not accepting submissions.", status_code=409) from None
+        except TransactionAlreadyUsed:
+            raise ApiError("This transaction has already been used for a submission.", status_code=409) from None
+        body = ResponseSerializer(result.response, context={"reveal_text": True}).data
+        return ApiResponse(body, status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK)
+
+
+class ResponseStatusView(APIView):
+    @extend_schema(operation_id="responses_status", responses={200: ResponseSerializer, 404: ERROR_SCHEMA})
+    def get(self, request: Request, transaction_hash: str) -> ApiResponse:
+        """A claim's status and rejection reason; its coordinates only once the challenge is resolved."""
+        response = response_get_by_hash(transaction_hash=transaction_hash)
+        if response is None:
+            raise ApiError("No submission uses this transaction.", status_code=404)
+        return ApiResponse(ResponseSerializer(response).data)

@@ -1,0 +1,90 @@
+"""The shared vectors, read from the same file the TypeScript suite reads."""
+
+import math
+from decimal import Decimal
+
+import pytest
+
+from challenges.commitments import guess_commitment, solution_commitment
+from challenges.scoring import haversine_m, prize_split
+from responses.coordinates import COORDINATES_MESSAGE, CoordinateError, canonical_coordinates, parse_coordinates
+from responses.stakes import MIN_STAKE_MESSAGE, StakeError, parse_stake, stake_to_units
+
+
+def test_valid_coordinates_canonicalise(vectors):
+    for case in vectors["coordinates"]["valid"]:
+        assert canonical_coordinates(case["input"]) == case["canonical"], case
+
+
+def test_invalid_coordinates_are_refused_with_the_spec_sentence(vectors):
+    for text in vectors["coordinates"]["invalid"]:
+        with pytest.raises(CoordinateError) as caught:
+            parse_coordinates(text)
+        assert str(caught.value) == COORDINATES_MESSAGE, text
+
+
+def test_canonical_form_is_a_fixed_point(vectors):
+    for case in vectors["coordinates"]["valid"]:
+        assert canonical_coordinates(case["canonical"]) == case["canonical"]
+
+
+def test_stakes(vectors):
+    for case in vectors["stakes"]["valid"]:
+        amount = parse_stake(case["input"])
+        assert amount == Decimal(case["amount"]), case
+        assert stake_to_units(amount) == int(case["units"]), case
+    for case in vectors["stakes"]["invalid"]:
+        with pytest.raises(StakeError) as caught:
+            parse_stake(case["input"])
+        if case["message"]:
+            assert str(caught.value) == case["message"] == MIN_STAKE_MESSAGE
+
+
+def test_guess_commitments(vectors):
+    for case in vectors["guessCommitments"]:
+        assert (
+            guess_commitment(
+                chain_id=case["chainId"],
+                challenge_id=case["challengeId"],
+                submitter_address=case["submitterAddress"],
+                text=case["text"],
+                salt=case["salt"],
+            )
+            == case["commitment"]
+        )
+
+
+def test_guess_commitment_ignores_address_case_but_binds_chain(vectors):
+    first, same_lowercased, other, other_chain = vectors["guessCommitments"][:4]
+    assert first["commitment"] == same_lowercased["commitment"]
+    assert other["commitment"] != other_chain["commitment"]
+
+
+def test_solution_commitments(vectors):
+    for case in vectors["solutionCommitments"]:
+        assert (
+            solution_commitment(challenge_id=case["challengeId"], text=case["text"], salt=case["salt"])
+            == case["commitment"]
+        )
+
+
+def test_prize_splits(vectors):
+    for case in vectors["prizeSplits"]:
+        split = prize_split(Decimal(case["total"]))
+        assert (str(split.earliest), str(split.highest), str(split.operations)) == (
+            case["earliest"],
+            case["highest"],
+            case["operations"],
+        ), case
+        assert Decimal(0) <= split.unallocated < Decimal("0.000003")
+
+
+def test_distances(vectors):
+    for case in vectors["distances"]:
+        a = [float(x) for x in case["from"].split(",")]
+        b = [float(x) for x in case["to"].split(",")]
+        assert f"{haversine_m(*a, *b):.2f}" == case["meters"], case
+
+
+def test_antipodes_do_not_fail_on_rounding():
+    assert math.isclose(haversine_m(0, 0, 0, 180), math.pi * 6_371_000)
