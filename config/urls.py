@@ -1,3 +1,4 @@
+from django.conf import settings
 from django.contrib import admin
 from django.urls import path, re_path
 from drf_spectacular.views import SpectacularAPIView
@@ -23,7 +24,7 @@ api = [
 urlpatterns = [
     path("", views.index, name="index"),
     path("healthz", health.healthz, name="healthz"),
-    path("admin/", admin.site.urls),
+    path(settings.ADMIN_URL, admin.site.urls),
     *api,
     # Every other path: JSON 404 under /api/, the page with status 404 elsewhere (also with DEBUG on).
     re_path(r"^(?!static/).*$", views.page_not_found, name="not-found"),

@@ -1,6 +1,7 @@
 """Settings shared by every environment. Values come from the environment (12-factor);
 nothing here is permissive: DEBUG is off and there is no default SECRET_KEY."""
 
+from datetime import timedelta
 from decimal import Decimal
 from pathlib import Path
 
@@ -27,6 +28,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "drf_spectacular",
     "webpack_loader",
+    "axes",
     "challenges",
     "responses",
     "chain",
@@ -42,7 +44,24 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, as django-axes asks: it turns a locked-out login into the lockout answer.
+    "axes.middleware.AxesMiddleware",
 ]
+
+# --- Staff admin --------------------------------------------------------------------------------
+# The admin's path, e.g. "staff-7f3a/": not guessable from the outside. Always ends with "/".
+ADMIN_URL = env("ADMIN_URL", default="admin/").strip("/") + "/"
+# django-axes throttles admin logins against guessing: after AXES_FAILURE_LIMIT failures from one
+# IP address, that address is locked out for AXES_COOLOFF_MINUTES (a success resets the count).
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env.int("AXES_FAILURE_LIMIT", default=5)
+AXES_COOLOFF_TIME = timedelta(minutes=env.int("AXES_COOLOFF_MINUTES", default=15))
+AXES_LOCKOUT_PARAMETERS = ["ip_address"]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "admin/lockout.html"
 
 ROOT_URLCONF = "config.urls"
 WSGI_APPLICATION = "config.wsgi.application"
