@@ -4,6 +4,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response as ApiResponse
 from rest_framework.views import APIView
 
+from .cache import public_cached
 from .models import Challenge, ChallengeStatus
 from .selectors import challenge_get_active, challenge_list_resolved, challenge_winners
 from .serializers import ChallengeSerializer, WinnerSerializer, WinnersSerializer
@@ -16,21 +17,32 @@ class ActiveChallengeView(APIView):
     )
     def get(self, request: Request) -> ApiResponse:
         """The challenge open for guesses, or `null` when there is none."""
-        challenge = challenge_get_active()
-        return ApiResponse(ChallengeSerializer(challenge).data if challenge else None)
+
+        def build():
+            challenge = challenge_get_active()
+            return ChallengeSerializer(challenge).data if challenge else None
+
+        # Public and the same for everyone: cached, invalidated on change (challenges/cache.py).
+        return ApiResponse(public_cached("active", build))
 
 
 class ResolvedChallengesView(APIView):
     @extend_schema(operation_id="challenges_resolved", responses={200: ChallengeSerializer(many=True)})
     def get(self, request: Request) -> ApiResponse:
         """Resolved challenges with their revealed solutions, newest first."""
-        return ApiResponse(ChallengeSerializer(challenge_list_resolved(), many=True).data)
+        return ApiResponse(
+            public_cached("resolved", lambda: ChallengeSerializer(challenge_list_resolved(), many=True).data)
+        )
 
 
 class ChallengeWinnersView(APIView):
     @extend_schema(operation_id="challenges_winners", responses={200: WinnersSerializer, 404: OpenApiResponse()})
     def get(self, request: Request, challenge_id: int) -> ApiResponse:
         """Both winners of a resolved challenge with distances and prizes, and the operations share."""
+        return ApiResponse(public_cached(f"winners:{challenge_id}", lambda: self.build(challenge_id)))
+
+    @staticmethod
+    def build(challenge_id: int) -> dict:
         challenge = get_object_or_404(Challenge, pk=challenge_id, status=ChallengeStatus.RESOLVED)
         winners = challenge_winners(challenge=challenge)
 
@@ -39,15 +51,13 @@ class ChallengeWinnersView(APIView):
                 return None
             return WinnerSerializer(response, context={"prize": prize}).data
 
-        return ApiResponse(
-            {
-                "challengeId": challenge.pk,
-                "proximityThreshold": challenge.proximity_threshold_m,
-                "totalStaked": str(challenge.staked_sum),
-                "responseCount": challenge.response_count,
-                "earliest": winner(winners.earliest, winners.earliest_prize),
-                "highest": winner(winners.highest, winners.highest_prize),
-                "operations": str(winners.operations),
-                "unallocated": str(winners.unallocated),
-            }
-        )
+        return {
+            "challengeId": challenge.pk,
+            "proximityThreshold": challenge.proximity_threshold_m,
+            "totalStaked": str(challenge.staked_sum),
+            "responseCount": challenge.response_count,
+            "earliest": winner(winners.earliest, winners.earliest_prize),
+            "highest": winner(winners.highest, winners.highest_prize),
+            "operations": str(winners.operations),
+            "unallocated": str(winners.unallocated),
+        }

@@ -1,0 +1,85 @@
+"""The public challenge answers (`/api/challenges/active`, `/resolved`, `/{id}/winners`) are the
+same for every visitor, so they are built once and kept in the Django cache (Redis in production).
+
+Invalidation is by version: every key carries a token read from `VERSION_KEY`, and any change
+writes a new token, so all public answers go stale at once without knowing their keys (one per
+challenge for winners). The token is a fresh random value, not a counter, so an evicted version
+key can never bring back an old generation of answers.
+
+What bumps the version (after the transaction commits, so a reader cannot cache pre-commit rows
+under the new token):
+- `post_save` / `post_delete` of a Challenge: the admin, publish, close and resolve all save it;
+- `post_save` of a Response (verification confirming, rejecting or un-confirming a claim), except
+  the creation of a `pending` claim, which changes no public answer; and `post_delete`;
+- `invalidate_public_challenge_cache()`, which code that writes with `QuerySet.update()` (no signals
+  fire) MUST call: the chain app's confirmation moves `staked_sum`/`response_count` that way, and so
+  would any admin bulk action.
+`PUBLIC_CACHE_SECONDS` bounds the staleness of any write path that forgets to call it.
+"""
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from django.core.cache import cache
+from django.db import transaction
+from django.db.models.signals import post_delete, post_save
+from django.dispatch import receiver
+from django.utils.crypto import get_random_string
+
+from responses.models import Response, ResponseStatus
+
+from .models import Challenge
+
+T = TypeVar("T")
+
+VERSION_KEY = "challenges:public:version"
+PUBLIC_CACHE_SECONDS = 60
+_MISSING = object()
+
+
+def _current_version() -> str:
+    version = cache.get(VERSION_KEY)
+    if version is None:
+        # add(), not set(): two first readers agree on one token instead of overwriting each other.
+        cache.add(VERSION_KEY, get_random_string(12), timeout=None)
+        version = cache.get(VERSION_KEY)
+    return version
+
+
+def public_cached(name: str, build: Callable[[], T]) -> T:
+    """The cached value of the public answer `name`, built by `build()` on a miss. `build` may
+    raise (a 404); nothing is cached then."""
+    key = f"challenges:public:{_current_version()}:{name}"
+    value: Any = cache.get(key, _MISSING)
+    if value is _MISSING:
+        value = build()
+        cache.set(key, value, timeout=PUBLIC_CACHE_SECONDS)
+    return value
+
+
+def _bump_version() -> None:
+    cache.set(VERSION_KEY, get_random_string(12), timeout=None)
+
+
+def invalidate_public_challenge_cache() -> None:
+    """Make every cached public challenge answer stale once the current transaction commits
+    (at once outside a transaction). Safe to call any number of times."""
+    transaction.on_commit(_bump_version)
+
+
+@receiver(post_save, sender=Challenge, dispatch_uid="challenges.cache.challenge_saved")
+@receiver(post_delete, sender=Challenge, dispatch_uid="challenges.cache.challenge_deleted")
+def _challenge_changed(sender, **kwargs) -> None:
+    invalidate_public_challenge_cache()
+
+
+@receiver(post_save, sender=Response, dispatch_uid="challenges.cache.response_saved")
+def _response_saved(sender, instance: Response, created: bool, **kwargs) -> None:
+    # A new claim is `pending` (invisible) unless something records it already confirmed.
+    if not created or instance.status != ResponseStatus.PENDING:
+        invalidate_public_challenge_cache()
+
+
+@receiver(post_delete, sender=Response, dispatch_uid="challenges.cache.response_deleted")
+def _response_deleted(sender, **kwargs) -> None:
+    invalidate_public_challenge_cache()

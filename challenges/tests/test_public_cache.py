@@ -1,0 +1,107 @@
+"""The public challenge answers are cached and go stale the moment a challenge changes or a claim
+is confirmed. The cache here is the test settings' local-memory cache; bench/ runs the same code
+against Redis."""
+
+from decimal import Decimal
+
+import pytest
+from django.db.models import F
+
+from challenges.cache import invalidate_public_challenge_cache
+from challenges.models import Challenge
+from challenges.services import challenge_close, challenge_resolve
+from responses.models import Response, ResponseStatus
+
+pytestmark = pytest.mark.django_db
+
+
+def test_active_is_served_from_the_cache_without_a_query(api, make_challenge, django_assert_num_queries):
+    make_challenge(title="Cached")
+    assert api.get("/api/challenges/active").json()["poemTitle"] == "Cached"
+    with django_assert_num_queries(0):
+        again = api.get("/api/challenges/active")
+    assert again.status_code == 200
+    assert again.json()["poemTitle"] == "Cached"
+
+
+def test_null_active_is_cached_too(api, django_assert_num_queries):
+    assert api.get("/api/challenges/active").json() is None
+    with django_assert_num_queries(0):
+        assert api.get("/api/challenges/active").json() is None
+
+
+def test_a_challenge_change_invalidates_after_commit(api, make_challenge, django_capture_on_commit_callbacks):
+    challenge = make_challenge(title="Before")
+    assert api.get("/api/challenges/active").json()["status"] == "active"
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        challenge_close(challenge=challenge)
+    assert callbacks, "the version is bumped on commit"
+    assert api.get("/api/challenges/active").json() is None
+
+
+def test_nothing_is_invalidated_before_commit(api, make_challenge, django_capture_on_commit_callbacks):
+    """A reader must not cache the old rows under a new version while the write is uncommitted."""
+    challenge = make_challenge(title="Before")
+    api.get("/api/challenges/active")
+    with django_capture_on_commit_callbacks(execute=False):
+        Challenge.objects.filter(pk=challenge.pk).update(poem_title="After")
+        invalidate_public_challenge_cache()
+        assert api.get("/api/challenges/active").json()["poemTitle"] == "Before"
+
+
+def test_a_bulk_update_needs_the_explicit_call(api, make_challenge, django_capture_on_commit_callbacks):
+    """The chain app moves staked_sum with QuerySet.update (no signal): it calls the function."""
+    challenge = make_challenge()
+    assert api.get("/api/challenges/active").json()["stakedSum"] == "0.000000"
+    Challenge.objects.filter(pk=challenge.pk).update(staked_sum=F("staked_sum") + Decimal("5"))
+    assert api.get("/api/challenges/active").json()["stakedSum"] == "0.000000"  # cached, as designed
+    with django_capture_on_commit_callbacks(execute=True):
+        invalidate_public_challenge_cache()
+    assert api.get("/api/challenges/active").json()["stakedSum"] == "5.000000"
+
+
+def test_confirming_a_claim_invalidates_winners(api, make_challenge, make_response, django_capture_on_commit_callbacks):
+    challenge = make_challenge(solution="10, 10", threshold=1000)
+    late = make_response(challenge, "10, 10", "3", block=200)
+    pending = make_response(challenge, "10, 10", "2", block=100, status=ResponseStatus.PENDING)
+    Response.objects.filter(pk=pending.pk).update(status=ResponseStatus.REJECTED)
+    with django_capture_on_commit_callbacks(execute=True):
+        challenge_resolve(challenge=challenge)
+    first = api.get(f"/api/challenges/{challenge.pk}/winners").json()
+    assert first["earliest"]["id"] == late.pk
+
+    # A claim confirmed (here: by a save, as verification does) changes the earliest winner.
+    with django_capture_on_commit_callbacks(execute=True):
+        pending.status = ResponseStatus.CONFIRMED
+        pending.is_correct = True
+        pending.distance_m = 0.0
+        pending.save()
+    assert api.get(f"/api/challenges/{challenge.pk}/winners").json()["earliest"]["id"] == pending.pk
+
+
+def test_resolved_list_follows_resolution(api, make_challenge, django_capture_on_commit_callbacks):
+    challenge = make_challenge()
+    assert api.get("/api/challenges/resolved").json() == []
+    with django_capture_on_commit_callbacks(execute=True):
+        challenge_resolve(challenge=challenge)
+    assert [c["id"] for c in api.get("/api/challenges/resolved").json()] == [challenge.pk]
+
+
+def test_a_404_is_not_cached(api, make_challenge, django_capture_on_commit_callbacks):
+    challenge = make_challenge()
+    assert api.get(f"/api/challenges/{challenge.pk}/winners").status_code == 404
+    # Resolving without running the commit hooks: a cached 404 would still answer 404.
+    challenge_resolve(challenge=challenge)
+    assert api.get(f"/api/challenges/{challenge.pk}/winners").status_code == 200
+
+
+def test_a_new_pending_claim_keeps_the_cache(
+    api, make_challenge, make_response, django_capture_on_commit_callbacks, django_assert_num_queries
+):
+    challenge = make_challenge()
+    api.get("/api/challenges/active")
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        make_response(challenge, "1, 1", status=ResponseStatus.PENDING)
+    assert callbacks == []
+    with django_assert_num_queries(0):
+        api.get("/api/challenges/active")
