@@ -33,6 +33,9 @@ class Response(models.Model):
     block_hash = models.CharField(max_length=66, blank=True)
     transaction_index = models.IntegerField(null=True, blank=True)
     log_index = models.IntegerField(null=True, blank=True)
+    # Set when a confirmed claim's block left the canonical chain; it is pending again until its
+    # transaction returns (confirmed anew) or CHAIN_REORG_TIMEOUT_SECONDS pass (rejected, `reorged`).
+    reorged_at = models.DateTimeField(null=True, blank=True)
 
     distance_m = models.FloatField(null=True, blank=True, help_text="Written at resolution.")
     is_correct = models.BooleanField(null=True, blank=True, help_text="Written at resolution.")

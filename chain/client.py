@@ -1,0 +1,115 @@
+"""The web3 client built from settings.
+
+Every call has a timeout (CHAIN_RPC_TIMEOUT_SECONDS) and fails over across CHAIN_RPC_URLS in
+order: a node that times out, refuses the connection or answers with an RPC error is skipped for
+this call and the next URL is asked. Only when every URL failed does the caller see
+ChainUnavailable, which the tasks treat as "retry later", never as a verdict on a claim."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+import requests
+from django.conf import settings
+from web3 import HTTPProvider, Web3
+from web3.exceptions import BlockNotFound, ProviderConnectionError, TransactionNotFound, Web3RPCError
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+# Failures of one node that say nothing about the chain itself: try the next URL.
+_NODE_FAILURES: tuple[type[BaseException], ...] = (
+    requests.RequestException,
+    ProviderConnectionError,
+    Web3RPCError,
+    ConnectionError,
+    TimeoutError,
+    OSError,
+    ValueError,  # a malformed answer from a broken node (web3 raises ValueError subclasses)
+)
+
+
+class ChainUnavailable(Exception):
+    """No configured RPC node answered this call."""
+
+
+class ChainClient:
+    def __init__(self, urls: Sequence[str], *, timeout: float) -> None:
+        if not urls:
+            raise ValueError("CHAIN_RPC_URLS is empty")
+        if timeout <= 0:
+            raise ValueError("an RPC call needs a positive timeout")
+        self.urls = list(urls)
+        self.timeout = timeout
+        # web3's own retry loop is off: it would stretch one call beyond the timeout; failover and
+        # the Celery task's backoff are the retries.
+        self._nodes = [
+            Web3(HTTPProvider(url, request_kwargs={"timeout": timeout}, exception_retry_configuration=None))
+            for url in self.urls
+        ]
+
+    @property
+    def w3(self) -> Web3:
+        """The first node, for helpers that only build data (ABI encoding, checksums)."""
+        return self._nodes[0]
+
+    def call(self, what: str, fn: Callable[[Web3], T]) -> T:
+        """Run fn against each node in order until one answers."""
+        last: BaseException | None = None
+        for url, w3 in zip(self.urls, self._nodes, strict=True):
+            try:
+                return fn(w3)
+            except (TransactionNotFound, BlockNotFound):
+                raise  # an answer, not a failure: the node does not know it
+            except _NODE_FAILURES as exc:
+                last = exc
+                logger.warning("RPC %s failed on %s: %s", what, url, exc)
+        raise ChainUnavailable(f"{what}: no RPC node answered ({last})") from last
+
+    # --- Reads used by verification and indexing ------------------------------------------
+
+    def block_number(self) -> int:
+        return self.call("eth_blockNumber", lambda w3: w3.eth.block_number)
+
+    def get_block(self, block: int | str) -> Any | None:
+        """A block by number or tag ("latest", "finalized"), or None when the node has none."""
+
+        def fetch(w3: Web3) -> Any | None:
+            try:
+                return w3.eth.get_block(block)
+            except BlockNotFound:
+                return None
+
+        return self.call("eth_getBlockByNumber", fetch)
+
+    def get_transaction(self, tx_hash: str) -> Any | None:
+        def fetch(w3: Web3) -> Any | None:
+            try:
+                return w3.eth.get_transaction(tx_hash)
+            except TransactionNotFound:
+                return None
+
+        return self.call("eth_getTransactionByHash", fetch)
+
+    def get_receipt(self, tx_hash: str) -> Any | None:
+        def fetch(w3: Web3) -> Any | None:
+            try:
+                return w3.eth.get_transaction_receipt(tx_hash)
+            except TransactionNotFound:
+                return None
+
+        return self.call("eth_getTransactionReceipt", fetch)
+
+    def get_logs(self, filter_params: dict) -> list[Any]:
+        return self.call("eth_getLogs", lambda w3: list(w3.eth.get_logs(filter_params)))
+
+    def chain_id(self) -> int:
+        return self.call("eth_chainId", lambda w3: w3.eth.chain_id)
+
+
+def get_client() -> ChainClient:
+    """A client from the current settings (cheap: no connection is opened until a call)."""
+    return ChainClient(settings.CHAIN_RPC_URLS, timeout=settings.CHAIN_RPC_TIMEOUT_SECONDS)

@@ -1,0 +1,139 @@
+"""A real EVM for the chain tests: one anvil node per session with the project's TestUSDC and
+the test doubles deployed; each test runs on a snapshot of it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+
+import pytest
+from web3 import HTTPProvider, Web3
+
+from chain.calldata import encode_stake_transfer
+from chain.contracts import contract_at, deploy, mint
+
+from .nodes import anvil
+
+ANVIL_CHAIN_ID = 31337
+
+
+@dataclass
+class Chain:
+    url: str
+    w3: Web3
+    deployer: str
+    treasury: str
+    player: str
+    other: str
+    usdc: str
+    other_token: str
+    fake_token: str
+    forwarder: str
+
+    def mine(self, blocks: int = 1) -> None:
+        self.w3.provider.make_request("anvil_mine", [hex(blocks)])
+
+    def send(self, tx: dict) -> str:
+        """Send from an unlocked anvil account; anvil mines it at once. Returns the 0x hash."""
+        tx_hash = self.w3.eth.send_transaction(tx)
+        self.w3.eth.wait_for_transaction_receipt(tx_hash, timeout=30)
+        return "0x" + bytes(tx_hash).hex()
+
+    def stake_calldata(self, response, *, treasury=None, amount_units=None, commitment=None, challenge_id=None):
+        return encode_stake_transfer(
+            treasury=treasury or self.treasury,
+            amount_units=amount_units if amount_units is not None else int(response.submission_stake * 10**6),
+            commitment=commitment or response.commitment,
+            challenge_id=challenge_id if challenge_id is not None else response.challenge_id,
+            timestamp=1767225600,
+        )
+
+    def stake_calldata_plain(self, to: str, amount_units: int) -> str:
+        """A standard 68-byte ERC-20 transfer, without the Geopoem words."""
+        return "0xa9059cbb" + bytes.fromhex(to[2:]).rjust(32, b"\0").hex() + amount_units.to_bytes(32, "big").hex()
+
+    def pay(self, calldata: str, *, sender: str | None = None, to: str | None = None, value: int = 0) -> str:
+        return self.send(
+            {"from": sender or self.player, "to": to or self.usdc, "data": calldata, "value": value, "gas": 200_000}
+        )
+
+    def balance(self, address: str, token: str | None = None) -> int:
+        return contract_at(self.w3, "TestUSDC", token or self.usdc).functions.balanceOf(address).call()
+
+
+@pytest.fixture(scope="session")
+def chain_node():
+    with anvil() as (url, _proc):
+        w3 = Web3(HTTPProvider(url, request_kwargs={"timeout": 10}))
+        accounts = w3.eth.accounts
+        deployer, treasury, player, other = accounts[0], accounts[1], accounts[2], accounts[3]
+        usdc = deploy(w3, "TestUSDC", sender=deployer)
+        other_token = deploy(w3, "TestUSDC", sender=deployer)
+        fake_token = deploy(w3, "FakeTransferToken", sender=deployer)
+        forwarder = deploy(w3, "Forwarder", sender=deployer)
+        for holder in (player, other, forwarder):
+            mint(w3, usdc, holder, 1_000_000 * 10**6, sender=deployer)
+            mint(w3, other_token, holder, 1_000_000 * 10**6, sender=deployer)
+        yield Chain(url, w3, deployer, treasury, player, other, usdc, other_token, fake_token, forwarder)
+
+
+@pytest.fixture
+def chain(chain_node, settings):
+    """The session node, reverted after the test, with the settings pointing at it."""
+    snapshot = chain_node.w3.provider.make_request("evm_snapshot", [])["result"]
+    settings.CHAIN_RPC_URLS = [chain_node.url]
+    settings.CHAIN_ID = ANVIL_CHAIN_ID
+    settings.USDC_ADDRESS = chain_node.usdc
+    settings.TREASURY_ADDRESS = chain_node.treasury
+    settings.CHAIN_CONFIRMATIONS = "2"
+    settings.CHAIN_RPC_TIMEOUT_SECONDS = 5.0
+    try:
+        yield chain_node
+    finally:
+        chain_node.w3.provider.make_request("evm_revert", [snapshot])
+
+
+@dataclass
+class Draft:
+    """A guess before its payment: the commitment the calldata must carry."""
+
+    challenge: object
+    text: str
+    stake: Decimal
+    address: str
+    salt: str
+    commitment: str
+    submission_stake: Decimal
+    challenge_id: int
+
+
+@pytest.fixture
+def draft(chain, make_challenge):
+    from django.conf import settings
+
+    from challenges.commitments import guess_commitment, new_salt
+
+    def make(*, challenge=None, stake="2.5", address=None, text="29.979, 31.134") -> Draft:
+        challenge = challenge or make_challenge()
+        address = address or chain.player
+        salt = new_salt()
+        commitment = guess_commitment(
+            chain_id=settings.CHAIN_ID, challenge_id=challenge.pk, submitter_address=address, text=text, salt=salt
+        )
+        return Draft(challenge, text, Decimal(stake), address, salt, commitment, Decimal(stake), challenge.pk)
+
+    return make
+
+
+def post_claim(draft: Draft, tx_hash: str):
+    """Store the claim the way POST /api/responses does."""
+    from responses.services import response_create
+
+    return response_create(
+        challenge_id=draft.challenge.pk,
+        submission_text=draft.text,
+        submission_stake=draft.stake,
+        transaction_hash=tx_hash,
+        submitter_address=draft.address,
+        submission_salt=draft.salt,
+    ).response

@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.30;
+
+// Contracts that only the chain tests deploy, to provoke verification failures for real.
+
+/// Emits an ERC-20 Transfer event from its own address without moving any token.
+contract TransferEmitter {
+    event Transfer(address indexed from, address indexed to, uint256 value);
+
+    function emitTransfer(address from, address to, uint256 amount) external {
+        emit Transfer(from, to, amount);
+    }
+}
+
+/// A token look-alike: `transfer` succeeds and makes a separate contract emit the Transfer,
+/// so the receipt holds a matching Transfer log that the token itself did not emit.
+contract FakeTransferToken {
+    TransferEmitter public immutable emitter;
+
+    constructor() {
+        emitter = new TransferEmitter();
+    }
+
+    function transfer(address to, uint256 amount) external returns (bool) {
+        emitter.emitTransfer(msg.sender, to, amount);
+        return true;
+    }
+}
+
+/// A router: forwards arbitrary calldata to a target, so the token is not called directly by the sender.
+contract Forwarder {
+    function forward(address target, bytes calldata data) external payable returns (bytes memory) {
+        (bool ok, bytes memory result) = target.call(data);
+        require(ok, "forward failed");
+        return result;
+    }
+}
