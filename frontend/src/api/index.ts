@@ -1,0 +1,5 @@
+export { ApiError, apiErrorDetail, apiRequest, csrfToken, getQueryFn, throwIfResNotOk } from "./http";
+export type { UnauthorizedBehavior } from "./http";
+export { makeQueryClient } from "./queryClient";
+export * from "./queries";
+export type * from "./types";

@@ -1,0 +1,20 @@
+import { describe, expect, it } from "vitest";
+import { explorerLink, getPublicConfig } from "@/config";
+import { installPublicConfig } from "../test/setup";
+import { TEST_CONFIG } from "../test/fixtures";
+
+describe("public config", () => {
+  it("is read from the page's JSON, not hard-coded", () => {
+    installPublicConfig({ ...TEST_CONFIG, chainId: 31337, chainIdHex: "0x7A69", explorerUrl: "http://explorer.test/" });
+    const config = getPublicConfig();
+    expect(config.chainId).toBe(31337);
+    expect(config.chainIdHex).toBe("0x7a69");
+    expect(explorerLink("address", "0xabc", config)).toBe("http://explorer.test/address/0xabc");
+  });
+
+  it("refuses a page without it", () => {
+    document.getElementById("geopoem-config")?.remove();
+    installPublicConfig({});
+    expect(() => getPublicConfig()).toThrow("malformed");
+  });
+});

@@ -1,0 +1,92 @@
+/** The public configuration Django embeds in the page (config/public_config.py) as
+ * `<script id="geopoem-config" type="application/json">`. The bundle hard-codes no chain or
+ * address: switching networks is a settings change on the server. */
+
+export interface NativeCurrency {
+  name: string;
+  symbol: string;
+  decimals: number;
+}
+
+export interface PublicConfig {
+  chainId: number;
+  chainIdHex: string;
+  chainName: string;
+  nativeCurrency: NativeCurrency;
+  rpcUrl: string;
+  explorerUrl: string;
+  usdcAddress: string;
+  treasuryAddress: string;
+  tokenDecimals: number;
+  minStake: string;
+  maxStake: string;
+  receiptPollIntervalMs: number;
+  receiptTimeoutMs: number;
+  socialLinks: Record<string, string>;
+  videoIds: string[];
+}
+
+export const CONFIG_ELEMENT_ID = "geopoem-config";
+
+let cached: PublicConfig | null = null;
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Reads and checks the embedded JSON once. A page without it is a broken deployment, so
+ * this throws rather than inventing a network. */
+export function readPublicConfig(doc: Document = document): PublicConfig {
+  const element = doc.getElementById(CONFIG_ELEMENT_ID);
+  if (!element?.textContent) {
+    throw new Error(`The page has no #${CONFIG_ELEMENT_ID} configuration.`);
+  }
+  const raw: unknown = JSON.parse(element.textContent);
+  if (!isRecord(raw) || typeof raw.chainId !== "number" || typeof raw.usdcAddress !== "string") {
+    throw new Error("The page's configuration is malformed.");
+  }
+  const currency = isRecord(raw.nativeCurrency) ? raw.nativeCurrency : {};
+  const str = (v: unknown, fallback = ""): string => (typeof v === "string" ? v : fallback);
+  const num = (v: unknown, fallback: number): number => (typeof v === "number" ? v : fallback);
+  return {
+    chainId: raw.chainId,
+    chainIdHex: str(raw.chainIdHex, `0x${raw.chainId.toString(16)}`).toLowerCase(),
+    chainName: str(raw.chainName),
+    nativeCurrency: {
+      name: str(currency.name, "ETH"),
+      symbol: str(currency.symbol, "ETH"),
+      decimals: num(currency.decimals, 18),
+    },
+    rpcUrl: str(raw.rpcUrl),
+    explorerUrl: str(raw.explorerUrl).replace(/\/+$/, ""),
+    usdcAddress: raw.usdcAddress,
+    treasuryAddress: str(raw.treasuryAddress),
+    tokenDecimals: num(raw.tokenDecimals, 6),
+    minStake: str(raw.minStake, "1.00"),
+    maxStake: str(raw.maxStake),
+    receiptPollIntervalMs: num(raw.receiptPollIntervalMs, 2000),
+    receiptTimeoutMs: num(raw.receiptTimeoutMs, 60000),
+    socialLinks: isRecord(raw.socialLinks)
+      ? Object.fromEntries(
+          Object.entries(raw.socialLinks).filter((e): e is [string, string] => typeof e[1] === "string"),
+        )
+      : {},
+    videoIds: Array.isArray(raw.videoIds) ? raw.videoIds.filter((v): v is string => typeof v === "string") : [],
+  };
+}
+
+/** The page's configuration, read on first use. */
+export function getPublicConfig(): PublicConfig {
+  cached ??= readPublicConfig();
+  return cached;
+}
+
+/** Tests replace the embedded JSON between cases; this forgets the cached copy. */
+export function resetPublicConfigForTests(): void {
+  cached = null;
+}
+
+/** A link to an address or transaction on the configured block explorer. */
+export function explorerLink(kind: "address" | "tx", value: string, config: PublicConfig = getPublicConfig()): string {
+  return `${config.explorerUrl}/${kind}/${value}`;
+}

@@ -1,0 +1,3 @@
+export function ActiveChallengeTab() {
+  return <p>Active Challenge</p>;
+}

@@ -1,0 +1,1 @@
+export { ActiveChallengeTab } from "./ActiveChallengeTab";

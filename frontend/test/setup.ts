@@ -1,0 +1,25 @@
+import "@testing-library/jest-dom/vitest";
+import { cleanup } from "@testing-library/react";
+import { afterEach, beforeEach } from "vitest";
+import { CONFIG_ELEMENT_ID, resetPublicConfigForTests } from "@/config";
+import { TEST_CONFIG } from "./fixtures";
+
+/** Every test page carries the public config the way Django's template does. */
+export function installPublicConfig(config: object = TEST_CONFIG): void {
+  document.getElementById(CONFIG_ELEMENT_ID)?.remove();
+  const script = document.createElement("script");
+  script.id = CONFIG_ELEMENT_ID;
+  script.type = "application/json";
+  script.textContent = JSON.stringify(config);
+  document.head.appendChild(script);
+  resetPublicConfigForTests();
+}
+
+beforeEach(() => {
+  installPublicConfig();
+});
+
+afterEach(() => {
+  cleanup();
+  localStorage.clear();
+});
