@@ -12,7 +12,7 @@ PG_URL ?= postgres://postgres@127.0.0.1:5432/geopoem
 .PHONY: help run test test-python test-frontend build lint install migrate seed clean
 
 help:
-	@echo "make run    - install, build, migrate, seed the demo data and serve on http://$(HOST):$(PORT)"
+	@echo "make run    - local anvil + test USDC, migrate, seed the demo, web + worker + beat on http://$(HOST):$(PORT)"
 	@echo "make test   - every test suite (PostgreSQL on 127.0.0.1:5432 when reachable, else SQLite)"
 	@echo "make lint   - ruff, and the front end's type check and linters"
 
@@ -41,8 +41,11 @@ migrate: $(VENV)/.installed
 seed: migrate
 	$(PY) manage.py seed_demo
 
-run: build seed
-	$(PY) manage.py runserver $(HOST):$(PORT)
+# anvil + the test USDC + migrate + demo seed, then the web server, a Celery worker and beat under
+# honcho (Procfile.dev). DEVCHAIN=0 starts no node: the chain comes from the environment (Sepolia).
+run: build
+	@echo "make run: the game will be at http://$(HOST):$(PORT)/ once 'devchain: ready' shows (Ctrl-C stops everything)"
+	WEB_HOST=$(HOST) WEB_PORT=$(PORT) WEB_URL=http://$(HOST):$(PORT) $(VENV)/bin/honcho -f Procfile.dev start
 
 # PostgreSQL when it answers (it does on these machines and in CI), else the embedded SQLite.
 test: build
