@@ -1,13 +1,96 @@
-"""Celery tasks of the chain app. verify_response is a named placeholder until the
-payment-verification issue lands: it never marks a claim confirmed."""
+"""Celery tasks of the chain app. Each takes ids, calls one service, and is safe to run twice:
+the services change a claim only through conditional UPDATEs on its current status.
+
+acks_late + prefetch 1 (settings) + reject_on_worker_lost: a message is acknowledged only after its
+task finished, so a worker killed mid-task leaves the message to the broker; and whatever the broker
+does with it, the beat sweeper re-queues every claim left pending without a recent check."""
+
+from __future__ import annotations
 
 import logging
+import random
 
 from celery import shared_task
+from django.conf import settings
+
+from .client import ChainUnavailable
+from .services import (
+    VerificationPending,
+    confirmed_recheck,
+    payment_verify,
+    payments_index,
+    stale_pending_claims,
+)
 
 logger = logging.getLogger(__name__)
 
 
-@shared_task(name="chain.verify_response", acks_late=True)
-def verify_response(response_id: int) -> None:
-    logger.info("verification of response %s is not implemented yet; it stays pending", response_id)
+def retry_countdown(retries: int) -> float:
+    """Exponential backoff with jitter: base * 2^n capped at CHAIN_VERIFY_RETRY_MAX_SECONDS, then a
+    random point in its upper half, so claims that failed together do not retry together. The cap
+    stays far under the broker's visibility timeout (an ETA message held longer would be
+    redelivered to a second worker)."""
+    base = settings.CHAIN_VERIFY_RETRY_BASE_SECONDS
+    cap = settings.CHAIN_VERIFY_RETRY_MAX_SECONDS
+    ceiling = min(cap, base * (2 ** min(retries, 32)))
+    return random.uniform(ceiling / 2, ceiling)
+
+
+@shared_task(
+    bind=True,
+    name="chain.verify_response",
+    acks_late=True,
+    reject_on_worker_lost=True,
+    max_retries=None,  # bounded below by CHAIN_VERIFY_MAX_RETRIES; the deadline ends unknown transactions
+    ignore_result=True,
+)
+def verify_response(self, response_id: int) -> str:
+    try:
+        outcome = payment_verify(response_id=response_id)
+    except (VerificationPending, ChainUnavailable) as exc:
+        if self.request.retries >= settings.CHAIN_VERIFY_MAX_RETRIES:
+            # Left pending: the sweeper picks it up again once it is stale.
+            logger.warning(
+                "response %s: giving up this round after %s retries: %s", response_id, self.request.retries, exc
+            )
+            return "pending"
+        countdown = retry_countdown(self.request.retries)
+        logger.info("response %s: %s; retry in %.1fs", response_id, exc, countdown)
+        raise self.retry(countdown=countdown, exc=exc) from exc
+    return outcome.status
+
+
+@shared_task(name="chain.sweep_pending", acks_late=True, ignore_result=True)
+def sweep_pending() -> int:
+    ids = stale_pending_claims()
+    for response_id in ids:
+        verify_response.delay(response_id)
+    if ids:
+        logger.info("sweeper re-queued %s pending claims", len(ids))
+    return len(ids)
+
+
+@shared_task(name="chain.index_payments", acks_late=True, ignore_result=True)
+def index_payments() -> int:
+    try:
+        result = payments_index()
+    except ChainUnavailable as exc:
+        logger.warning("indexer: %s; next beat tries again", exc)
+        return 0
+    if result is None:
+        return 0
+    for response_id in result.pending_claims:
+        verify_response.delay(response_id)
+    return result.recorded
+
+
+@shared_task(name="chain.recheck_confirmed", acks_late=True, ignore_result=True)
+def recheck_confirmed() -> int:
+    try:
+        moved = confirmed_recheck()
+    except ChainUnavailable as exc:
+        logger.warning("reorg re-check: %s; next beat tries again", exc)
+        return 0
+    for response_id in moved:
+        verify_response.delay(response_id)
+    return len(moved)

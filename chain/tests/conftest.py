@@ -3,6 +3,7 @@ the test doubles deployed; each test runs on a snapshot of it."""
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -81,6 +82,10 @@ def chain_node():
 def chain(chain_node, settings):
     """The session node, reverted after the test, with the settings pointing at it."""
     snapshot = chain_node.w3.provider.make_request("evm_snapshot", [])["result"]
+    # anvil's clock falls behind the wall clock after an evm_revert; a challenge published "now"
+    # must not see the test's blocks as older than itself. Later blocks keep pace from here.
+    latest = chain_node.w3.eth.get_block("latest")["timestamp"]
+    chain_node.w3.provider.make_request("evm_setNextBlockTimestamp", [max(latest + 1, int(time.time()) + 1)])
     settings.CHAIN_RPC_URLS = [chain_node.url]
     settings.CHAIN_ID = ANVIL_CHAIN_ID
     settings.USDC_ADDRESS = chain_node.usdc

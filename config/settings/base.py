@@ -146,7 +146,6 @@ CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ALWAYS_EAGER = False
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TIMEZONE = "UTC"
-CELERY_BEAT_SCHEDULE: dict = {}
 
 # --- API ------------------------------------------------------------------------------------
 REST_FRAMEWORK = {
@@ -190,8 +189,29 @@ CHAIN_EXPLORER_URL = env("CHAIN_EXPLORER_URL", default="https://sepolia.ethersca
 CHAIN_RPC_TIMEOUT_SECONDS = env.float("CHAIN_RPC_TIMEOUT_SECONDS", default=10.0)
 USDC_ADDRESS = env("USDC_ADDRESS", default="0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238")
 TREASURY_ADDRESS = env("TREASURY_ADDRESS", default="0x0000000000000000000000000000000000000000")
+# Where the 20 % operations share is sent; empty keeps it in the treasury (nothing to send).
+OPERATIONS_ADDRESS = env("OPERATIONS_ADDRESS", default="")
 # A whole number of blocks, or "finalized".
 CHAIN_CONFIRMATIONS = env("CHAIN_CONFIRMATIONS", default="2")
+# Verification (chain app). A claim whose transaction no node knows stays pending, retried with
+# exponential backoff and jitter, and becomes `not_found` only after CHAIN_NOT_FOUND_TIMEOUT_SECONDS.
+# A confirmed claim whose block left the chain gets CHAIN_REORG_TIMEOUT_SECONDS for its transaction to
+# return before it ends `reorged`. Retry countdowns stay far under the broker's visibility timeout.
+CHAIN_NOT_FOUND_TIMEOUT_SECONDS = env.int("CHAIN_NOT_FOUND_TIMEOUT_SECONDS", default=1800)
+CHAIN_REORG_TIMEOUT_SECONDS = env.int("CHAIN_REORG_TIMEOUT_SECONDS", default=900)
+CHAIN_VERIFY_RETRY_BASE_SECONDS = env.float("CHAIN_VERIFY_RETRY_BASE_SECONDS", default=2.0)
+CHAIN_VERIFY_RETRY_MAX_SECONDS = env.float("CHAIN_VERIFY_RETRY_MAX_SECONDS", default=60.0)
+CHAIN_VERIFY_MAX_RETRIES = env.int("CHAIN_VERIFY_MAX_RETRIES", default=500)
+# Beat: the sweeper re-queues claims pending longer than CHAIN_SWEEP_STALE_SECONDS without a check;
+# the indexer reads Transfer logs to the treasury in ranges of CHAIN_INDEX_MAX_BLOCKS from a stored
+# cursor (starting at CHAIN_INDEX_START_BLOCK, or near the head when 0) and rescans the last
+# CHAIN_REORG_DEPTH_BLOCKS; confirmed claims that deep are re-checked for reorgs.
+CHAIN_SWEEP_INTERVAL_SECONDS = env.float("CHAIN_SWEEP_INTERVAL_SECONDS", default=30.0)
+CHAIN_SWEEP_STALE_SECONDS = env.float("CHAIN_SWEEP_STALE_SECONDS", default=120.0)
+CHAIN_INDEX_INTERVAL_SECONDS = env.float("CHAIN_INDEX_INTERVAL_SECONDS", default=15.0)
+CHAIN_INDEX_MAX_BLOCKS = env.int("CHAIN_INDEX_MAX_BLOCKS", default=500)
+CHAIN_INDEX_START_BLOCK = env.int("CHAIN_INDEX_START_BLOCK", default=0)
+CHAIN_REORG_DEPTH_BLOCKS = env.int("CHAIN_REORG_DEPTH_BLOCKS", default=64)
 
 # --- Public page content ----------------------------------------------------------------------
 SOCIAL_LINKS = env.dict(
@@ -214,4 +234,12 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env("LOG_LEVEL", default="INFO")},
     "loggers": {"django.db.backends": {"level": "WARNING"}},
+}
+
+# --- Celery beat (chain app) --------------------------------------------------------------------
+# Intervals in seconds; each task is short and idempotent, so an overlap or a missed beat is harmless.
+CELERY_BEAT_SCHEDULE = {
+    "chain-sweep-pending": {"task": "chain.sweep_pending", "schedule": CHAIN_SWEEP_INTERVAL_SECONDS},
+    "chain-index-payments": {"task": "chain.index_payments", "schedule": CHAIN_INDEX_INTERVAL_SECONDS},
+    "chain-recheck-confirmed": {"task": "chain.recheck_confirmed", "schedule": CHAIN_INDEX_INTERVAL_SECONDS},
 }

@@ -1,0 +1,510 @@
+"""Payment verification (design section 6) and the ledger's writes.
+
+`payment_verify` reads one claim's transaction from the chain and decides: confirmed, rejected
+with a reason code, or "not yet" (raises VerificationPending; the task retries). Every status
+change is a conditional UPDATE on the current status, so two workers verifying the same claim at
+once cannot count its stake twice: exactly one UPDATE matches, and only that one moves the
+challenge's staked sum and response count (with F expressions, in the same database transaction)."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from challenges.models import Challenge
+from responses.models import Response, ResponseStatus
+
+from .calldata import TRANSFER_SELECTOR, CalldataError, decode_transfer
+from .client import ChainClient, get_client
+from .models import ChainCursor, Payment
+from .transfers import TRANSFER_TOPIC, Transfer, transfer_from_log, usdc_transfers
+
+logger = logging.getLogger(__name__)
+
+
+class Reason:
+    TX_FAILED = "tx_failed"
+    WRONG_TOKEN = "wrong_token"
+    WRONG_SENDER = "wrong_sender"
+    WRONG_RECIPIENT = "wrong_recipient"
+    AMOUNT_MISMATCH = "amount_mismatch"
+    COMMITMENT_MISMATCH = "commitment_mismatch"
+    CHALLENGE_MISMATCH = "challenge_mismatch"
+    NO_TRANSFER_LOG = "no_transfer_log"
+    UNSUPPORTED_TRANSACTION = "unsupported_transaction"
+    LATE = "late"
+    NOT_FOUND = "not_found"
+    REORGED = "reorged"
+
+
+# One sentence per code, shown to the player beside the rejected claim.
+REASON_SENTENCES: dict[str, str] = {
+    Reason.TX_FAILED: "The payment transaction failed on chain, so no USDC was transferred.",
+    Reason.WRONG_TOKEN: "The payment was made in a token other than USDC.",
+    Reason.WRONG_SENDER: "The payment was sent from a different address than the one that submitted the guess.",
+    Reason.WRONG_RECIPIENT: "The payment was not sent to the Geopoem treasury address.",
+    Reason.AMOUNT_MISMATCH: "The amount paid does not match the stake of the guess.",
+    Reason.COMMITMENT_MISMATCH: "The payment does not carry the commitment of this guess.",
+    Reason.CHALLENGE_MISMATCH: "The payment was made for a different challenge.",
+    Reason.NO_TRANSFER_LOG: "The transaction did not transfer USDC to the treasury.",
+    Reason.UNSUPPORTED_TRANSACTION: (
+        "The payment must be a direct USDC transfer from your wallet; transfers through a smart-contract "
+        "wallet or another contract are not supported."
+    ),
+    Reason.LATE: "The payment was confirmed on chain after the challenge had closed.",
+    Reason.NOT_FOUND: "The payment transaction could not be found on chain.",
+    Reason.REORGED: "The payment's block was dropped from the chain and the transaction did not return.",
+}
+
+
+class VerificationPending(Exception):
+    """No verdict yet (unknown transaction, not deep enough, block being replaced): retry later."""
+
+    def __init__(self, why: str) -> None:
+        super().__init__(why)
+        self.why = why
+
+
+@dataclass(frozen=True)
+class Outcome:
+    status: str  # the claim's status after this call
+    code: str = ""
+    changed: bool = False  # whether this call made the change (False: someone else did, or no-op)
+
+
+def _now() -> datetime:
+    return timezone.now()
+
+
+def _field(obj: Any, name: str) -> Any:
+    return obj[name] if name in obj else getattr(obj, name)
+
+
+def _hex(value: Any) -> str:
+    if isinstance(value, bytes | bytearray):
+        return "0x" + bytes(value).hex()
+    text = str(value).lower()
+    return text if text.startswith("0x") else "0x" + text
+
+
+def _units(stake: Decimal) -> int:
+    units = stake * 10**settings.TOKEN_DECIMALS
+    if units != units.to_integral_value():
+        raise ValueError(f"stake {stake} has more than {settings.TOKEN_DECIMALS} decimals")
+    return int(units)
+
+
+def _block_time(block: Any) -> datetime:
+    return datetime.fromtimestamp(int(_field(block, "timestamp")), tz=UTC)
+
+
+def _is_deep_enough(client: ChainClient, block_number: int) -> bool:
+    setting = str(settings.CHAIN_CONFIRMATIONS).strip().lower()
+    if setting == "finalized":
+        finalized = client.get_block("finalized")
+        return finalized is not None and int(_field(finalized, "number")) >= block_number
+    # The block holding the transaction is its first confirmation.
+    return client.block_number() - block_number + 1 >= int(setting)
+
+
+def _in_open_window(challenge: Challenge, block_time: datetime) -> bool:
+    if challenge.start_timestamp is None:
+        return False
+    # Block times are whole seconds; the challenge opened at a sub-second server time. A block of the
+    # opening second counts as open (it cannot carry a commitment made before the id was public).
+    opened = challenge.start_timestamp.replace(microsecond=0)
+    return opened <= block_time and (challenge.closed_at is None or block_time <= challenge.closed_at)
+
+
+# --- Status changes (conditional, idempotent) ------------------------------------------------
+
+
+def _reject(response: Response, code: str) -> Outcome:
+    with transaction.atomic():
+        changed = Response.objects.filter(pk=response.pk, status=ResponseStatus.PENDING).update(
+            status=ResponseStatus.REJECTED,
+            rejection_code=code,
+            rejection_reason=REASON_SENTENCES[code],
+            updated_at=_now(),
+        )
+        Payment.objects.filter(transaction_hash=response.transaction_hash, response__isnull=True).update(
+            response=response
+        )
+    if changed:
+        logger.info("response %s rejected: %s", response.pk, code)
+    return _current(response.pk, code, bool(changed))
+
+
+def _current(response_id: int, code: str, changed: bool) -> Outcome:
+    status = Response.objects.values_list("status", flat=True).get(pk=response_id)
+    return Outcome(status=status, code=code if status == ResponseStatus.REJECTED else "", changed=changed)
+
+
+def _confirm(response: Response, *, receipt: Any, block: Any, tx: Any, transfer: Transfer) -> Outcome:
+    block_time = _block_time(block)
+    block_number = int(_field(receipt, "blockNumber"))
+    block_hash = _hex(_field(receipt, "blockHash"))
+    tx_index = int(_field(receipt, "transactionIndex"))
+    decoded = decode_transfer(bytes(_field(tx, "input")))
+    with transaction.atomic():
+        changed = Response.objects.filter(pk=response.pk, status=ResponseStatus.PENDING).update(
+            status=ResponseStatus.CONFIRMED,
+            submission_timestamp=block_time,
+            block_number=block_number,
+            block_hash=block_hash,
+            transaction_index=tx_index,
+            log_index=transfer.log_index,
+            rejection_code="",
+            rejection_reason="",
+            reorged_at=None,
+            updated_at=_now(),
+        )
+        if changed:
+            # Only the UPDATE that moved the claim moves the sums: counted exactly once.
+            Challenge.objects.filter(pk=response.challenge_id).update(
+                staked_sum=F("staked_sum") + response.submission_stake,
+                response_count=F("response_count") + 1,
+            )
+            _payment_upsert(
+                transfer,
+                block_number=block_number,
+                block_hash=block_hash,
+                transaction_index=tx_index,
+                block_time=block_time,
+                decoded_input=decoded,
+                response=response,
+            )
+    if changed:
+        logger.info("response %s confirmed in block %s", response.pk, block_number)
+    return _current(response.pk, "", bool(changed))
+
+
+def _payment_upsert(
+    transfer: Transfer,
+    *,
+    block_number: int,
+    block_hash: str,
+    transaction_index: int,
+    block_time: datetime | None,
+    decoded_input: Any | None,
+    response: Response | None,
+) -> Payment:
+    defaults: dict[str, Any] = {
+        "block_number": block_number,
+        "block_hash": block_hash,
+        "transaction_index": transaction_index,
+        "from_address": transfer.from_,
+        "to_address": transfer.to,
+        "amount_units": Decimal(transfer.amount_units),
+        "removed": False,
+    }
+    if block_time is not None:
+        defaults["block_timestamp"] = block_time
+    if decoded_input is not None and decoded_input.commitment is not None:
+        defaults["commitment"] = decoded_input.commitment
+        defaults["challenge_id_word"] = Decimal(decoded_input.challenge_id)
+        defaults["timestamp_word"] = Decimal(decoded_input.timestamp)
+    if response is not None:
+        defaults["response"] = response
+    payment, _ = Payment.objects.update_or_create(
+        transaction_hash=transfer.transaction_hash, log_index=transfer.log_index, defaults=defaults
+    )
+    return payment
+
+
+def _touch(response: Response) -> None:
+    """Record that a check ran, so the sweeper leaves a claim alone while its retries are alive."""
+    Response.objects.filter(pk=response.pk, status=ResponseStatus.PENDING).update(updated_at=_now())
+
+
+# --- Verification ------------------------------------------------------------------------------
+
+
+def payment_verify(*, response_id: int, client: ChainClient | None = None) -> Outcome:
+    """Decide one claim. Returns the outcome; raises VerificationPending when the chain cannot say
+    yet, and client.ChainUnavailable when no RPC node answers (both mean: try again later)."""
+    response = Response.objects.select_related("challenge").get(pk=response_id)
+    if response.status != ResponseStatus.PENDING:
+        return Outcome(status=response.status, code=response.rejection_code)
+    client = client or get_client()
+    tx_hash = response.transaction_hash
+
+    # 1. Receipt present and status 1.
+    receipt = client.get_receipt(tx_hash)
+    if receipt is None:
+        return _unknown_transaction(response)
+    if int(_field(receipt, "status")) != 1:
+        return _reject(response, Reason.TX_FAILED)
+
+    # 2. Deep enough, and the receipt's block is still the canonical one at its height.
+    block_number = int(_field(receipt, "blockNumber"))
+    if not _is_deep_enough(client, block_number):
+        _touch(response)
+        raise VerificationPending("not deep enough yet")
+    block = client.get_block(block_number)
+    if block is None or _hex(_field(block, "hash")) != _hex(_field(receipt, "blockHash")):
+        _touch(response)
+        raise VerificationPending("block replaced: the node is switching chains")
+    tx = client.get_transaction(tx_hash)
+    if tx is None:
+        _touch(response)
+        raise VerificationPending("receipt without transaction: inconsistent node")
+
+    # 3. A direct call of the USDC contract with value 0.
+    usdc = settings.USDC_ADDRESS.lower()
+    to = str(_field(tx, "to") or "").lower()
+    data = bytes(_field(tx, "input"))
+    if to != usdc:
+        # Our calldata sent to another contract is another token; anything else is a wallet/router.
+        code = Reason.WRONG_TOKEN if data[:4] == TRANSFER_SELECTOR else Reason.UNSUPPORTED_TRANSACTION
+        if code == Reason.WRONG_TOKEN and int(_field(tx, "value")) != 0:
+            code = Reason.UNSUPPORTED_TRANSACTION
+        return _reject(response, code)
+    if int(_field(tx, "value")) != 0:
+        return _reject(response, Reason.UNSUPPORTED_TRANSACTION)
+
+    # 4. The sender is the claimed address.
+    sender = str(_field(tx, "from")).lower()
+    if sender != response.submitter_address.lower():
+        return _reject(response, Reason.WRONG_SENDER)
+
+    # 5. The calldata: treasury, exact amount, this guess's commitment, this challenge.
+    try:
+        decoded = decode_transfer(data)
+    except CalldataError:
+        return _reject(response, Reason.UNSUPPORTED_TRANSACTION)
+    treasury = settings.TREASURY_ADDRESS.lower()
+    if decoded.to.lower() != treasury:
+        return _reject(response, Reason.WRONG_RECIPIENT)
+    units = _units(response.submission_stake)
+    if decoded.amount_units != units:
+        return _reject(response, Reason.AMOUNT_MISMATCH)
+    if decoded.commitment is None or decoded.commitment != response.commitment.lower():
+        return _reject(response, Reason.COMMITMENT_MISMATCH)
+    if decoded.challenge_id != response.challenge_id:
+        return _reject(response, Reason.CHALLENGE_MISMATCH)
+
+    # 6. The money itself: a Transfer(sender, treasury, amount) that the USDC contract emitted.
+    transfer = next(
+        (
+            t
+            for t in usdc_transfers(receipt, settings.USDC_ADDRESS)
+            if t.from_.lower() == sender and t.to.lower() == treasury and t.amount_units == units
+        ),
+        None,
+    )
+    if transfer is None:
+        return _reject(response, Reason.NO_TRANSFER_LOG)
+    if not transfer.transaction_hash:
+        transfer = Transfer(**{**transfer.__dict__, "transaction_hash": tx_hash})
+
+    # 7. Mined while the challenge was open.
+    if not _in_open_window(response.challenge, _block_time(block)):
+        return _reject(response, Reason.LATE)
+
+    return _confirm(response, receipt=receipt, block=block, tx=tx, transfer=transfer)
+
+
+def _unknown_transaction(response: Response) -> Outcome:
+    """No receipt: pending until the deadline, then not_found (or reorged for a claim that was
+    confirmed once and whose transaction never came back)."""
+    if response.reorged_at is not None:
+        deadline = response.reorged_at + timedelta(seconds=settings.CHAIN_REORG_TIMEOUT_SECONDS)
+        code = Reason.REORGED
+    else:
+        deadline = response.created_at + timedelta(seconds=settings.CHAIN_NOT_FOUND_TIMEOUT_SECONDS)
+        code = Reason.NOT_FOUND
+    if _now() >= deadline:
+        return _reject(response, code)
+    _touch(response)
+    raise VerificationPending("transaction not found yet")
+
+
+def verification_deadline(response: Response) -> datetime:
+    if response.reorged_at is not None:
+        return response.reorged_at + timedelta(seconds=settings.CHAIN_REORG_TIMEOUT_SECONDS)
+    return response.created_at + timedelta(seconds=settings.CHAIN_NOT_FOUND_TIMEOUT_SECONDS)
+
+
+# --- Reorgs ------------------------------------------------------------------------------------
+
+
+def response_unconfirm_reorged(*, response: Response) -> bool:
+    """A confirmed claim whose block left the canonical chain goes back to pending; its stake
+    leaves the challenge's sums in the same transaction. Conditional on the block hash it was
+    confirmed in, so a claim re-confirmed meanwhile in a new block is left alone."""
+    with transaction.atomic():
+        changed = Response.objects.filter(
+            pk=response.pk, status=ResponseStatus.CONFIRMED, block_hash=response.block_hash
+        ).update(
+            status=ResponseStatus.PENDING,
+            reorged_at=_now(),
+            submission_timestamp=None,
+            block_number=None,
+            block_hash="",
+            transaction_index=None,
+            log_index=None,
+            updated_at=_now(),
+        )
+        if changed:
+            Challenge.objects.filter(pk=response.challenge_id).update(
+                staked_sum=F("staked_sum") - response.submission_stake,
+                response_count=F("response_count") - 1,
+            )
+            Payment.objects.filter(transaction_hash=response.transaction_hash, block_hash=response.block_hash).update(
+                removed=True
+            )
+    if changed:
+        logger.warning("response %s: block %s left the chain; pending again", response.pk, response.block_hash)
+    return bool(changed)
+
+
+def confirmed_recheck(*, client: ChainClient | None = None) -> list[int]:
+    """Check the confirmed claims of the last CHAIN_REORG_DEPTH_BLOCKS blocks against the canonical
+    chain; returns the ids moved back to pending (the caller queues their verification)."""
+    client = client or get_client()
+    head = client.block_number()
+    since = max(0, head - settings.CHAIN_REORG_DEPTH_BLOCKS)
+    moved = []
+    recent = Response.objects.filter(status=ResponseStatus.CONFIRMED, block_number__gte=since).order_by("block_number")
+    canonical: dict[int, str | None] = {}
+    for response in recent:
+        number = response.block_number
+        if number not in canonical:
+            block = client.get_block(number)
+            canonical[number] = _hex(_field(block, "hash")) if block is not None else None
+        if canonical[number] != response.block_hash.lower() and response_unconfirm_reorged(response=response):
+            moved.append(response.pk)
+    return moved
+
+
+# --- Indexer -----------------------------------------------------------------------------------
+
+INDEX_CURSOR = "usdc-transfers-to-treasury"
+
+
+@dataclass(frozen=True)
+class IndexResult:
+    from_block: int
+    to_block: int
+    recorded: int
+    removed: int
+    pending_claims: list[int]
+
+
+def _address_topic(address: str) -> str:
+    return "0x" + bytes.fromhex(address[2:]).rjust(32, b"\0").hex()
+
+
+def payments_index(*, client: ChainClient | None = None) -> IndexResult | None:
+    """Record every USDC Transfer to the treasury in the ledger, one bounded block range per call.
+
+    The range starts CHAIN_REORG_DEPTH_BLOCKS below the stored cursor, so recent blocks are read
+    again: a log that is no longer there (its block was replaced) is marked removed, a log that
+    moved to another block gets its new position. Returns the pending claims the new logs name,
+    for the caller to verify now rather than at their next retry."""
+    client = client or get_client()
+    head = client.block_number()
+    cursor = ChainCursor.objects.filter(name=INDEX_CURSOR).first()
+    if cursor is None:
+        start = settings.CHAIN_INDEX_START_BLOCK or max(0, head - settings.CHAIN_REORG_DEPTH_BLOCKS)
+        last = start - 1
+    else:
+        last = cursor.block_number
+    from_block = max(0, min(last + 1, head) - settings.CHAIN_REORG_DEPTH_BLOCKS)
+    if settings.CHAIN_INDEX_START_BLOCK:
+        from_block = max(from_block, settings.CHAIN_INDEX_START_BLOCK)
+    to_block = min(head, max(last, from_block) + settings.CHAIN_INDEX_MAX_BLOCKS)
+    if to_block < from_block:
+        return None
+    logs = client.get_logs(
+        {
+            "address": _checksum(settings.USDC_ADDRESS),
+            "topics": [_hex(TRANSFER_TOPIC), None, _address_topic(settings.TREASURY_ADDRESS)],
+            "fromBlock": from_block,
+            "toBlock": to_block,
+        }
+    )
+    seen: set[tuple[str, int]] = set()
+    tx_hashes: set[str] = set()
+    recorded = 0
+    block_times: dict[int, datetime | None] = {}
+    with transaction.atomic():
+        for log in logs:
+            if log.get("removed"):
+                continue
+            transfer = transfer_from_log(log)
+            if transfer is None or transfer.token.lower() != settings.USDC_ADDRESS.lower():
+                continue
+            key = (transfer.transaction_hash, transfer.log_index)
+            seen.add(key)
+            tx_hashes.add(transfer.transaction_hash)
+            number = int(transfer.block_number or 0)
+            if number not in block_times:
+                block = client.get_block(number)
+                block_times[number] = _block_time(block) if block is not None else None
+            existing = Payment.objects.filter(transaction_hash=key[0], log_index=key[1]).first()
+            decoded = None
+            if existing is None or not existing.commitment:
+                tx = client.get_transaction(transfer.transaction_hash)
+                if tx is not None and str(_field(tx, "to") or "").lower() == settings.USDC_ADDRESS.lower():
+                    try:
+                        decoded = decode_transfer(bytes(_field(tx, "input")))
+                    except CalldataError:
+                        decoded = None
+            _payment_upsert(
+                transfer,
+                block_number=number,
+                block_hash=transfer.block_hash,
+                transaction_index=int(transfer.transaction_index or 0),
+                block_time=block_times[number],
+                decoded_input=decoded,
+                response=Response.objects.filter(transaction_hash=transfer.transaction_hash).first(),
+            )
+            recorded += 1
+        # Ledger rows in the scanned range that the canonical chain no longer holds.
+        gone = [
+            p.pk
+            for p in Payment.objects.filter(block_number__gte=from_block, block_number__lte=to_block, removed=False)
+            if (p.transaction_hash, p.log_index) not in seen
+        ]
+        removed = Payment.objects.filter(pk__in=gone).update(removed=True)
+        ChainCursor.objects.update_or_create(name=INDEX_CURSOR, defaults={"block_number": to_block})
+    pending = list(
+        Response.objects.filter(transaction_hash__in=tx_hashes, status=ResponseStatus.PENDING).values_list(
+            "pk", flat=True
+        )
+    )
+    return IndexResult(from_block, to_block, recorded, removed, pending)
+
+
+def _checksum(address: str) -> str:
+    from eth_utils import to_checksum_address
+
+    return to_checksum_address(address)
+
+
+# --- Sweeper -----------------------------------------------------------------------------------
+
+
+def stale_pending_claims(*, limit: int = 500) -> list[int]:
+    """Pending claims that no check has touched for CHAIN_SWEEP_STALE_SECONDS: their message was
+    lost (broker down at POST time, worker killed mid-task) or their retries ran out. Touched here so
+    the next sweep does not queue them again while this round's message is on its way."""
+    cutoff = _now() - timedelta(seconds=settings.CHAIN_SWEEP_STALE_SECONDS)
+    ids = list(
+        Response.objects.filter(status=ResponseStatus.PENDING, updated_at__lt=cutoff)
+        .order_by("updated_at")
+        .values_list("pk", flat=True)[:limit]
+    )
+    if ids:
+        Response.objects.filter(pk__in=ids, status=ResponseStatus.PENDING).update(updated_at=_now())
+    return ids
