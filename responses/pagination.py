@@ -13,11 +13,16 @@ DEFAULT_LIMIT = 100
 MAX_LIMIT = 1000
 
 
+def is_whole_number(text: str) -> bool:
+    """ASCII digits only: str.isdigit() alone accepts "²" or "١", which int() then refuses (a 500)."""
+    return text.isascii() and text.isdigit()
+
+
 def read_limit(request: Request) -> int:
     raw = request.query_params.get("limit")
     if raw is None:
         return DEFAULT_LIMIT
-    if not raw.isdigit() or not 1 <= int(raw) <= MAX_LIMIT:
+    if not is_whole_number(raw) or not 1 <= int(raw) <= MAX_LIMIT:
         raise ApiError(f"limit must be a whole number from 1 to {MAX_LIMIT}.", errors={"limit": ["Out of range."]})
     return int(raw)
 
@@ -33,7 +38,7 @@ def read_cursor(request: Request) -> int:
     try:
         text = base64.urlsafe_b64decode(raw + "=" * (-len(raw) % 4)).decode()
         prefix, _, number = text.partition(":")
-        if prefix != "after" or not number.isdigit():
+        if prefix != "after" or not is_whole_number(number):
             raise ValueError
         return int(number)
     except (ValueError, binascii.Error, UnicodeDecodeError):

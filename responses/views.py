@@ -31,8 +31,14 @@ class ResponseListCreateView(APIView):
     @extend_schema(
         operation_id="responses_list",
         parameters=[
-            OpenApiParameter("challengeId", OpenApiTypes.INT, description="Only this challenge's responses."),
-            OpenApiParameter("limit", OpenApiTypes.INT, description=f"Page size, 1 to {pagination.MAX_LIMIT}."),
+            OpenApiParameter(
+                "challengeId", {"type": "integer", "minimum": 0}, description="Only this challenge's responses."
+            ),
+            OpenApiParameter(
+                "limit",
+                {"type": "integer", "minimum": 1, "maximum": pagination.MAX_LIMIT},
+                description=f"Page size, 1 to {pagination.MAX_LIMIT}.",
+            ),
             OpenApiParameter("cursor", OpenApiTypes.STR, description="From the previous page's Link header."),
         ],
         responses={200: ScoredResponseSerializer(many=True), 400: ERROR_SCHEMA},
@@ -40,7 +46,7 @@ class ResponseListCreateView(APIView):
     def get(self, request: Request) -> ApiResponse:
         """Confirmed responses of resolved challenges, oldest first; next page in the Link header."""
         raw_challenge = request.query_params.get("challengeId")
-        if raw_challenge is not None and not raw_challenge.isdigit():
+        if raw_challenge is not None and not pagination.is_whole_number(raw_challenge):
             raise ApiError("challengeId must be a whole number.", errors={"challengeId": ["Not a number."]})
         limit = pagination.read_limit(request)
         page = list(
