@@ -31,6 +31,14 @@ class Chain:
     fake_token: str
     forwarder: str
 
+    def snapshot(self) -> str:
+        return self.w3.provider.make_request("evm_snapshot", [])["result"]
+
+    def revert(self, snapshot: str) -> None:
+        """Drop every block after the snapshot (a reorg, as far as a reader of the chain can tell)."""
+        assert self.w3.provider.make_request("evm_revert", [snapshot])["result"] is True
+        keep_clock(self.w3)
+
     def mine(self, blocks: int = 1) -> None:
         self.w3.provider.make_request("anvil_mine", [hex(blocks)])
 
@@ -62,6 +70,13 @@ class Chain:
         return contract_at(self.w3, "TestUSDC", token or self.usdc).functions.balanceOf(address).call()
 
 
+def keep_clock(w3: Web3) -> None:
+    """anvil's clock falls behind the wall clock after an evm_revert; a challenge published "now"
+    must not see the test's next blocks as older than itself. Later blocks keep pace from here."""
+    latest = w3.eth.get_block("latest")["timestamp"]
+    w3.provider.make_request("evm_setNextBlockTimestamp", [max(latest + 1, int(time.time()) + 1)])
+
+
 @pytest.fixture(scope="session")
 def chain_node():
     with anvil() as (url, _proc):
@@ -82,10 +97,7 @@ def chain_node():
 def chain(chain_node, settings):
     """The session node, reverted after the test, with the settings pointing at it."""
     snapshot = chain_node.w3.provider.make_request("evm_snapshot", [])["result"]
-    # anvil's clock falls behind the wall clock after an evm_revert; a challenge published "now"
-    # must not see the test's blocks as older than itself. Later blocks keep pace from here.
-    latest = chain_node.w3.eth.get_block("latest")["timestamp"]
-    chain_node.w3.provider.make_request("evm_setNextBlockTimestamp", [max(latest + 1, int(time.time()) + 1)])
+    keep_clock(chain_node.w3)
     settings.CHAIN_RPC_URLS = [chain_node.url]
     settings.CHAIN_ID = ANVIL_CHAIN_ID
     settings.USDC_ADDRESS = chain_node.usdc
@@ -118,8 +130,13 @@ def draft(chain, make_challenge):
 
     from challenges.commitments import guess_commitment, new_salt
 
+    active = []  # at most one active challenge: every draft of a test shares it
+
     def make(*, challenge=None, stake="2.5", address=None, text="29.979, 31.134") -> Draft:
-        challenge = challenge or make_challenge()
+        if challenge is None:
+            if not active:
+                active.append(make_challenge())
+            challenge = active[0]
         address = address or chain.player
         salt = new_salt()
         commitment = guess_commitment(

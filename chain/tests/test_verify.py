@@ -10,11 +10,11 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from challenges.commitments import guess_commitment
-from challenges.models import Challenge
 from chain.contracts import contract_at
 from chain.models import Payment
 from chain.services import REASON_SENTENCES, Outcome, VerificationPending, payment_verify
+from challenges.commitments import guess_commitment
+from challenges.models import Challenge
 from responses.models import Response, ResponseStatus
 
 from .conftest import ANVIL_CHAIN_ID, post_claim

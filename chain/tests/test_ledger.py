@@ -1,0 +1,193 @@
+"""The ledger on a real EVM: the indexer records every USDC transfer to the treasury (claimed or
+not) in bounded ranges, a later claim confirms an unclaimed payment, and reorgs (anvil's
+snapshot/revert) take confirmed claims and ledger rows back."""
+
+from decimal import Decimal
+
+import pytest
+
+from chain.models import ChainCursor, Payment
+from chain.selectors import payments_unclaimed
+from chain.services import (
+    INDEX_CURSOR,
+    Outcome,
+    VerificationPending,
+    confirmed_recheck,
+    payment_verify,
+    payments_index,
+    stale_pending_claims,
+)
+from challenges.models import Challenge
+from responses.models import Response, ResponseStatus
+
+from .conftest import ANVIL_CHAIN_ID, post_claim
+
+pytestmark = pytest.mark.django_db
+
+
+def start_index_here(chain, settings):
+    settings.CHAIN_INDEX_START_BLOCK = chain.w3.eth.block_number + 1
+
+
+def fixed_stake_tx(chain, d, nonce):
+    """A stake transaction with every field fixed, so sending it again after a reorg gives the
+    very same hash (anvil signs deterministically)."""
+    return {
+        "from": d.address,
+        "to": chain.usdc,
+        "data": chain.stake_calldata(d),
+        "value": 0,
+        "gas": 200_000,
+        "maxFeePerGas": 50 * 10**9,
+        "maxPriorityFeePerGas": 10**9,
+        "nonce": nonce,
+        "chainId": ANVIL_CHAIN_ID,
+        "type": 2,
+    }
+
+
+def test_a_payment_with_no_claim_is_unclaimed_until_its_claim_is_posted(chain, draft, settings):
+    start_index_here(chain, settings)
+    d = draft()
+    tx = chain.pay(chain.stake_calldata(d))
+    chain.mine(1)
+    result = payments_index()
+    assert result.recorded == 1 and result.pending_claims == []
+    [payment] = payments_unclaimed()
+    assert payment.transaction_hash == tx
+    assert (payment.from_address, payment.to_address, payment.amount_units) == (chain.player, chain.treasury, 2_500_000)
+    assert payment.commitment == d.commitment and payment.challenge_id_word == d.challenge.pk
+    assert payment.block_timestamp is not None
+
+    response = post_claim(d, tx)  # the player's POST arrives late
+    assert not payments_unclaimed().exists()
+    assert payment_verify(response_id=response.pk).status == ResponseStatus.CONFIRMED
+    payment.refresh_from_db()
+    assert payment.response_id == response.pk
+    assert Payment.objects.count() == 1  # the confirmation found the indexed row, no duplicate
+    assert Challenge.objects.get(pk=d.challenge.pk).staked_sum == Decimal("2.5")
+
+
+def test_the_indexer_names_pending_claims_for_verification(chain, draft, settings):
+    start_index_here(chain, settings)
+    d = draft()
+    tx = chain.pay(chain.stake_calldata(d))
+    response = post_claim(d, tx)
+    assert payments_index().pending_claims == [response.pk]
+    assert Payment.objects.get().response_id == response.pk
+
+
+def test_the_indexer_ignores_other_tokens_and_recipients(chain, draft, settings):
+    start_index_here(chain, settings)
+    d = draft()
+    chain.pay(chain.stake_calldata(d), to=chain.other_token)  # another token to the treasury
+    chain.pay(chain.stake_calldata(d, treasury=chain.other))  # USDC to someone else
+    chain.pay(chain.stake_calldata(d))  # the one that counts
+    payments_index()
+    assert Payment.objects.count() == 1
+
+
+def test_the_indexer_reads_bounded_ranges_from_its_cursor(chain, draft, settings):
+    start_index_here(chain, settings)
+    settings.CHAIN_INDEX_MAX_BLOCKS = 3
+    settings.CHAIN_REORG_DEPTH_BLOCKS = 2
+    first = chain.w3.eth.block_number + 1
+    hashes = []
+    for _ in range(4):
+        d = draft()
+        hashes.append(chain.pay(chain.stake_calldata(d)))
+        chain.mine(2)
+    head = chain.w3.eth.block_number
+    ranges = []
+    while True:
+        result = payments_index()
+        ranges.append((result.from_block, result.to_block))
+        assert result.to_block - result.from_block <= 3 + 2
+        if result.to_block == head:
+            break
+        assert len(ranges) < 20
+    assert ranges[0][0] == first
+    assert ChainCursor.objects.get(name=INDEX_CURSOR).block_number == head
+    assert sorted(Payment.objects.values_list("transaction_hash", flat=True)) == sorted(hashes)
+
+
+def test_a_reorg_marks_the_ledger_row_removed(chain, draft, settings):
+    start_index_here(chain, settings)
+    snapshot = chain.snapshot()
+    d = draft()
+    chain.pay(chain.stake_calldata(d))
+    chain.mine(1)
+    payments_index()
+    assert Payment.objects.filter(removed=False).count() == 1
+    chain.revert(snapshot)
+    chain.mine(4)
+    assert payments_index().removed == 1
+    assert not payments_unclaimed().exists()
+
+
+def test_a_reorged_claim_goes_pending_and_ends_reorged_when_its_transaction_never_returns(chain, draft, settings):
+    d = draft()
+    snapshot = chain.snapshot()
+    tx = chain.pay(chain.stake_calldata(d))
+    chain.mine(1)
+    response = post_claim(d, tx)
+    assert payment_verify(response_id=response.pk).status == ResponseStatus.CONFIRMED
+    assert Challenge.objects.get(pk=d.challenge.pk).staked_sum == Decimal("2.5")
+
+    chain.revert(snapshot)  # the block with the payment leaves the chain
+    chain.mine(4)
+    assert confirmed_recheck() == [response.pk]
+    response.refresh_from_db()
+    assert response.status == ResponseStatus.PENDING and response.reorged_at is not None
+    assert response.block_number is None
+    challenge = Challenge.objects.get(pk=d.challenge.pk)
+    assert (challenge.staked_sum, challenge.response_count) == (Decimal("0"), 0)
+    assert confirmed_recheck() == []  # once only
+
+    with pytest.raises(VerificationPending):
+        payment_verify(response_id=response.pk)  # still inside CHAIN_REORG_TIMEOUT_SECONDS
+    settings.CHAIN_REORG_TIMEOUT_SECONDS = 0
+    outcome = payment_verify(response_id=response.pk)
+    assert outcome == Outcome(status=ResponseStatus.REJECTED, code="reorged", changed=True)
+    assert Challenge.objects.get(pk=d.challenge.pk).staked_sum == Decimal("0")
+
+
+def test_a_reorged_claim_whose_transaction_returns_is_confirmed_again_once(chain, draft):
+    d = draft()
+    nonce = chain.w3.eth.get_transaction_count(d.address)
+    snapshot = chain.snapshot()
+    tx = chain.send(fixed_stake_tx(chain, d, nonce))
+    chain.mine(1)
+    response = post_claim(d, tx)
+    payment_verify(response_id=response.pk)
+    response.refresh_from_db()
+    old_block_hash = response.block_hash
+
+    chain.revert(snapshot)
+    chain.mine(3)  # a longer chain without the payment
+    assert confirmed_recheck() == [response.pk]
+    assert chain.send(fixed_stake_tx(chain, d, nonce)) == tx  # the transaction returns in a new block
+    chain.mine(1)
+    assert payment_verify(response_id=response.pk).status == ResponseStatus.CONFIRMED
+    response.refresh_from_db()
+    assert response.block_hash != old_block_hash and response.reorged_at is None
+    challenge = Challenge.objects.get(pk=d.challenge.pk)
+    assert (challenge.staked_sum, challenge.response_count) == (Decimal("2.5"), 1)
+    assert Payment.objects.filter(transaction_hash=tx, removed=False).get().block_hash == response.block_hash
+
+
+def test_the_sweeper_picks_only_stale_pending_claims(chain, draft, settings):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    settings.CHAIN_SWEEP_STALE_SECONDS = 60
+    old = post_claim(draft(), "0x" + "01" * 32)
+    fresh = post_claim(draft(), "0x" + "02" * 32)
+    done = post_claim(draft(), "0x" + "03" * 32)
+    long_ago = timezone.now() - timedelta(minutes=10)
+    Response.objects.filter(pk__in=[old.pk, done.pk]).update(updated_at=long_ago)
+    Response.objects.filter(pk=done.pk).update(status=ResponseStatus.REJECTED)
+    assert stale_pending_claims() == [old.pk]
+    assert fresh.pk not in stale_pending_claims()
+    assert stale_pending_claims() == []  # touched: not queued again by the next sweep
