@@ -1,7 +1,11 @@
 from decimal import Decimal
 
+from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.db.models.functions import Lower
+
+from .sanitize import sanitize_html
 
 
 class ChallengeStatus(models.TextChoices):
@@ -47,6 +51,79 @@ class Challenge(models.Model):
     def __str__(self) -> str:
         return f"Challenge #{self.pk}: {self.poem_title}"
 
+    def save(self, *args, **kwargs) -> None:
+        # Whatever path writes the poem (admin, a service, a shell), players only get allow-listed HTML.
+        update_fields = kwargs.get("update_fields")
+        if update_fields is None or "poem_text" in update_fields:
+            self.poem_text = sanitize_html(self.poem_text)
+        if update_fields is None or "instructions_text" in update_fields:
+            self.instructions_text = sanitize_html(self.instructions_text)
+        super().save(*args, **kwargs)
+
     @property
     def is_resolved(self) -> bool:
         return self.status == ChallengeStatus.RESOLVED
+
+    @property
+    def is_published(self) -> bool:
+        """Published once: the commitment players saw can no longer change."""
+        return self.status != ChallengeStatus.DRAFT
+
+
+class PayoutKind(models.TextChoices):
+    EARLIEST = "earliest", "Earliest correct response (40 %)"
+    HIGHEST = "highest", "Highest staked correct response (40 %)"
+    OPERATIONS = "operations", "Operations (20 %)"
+
+
+class PayoutStatus(models.TextChoices):
+    DUE = "due", "Due: send it and record the transaction"
+    VERIFYING = "verifying", "Recorded: being verified on chain"
+    PAID = "paid", "Paid: verified on chain"
+    FAILED = "failed", "Failed verification: record the right transaction"
+    KEPT = "kept", "Kept in the treasury: nothing to send"
+
+
+class Payout(models.Model):
+    """One prize of a resolved challenge. Created at resolution with the exact amount; staff send
+    it from the treasury and record the transaction; the worker marks it paid only once the chain
+    shows a USDC Transfer from the treasury to `address` for exactly `amount`."""
+
+    challenge = models.ForeignKey(Challenge, on_delete=models.PROTECT, related_name="payouts")
+    kind = models.CharField(max_length=16, choices=PayoutKind.choices)
+    response = models.ForeignKey(
+        "responses.Response", null=True, blank=True, on_delete=models.PROTECT, related_name="payouts"
+    )
+    address = models.CharField(max_length=42, help_text="Checksummed recipient.")
+    amount = models.DecimalField(max_digits=20, decimal_places=6, help_text="USDC, exact.")
+    status = models.CharField(max_length=16, choices=PayoutStatus.choices, default=PayoutStatus.DUE)
+    transaction_hash = models.CharField(max_length=66, blank=True, help_text="Lowercase 0x hash, recorded by staff.")
+    recorded_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="recorded_payouts"
+    )
+    recorded_at = models.DateTimeField(null=True, blank=True)
+    failure_code = models.CharField(max_length=32, blank=True)
+    failure_reason = models.CharField(max_length=300, blank=True)
+    block_number = models.BigIntegerField(null=True, blank=True)
+    log_index = models.IntegerField(null=True, blank=True)
+    verified_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["challenge_id", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["challenge", "kind"], name="payout_one_per_prize"),
+            # A transaction pays one prize: it cannot be recorded against a second one.
+            models.UniqueConstraint(
+                fields=["transaction_hash"], condition=~Q(transaction_hash=""), name="payout_tx_hash_unique"
+            ),
+            models.CheckConstraint(
+                condition=Q(transaction_hash=Lower("transaction_hash")), name="payout_tx_hash_lowercase"
+            ),
+            models.CheckConstraint(condition=Q(amount__gt=0), name="payout_amount_positive"),
+        ]
+        indexes = [models.Index(fields=["status", "updated_at"], name="payout_status_updated")]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} of challenge #{self.challenge_id}: {self.amount} USDC"

@@ -1,0 +1,607 @@
+"""The staff workflow: author a poem, publish, close, resolve and reveal, pay the winners.
+
+Lifecycle steps are buttons on a challenge's page (and changelist actions) that open a
+confirmation page; the step itself runs the service in challenges.services, so the admin can do
+nothing the rules forbid. Every step is written to the admin log (who and when, on the History
+page). Once a challenge is published, the commitment players saw (poem, threshold, solution,
+salt) is read-only, and a posted change to it is refused as a whole."""
+
+import csv
+from collections.abc import Iterable
+from decimal import Decimal
+
+from django import forms
+from django.conf import settings
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
+from django.db import transaction
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, StreamingHttpResponse
+from django.shortcuts import get_object_or_404
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils import timezone
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import mark_safe
+
+from responses.coordinates import COORDINATES_MESSAGE, CoordinateError, canonical_coordinates
+from responses.models import Response
+
+from .commitments import new_salt, solution_commitment
+from .models import Challenge, ChallengeStatus, Payout, PayoutStatus
+from .payouts import (
+    PayoutError,
+    normalise_tx_hash,
+    payout_enqueue_verification,
+    payout_record_transaction,
+    payouts_create,
+)
+from .sanitize import ALLOWED_TAGS, sanitize_html, sanitize_with_report
+from .scoring import TOKEN_UNIT
+from .selectors import challenge_winners
+from .services import ChallengeStateError, challenge_close, challenge_publish, challenge_resolve
+
+# The fields of the commitment players saw: frozen once a challenge is published.
+LOCKED_FIELDS = ("poem_title", "poem_text", "instructions_text", "proximity_threshold_m", "solution")
+LOCKED_MESSAGE = (
+    "This challenge is published: its title, poem, instructions, threshold and solution can no longer "
+    "change. Nothing was saved."
+)
+HTML_HELP = (
+    "HTML. Allowed: "
+    + ", ".join(f"<{tag}>" for tag in sorted(ALLOWED_TAGS))
+    + ' (links: http, https and mailto only; rel="noopener noreferrer" is added). '
+    "Anything else is removed on save."
+)
+
+
+# --- Explorer links, shared by the responses and chain admins ------------------------------------
+
+
+def explorer_url(kind: str, value: str) -> str:
+    return f"{settings.CHAIN_EXPLORER_URL.rstrip('/')}/{kind}/{value}"
+
+
+def tx_link(tx_hash: str) -> str:
+    if not tx_hash:
+        return "-"
+    return format_html(
+        '<a href="{}" target="_blank" rel="noopener noreferrer">{}</a>', explorer_url("tx", tx_hash), tx_hash
+    )
+
+
+def address_link(address: str) -> str:
+    if not address:
+        return "-"
+    return format_html(
+        '<a href="{}" target="_blank" rel="noopener noreferrer">{}</a>', explorer_url("address", address), address
+    )
+
+
+def usdc(value) -> str:
+    """Money as staff read it: exact, 6 decimals, never in exponent notation."""
+    return f"{Decimal(value).quantize(TOKEN_UNIT):f}"
+
+
+def csv_response(filename: str, header: list[str], rows: Iterable[list]) -> StreamingHttpResponse:
+    class Echo:
+        def write(self, value: str) -> str:
+            return value
+
+    writer = csv.writer(Echo())
+
+    def lines():
+        yield writer.writerow(header)
+        for row in rows:
+            yield writer.writerow(["" if value is None else value for value in row])
+
+    response = StreamingHttpResponse(lines(), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+# --- Challenge authoring --------------------------------------------------------------------------
+
+
+class ChallengeForm(forms.ModelForm):
+    solution_input = forms.CharField(
+        label="Solution",
+        max_length=100,
+        required=False,
+        help_text='"latitude, longitude", e.g. 29.979175, 31.134258. Stored canonical (6 decimals, '
+        "truncated); a fresh salt is generated and the SHA-256 commitment computed on save.",
+    )
+
+    class Meta:
+        model = Challenge
+        fields = ["poem_title", "poem_text", "instructions_text", "proximity_threshold_m", "is_demo"]
+        widgets = {
+            "poem_text": forms.Textarea(attrs={"rows": 12, "cols": 80}),
+            "instructions_text": forms.Textarea(attrs={"rows": 6, "cols": 80}),
+        }
+        help_texts = {"poem_text": HTML_HELP, "instructions_text": HTML_HELP}
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.removed: dict[str, list[str]] = {}
+        if "solution_input" in self.fields:
+            if self.instance.pk:
+                self.fields["solution_input"].initial = self.instance.solution
+
+    def _clean_html(self, name: str, label: str) -> str:
+        result = sanitize_with_report(self.cleaned_data.get(name) or "")
+        if result.removed:
+            self.removed[label] = result.removed
+        return result.html
+
+    def clean_poem_text(self) -> str:
+        html = self._clean_html("poem_text", "poem text")
+        if not html.strip():
+            raise forms.ValidationError("The poem is empty once unsafe HTML is removed.")
+        return html
+
+    def clean_instructions_text(self) -> str:
+        return self._clean_html("instructions_text", "instructions")
+
+    def clean_solution_input(self) -> str:
+        value = self.cleaned_data.get("solution_input") or ""
+        if not value.strip():
+            if self.instance.pk is None:
+                raise forms.ValidationError(COORDINATES_MESSAGE)
+            return ""
+        try:
+            return canonical_coordinates(value)
+        except CoordinateError:
+            # The sentence players get for the same mistake.
+            raise forms.ValidationError(COORDINATES_MESSAGE) from None
+
+
+@admin.register(Challenge)
+class ChallengeAdmin(admin.ModelAdmin):
+    form = ChallengeForm
+    change_form_template = "admin/challenges/challenge/change_form.html"
+    list_display = [
+        "id",
+        "poem_title",
+        "status",
+        "threshold_display",
+        "staked_sum",
+        "response_count",
+        "start_timestamp",
+        "resolved_at",
+        "is_demo",
+    ]
+    list_display_links = ["id", "poem_title"]
+    list_filter = ["status", "is_demo"]
+    search_fields = ["poem_title"]
+    actions = ["publish_selected", "close_selected", "resolve_selected", "export_selected"]
+
+    # --- Fields --------------------------------------------------------------------------------
+
+    def get_fields(self, request, obj=None):
+        authored = ["poem_title", "poem_text", "instructions_text", "proximity_threshold_m", "is_demo"]
+        if obj is None or not obj.is_published:
+            authored.insert(4, "solution_input")
+        else:
+            authored.insert(4, "solution")
+        shown = ["solution_sha256", "salt_display", "status", "start_timestamp", "closed_at", "resolved_at"]
+        if obj is None:
+            return authored
+        return [*authored, *shown, "staked_sum", "response_count", "winners_display", "preview"]
+
+    def get_readonly_fields(self, request, obj=None):
+        always = [
+            "solution_sha256",
+            "salt_display",
+            "status",
+            "start_timestamp",
+            "closed_at",
+            "resolved_at",
+            "staked_sum",
+            "response_count",
+            "winners_display",
+            "preview",
+        ]
+        if obj is not None and obj.is_published:
+            return [*LOCKED_FIELDS, "is_demo", *always]
+        return always
+
+    @admin.display(description="Proximity threshold")
+    def threshold_display(self, obj: Challenge) -> str:
+        return "Not specified" if obj.proximity_threshold_m is None else f"{obj.proximity_threshold_m} m"
+
+    @admin.display(description="Solution salt")
+    def salt_display(self, obj: Challenge) -> str:
+        if obj.is_resolved:
+            return obj.solution_salt
+        return "Generated on the server; public from the reveal."
+
+    @admin.display(description="Preview: what players see")
+    def preview(self, obj: Challenge) -> str:
+        if obj.pk is None:
+            return "-"
+        # Sanitised again on display: even a row written around the model cannot put a script here.
+        return format_html(
+            '<div class="geopoem-preview">'
+            "<p><strong>Challenge #{}</strong> · Proximity threshold: {}</p>"
+            "<h2>{}</h2><div>{}</div><h3>Instructions</h3><div>{}</div>"
+            "<p><small>Solution SHA256: <code>{}</code></small></p></div>",
+            obj.pk,
+            "Not specified" if obj.proximity_threshold_m is None else f"{obj.proximity_threshold_m} meters",
+            obj.poem_title,
+            mark_safe(sanitize_html(obj.poem_text)),  # noqa: S308 - the allow-list output
+            mark_safe(sanitize_html(obj.instructions_text)),  # noqa: S308 - the allow-list output
+            obj.solution_sha256,
+        )
+
+    @admin.display(description="Winners and prizes")
+    def winners_display(self, obj: Challenge) -> str:
+        if not obj.is_resolved:
+            return "Scored at resolution."
+        winners = challenge_winners(challenge=obj)
+        if winners.earliest is None:
+            return format_html(
+                "No correct response: no prize is due. Unallocated: {} USDC of {} USDC.",
+                usdc(winners.unallocated),
+                usdc(winners.split.total),
+            )
+        rows = [
+            ("Earliest correct", winners.earliest, winners.earliest_prize),
+            ("Highest staked correct", winners.highest, winners.highest_prize),
+        ]
+        body = format_html_join(
+            "",
+            "<li>{}: response #{} by {} ({} m), prize {} USDC</li>",
+            ((label, r.pk, r.submitter_address, f"{r.distance_m or 0:.2f}", usdc(prize)) for label, r, prize in rows),
+        )
+        return format_html(
+            "<ul>{}<li>Operations: {} USDC</li><li>Unallocated (rounding): {} USDC</li></ul>",
+            body,
+            usdc(winners.operations),
+            usdc(winners.unallocated),
+        )
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        # A published challenge has public history (and maybe stakes): it is never deleted.
+        if obj is not None and obj.is_published:
+            return False
+        return super().has_delete_permission(request, obj)
+
+    # --- Saving -------------------------------------------------------------------------------
+
+    def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
+        if request.method == "POST" and object_id is not None:
+            obj = self.get_object(request, object_id)
+            if obj is not None and obj.is_published and self._posts_locked_change(request, obj):
+                messages.error(request, LOCKED_MESSAGE)
+                return HttpResponseRedirect(request.path)
+        return super().changeform_view(request, object_id, form_url, extra_context)
+
+    @staticmethod
+    def _posts_locked_change(request: HttpRequest, obj: Challenge) -> bool:
+        for name in (*LOCKED_FIELDS, "solution_input"):
+            if name not in request.POST:
+                continue
+            posted = request.POST[name].strip()
+            current = "" if getattr(obj, name, None) is None else str(getattr(obj, name, "")).strip()
+            if name == "solution_input":
+                current = obj.solution
+            if posted != current:
+                return True
+        return False
+
+    def save_model(self, request, obj: Challenge, form: ChallengeForm, change: bool) -> None:
+        solution = form.cleaned_data.get("solution_input") or ""
+        with transaction.atomic():
+            if not change:
+                # The commitment binds the id, so the row is written first, then committed to.
+                obj.solution = solution
+                obj.solution_salt = new_salt()
+                obj.solution_sha256 = ""
+                obj.save()
+                self._commit_solution(obj, solution)
+            else:
+                obj.save()
+                if solution and solution != obj.solution:
+                    self._commit_solution(obj, solution)
+        for label, removed in form.removed.items():
+            messages.warning(request, f"Removed from the {label} (not allowed): {', '.join(removed)}.")
+
+    @staticmethod
+    def _commit_solution(obj: Challenge, solution: str) -> None:
+        obj.solution = solution
+        obj.solution_salt = new_salt()
+        obj.solution_sha256 = solution_commitment(challenge_id=obj.pk, text=solution, salt=obj.solution_salt)
+        obj.save(update_fields=["solution", "solution_salt", "solution_sha256"])
+
+    def construct_change_message(self, request, form, formsets, add=False):
+        message = super().construct_change_message(request, form, formsets, add)
+        if form.cleaned_data.get("solution_input") and (add or "solution_input" in form.changed_data):
+            message.append({"changed": {"fields": ["Solution (new salt and commitment)"]}})
+        return message
+
+    # --- Lifecycle ----------------------------------------------------------------------------
+
+    LIFECYCLE = {
+        "publish": {
+            "title": "Publish",
+            "explain": "The challenge becomes the active one: players see the poem and can stake on it. "
+            "Its poem, threshold and solution commitment can no longer change.",
+        },
+        "close": {
+            "title": "Close",
+            "explain": "No new claims are accepted. Payments mined after this moment are rejected as late.",
+        },
+        "resolve": {
+            "title": "Resolve and reveal",
+            "explain": "Every confirmed response is scored, the solution and its salt are published, and "
+            "the payouts are created. This cannot be undone.",
+        },
+    }
+
+    def get_urls(self):
+        urls = super().get_urls()
+        own = [
+            path(
+                "<path:object_id>/lifecycle/<str:step>/",
+                self.admin_site.admin_view(self.lifecycle_view),
+                name="challenges_challenge_lifecycle",
+            ),
+            path(
+                "<path:object_id>/export.csv",
+                self.admin_site.admin_view(self.export_view),
+                name="challenges_challenge_export",
+            ),
+        ]
+        return own + urls
+
+    def lifecycle_view(self, request: HttpRequest, object_id: str, step: str) -> HttpResponse:
+        if step not in self.LIFECYCLE:
+            raise PermissionDenied
+        challenge = get_object_or_404(Challenge, pk=object_id)
+        if not self.has_change_permission(request, challenge):
+            raise PermissionDenied
+        change_url = reverse("admin:challenges_challenge_change", args=[challenge.pk])
+        if request.method == "POST":
+            self.run_lifecycle(request, challenge, step)
+            return HttpResponseRedirect(change_url)
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "object": challenge,
+            "step": step,
+            "step_title": self.LIFECYCLE[step]["title"],
+            "explain": self.LIFECYCLE[step]["explain"],
+            "change_url": change_url,
+            "active": Challenge.objects.filter(status=ChallengeStatus.ACTIVE).exclude(pk=challenge.pk).first(),
+            "pending": challenge.responses.filter(status="pending").count(),
+            "title": f"{self.LIFECYCLE[step]['title']}: {challenge}",
+        }
+        return TemplateResponse(request, "admin/challenges/challenge/confirm_lifecycle.html", context)
+
+    def run_lifecycle(self, request: HttpRequest, challenge: Challenge, step: str) -> bool:
+        """Run one step; a refusal is an admin message and changes nothing."""
+        try:
+            if step == "publish":
+                challenge = challenge_publish(challenge=challenge)
+                done = "Published: it is now the active challenge."
+            elif step == "close":
+                challenge = challenge_close(challenge=challenge)
+                done = "Closed: no new claims are accepted."
+            else:
+                with transaction.atomic():
+                    challenge = challenge_resolve(challenge=challenge)
+                    payouts = payouts_create(challenge=challenge)
+                done = f"Resolved and revealed: {challenge.solution}. " + (
+                    f"{len(payouts)} payout(s) created." if payouts else "No correct response: no prize is due."
+                )
+        except (ChallengeStateError, PayoutError) as exc:
+            messages.error(request, f"{self.LIFECYCLE[step]['title']} refused: {exc}")
+            return False
+        self.log_change(request, challenge, f"{self.LIFECYCLE[step]['title']}: {done}")
+        messages.success(request, done)
+        return True
+
+    def _one_selected(self, request, queryset, step: str):
+        if queryset.count() != 1:
+            messages.error(request, f"{self.LIFECYCLE[step]['title']}: select exactly one challenge.")
+            return None
+        challenge = queryset.get()
+        return HttpResponseRedirect(reverse("admin:challenges_challenge_lifecycle", args=[challenge.pk, step]))
+
+    @admin.action(description="Publish the selected challenge…")
+    def publish_selected(self, request, queryset):
+        return self._one_selected(request, queryset, "publish")
+
+    @admin.action(description="Close the selected challenge…")
+    def close_selected(self, request, queryset):
+        return self._one_selected(request, queryset, "close")
+
+    @admin.action(description="Resolve and reveal the selected challenge…")
+    def resolve_selected(self, request, queryset):
+        return self._one_selected(request, queryset, "resolve")
+
+    @admin.action(description="Export responses and payouts (CSV)")
+    def export_selected(self, request, queryset):
+        if queryset.count() != 1:
+            messages.error(request, "Export: select exactly one challenge.")
+            return None
+        return HttpResponseRedirect(reverse("admin:challenges_challenge_export", args=[queryset.get().pk]))
+
+    # --- CSV ----------------------------------------------------------------------------------
+
+    EXPORT_HEADER = [
+        "record",
+        "id",
+        "challenge_id",
+        "kind",
+        "status",
+        "reason",
+        "address",
+        "submission_text",
+        "amount_usdc",
+        "transaction_hash",
+        "block_number",
+        "transaction_index",
+        "log_index",
+        "submission_timestamp",
+        "distance_m",
+        "is_correct",
+    ]
+
+    def export_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        challenge = get_object_or_404(Challenge, pk=object_id)
+        if not self.has_view_permission(request, challenge):
+            raise PermissionDenied
+
+        def rows():
+            responses = Response.objects.filter(challenge=challenge).order_by(
+                "block_number", "transaction_index", "log_index", "id"
+            )
+            for r in responses.iterator(chunk_size=2000):
+                yield [
+                    "response",
+                    r.pk,
+                    challenge.pk,
+                    "",
+                    r.status,
+                    r.rejection_code,
+                    r.submitter_address,
+                    r.submission_text,
+                    r.submission_stake,
+                    r.transaction_hash,
+                    r.block_number,
+                    r.transaction_index,
+                    r.log_index,
+                    r.submission_timestamp.isoformat() if r.submission_timestamp else "",
+                    "" if r.distance_m is None else f"{r.distance_m:.2f}",
+                    "" if r.is_correct is None else r.is_correct,
+                ]
+            for p in Payout.objects.filter(challenge=challenge).order_by("id"):
+                yield [
+                    "payout",
+                    p.pk,
+                    challenge.pk,
+                    p.kind,
+                    p.status,
+                    p.failure_code,
+                    p.address,
+                    "",
+                    p.amount,
+                    p.transaction_hash,
+                    p.block_number,
+                    "",
+                    p.log_index,
+                    "",
+                    "",
+                    "",
+                ]
+
+        stamp = timezone.now().strftime("%Y%m%dT%H%M%SZ")
+        return csv_response(f"challenge-{challenge.pk}-{stamp}.csv", self.EXPORT_HEADER, rows())
+
+
+# --- Payouts --------------------------------------------------------------------------------------
+
+
+class PayoutForm(forms.ModelForm):
+    class Meta:
+        model = Payout
+        fields = ["transaction_hash"]
+
+    def clean_transaction_hash(self) -> str:
+        value = self.cleaned_data.get("transaction_hash") or ""
+        try:
+            tx_hash = normalise_tx_hash(value)
+        except PayoutError as exc:
+            raise forms.ValidationError(str(exc)) from None
+        if Payout.objects.filter(transaction_hash=tx_hash).exclude(pk=self.instance.pk).exists():
+            raise forms.ValidationError("That transaction is already recorded for another payout.")
+        return tx_hash
+
+
+@admin.register(Payout)
+class PayoutAdmin(admin.ModelAdmin):
+    form = PayoutForm
+    list_display = ["id", "challenge", "kind", "address_display", "amount", "status", "tx_display", "verified_at"]
+    list_filter = ["status", "kind", "challenge"]
+    search_fields = ["address", "transaction_hash"]
+    list_select_related = ["challenge"]
+    actions = ["verify_again"]
+    readonly = [
+        "challenge",
+        "kind",
+        "response",
+        "address_display",
+        "amount",
+        "status",
+        "failure_code",
+        "failure_reason",
+        "recorded_by",
+        "recorded_at",
+        "tx_display",
+        "block_number",
+        "log_index",
+        "verified_at",
+    ]
+
+    def get_fields(self, request, obj=None):
+        if obj is not None and obj.status in (PayoutStatus.DUE, PayoutStatus.FAILED, PayoutStatus.VERIFYING):
+            return [*self.readonly[:6], "transaction_hash", *self.readonly[6:]]
+        return self.readonly
+
+    def get_readonly_fields(self, request, obj=None):
+        return self.readonly
+
+    @admin.display(description="Address")
+    def address_display(self, obj: Payout) -> str:
+        return address_link(obj.address)
+
+    @admin.display(description="Payout transaction")
+    def tx_display(self, obj: Payout) -> str:
+        return tx_link(obj.transaction_hash)
+
+    def has_add_permission(self, request) -> bool:
+        return False  # created by resolution only, with the exact amounts
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
+
+    def save_model(self, request, obj: Payout, form, change: bool) -> None:
+        # The service, not the form, writes the row: status, who and when, and the verification.
+        if "transaction_hash" not in form.cleaned_data:
+            return  # paid or kept: nothing is editable
+        try:
+            payout_record_transaction(
+                payout=obj, transaction_hash=form.cleaned_data["transaction_hash"], user=request.user
+            )
+        except PayoutError as exc:
+            messages.error(request, f"Not recorded: {exc}")
+            return
+        messages.info(request, "Recorded; the worker now verifies the transfer on chain.")
+
+    @admin.action(description="Verify the recorded transaction again")
+    def verify_again(self, request, queryset):
+        count = 0
+        for payout in queryset.filter(status__in=[PayoutStatus.VERIFYING, PayoutStatus.FAILED]).exclude(
+            transaction_hash=""
+        ):
+            Payout.objects.filter(pk=payout.pk).update(status=PayoutStatus.VERIFYING)
+            payout_enqueue_verification(payout=payout)
+            self.log_change(request, payout, "Verification requested again.")
+            count += 1
+        messages.info(request, f"{count} payout(s) queued for verification.")
+
+
+class PayoutInline(admin.TabularInline):
+    model = Payout
+    extra = 0
+    can_delete = False
+    show_change_link = True
+    fields = ["kind", "address", "amount", "status", "transaction_hash", "verified_at"]
+    readonly_fields = fields
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+
+ChallengeAdmin.inlines = [PayoutInline]
