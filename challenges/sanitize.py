@@ -30,7 +30,8 @@ def sanitize_html(html: str) -> str:
         html,
         tags=set(ALLOWED_TAGS),
         clean_content_tags=set(CLEAN_CONTENT_TAGS),
-        attributes={tag: set(attrs) for tag, attrs in ALLOWED_ATTRIBUTES.items()},
+        # "*": none, or Ammonia would keep its generic `lang` and `title` on every tag.
+        attributes={"*": set(), **{tag: set(attrs) for tag, attrs in ALLOWED_ATTRIBUTES.items()}},
         url_schemes=set(URL_SCHEMES),
         link_rel=LINK_REL,
         strip_comments=True,

@@ -6,6 +6,7 @@ from rest_framework.views import APIView
 
 from .cache import public_cached
 from .models import Challenge, ChallengeStatus
+from .payouts import paid_payout_hashes
 from .selectors import challenge_get_active, challenge_list_resolved, challenge_winners
 from .serializers import ChallengeSerializer, WinnerSerializer, WinnersSerializer
 
@@ -45,19 +46,22 @@ class ChallengeWinnersView(APIView):
     def build(challenge_id: int) -> dict:
         challenge = get_object_or_404(Challenge, pk=challenge_id, status=ChallengeStatus.RESOLVED)
         winners = challenge_winners(challenge=challenge)
+        # A prize's payout transaction is public once the chain has shown it paid (challenges/payouts.py).
+        paid = paid_payout_hashes(challenge=challenge)
 
-        def winner(response, prize):
+        def winner(response, prize, kind):
             if response is None:
                 return None
-            return WinnerSerializer(response, context={"prize": prize}).data
+            context = {"prize": prize, "payout_transaction_hash": paid.get(kind)}
+            return WinnerSerializer(response, context=context).data
 
         return {
             "challengeId": challenge.pk,
             "proximityThreshold": challenge.proximity_threshold_m,
             "totalStaked": str(challenge.staked_sum),
             "responseCount": challenge.response_count,
-            "earliest": winner(winners.earliest, winners.earliest_prize),
-            "highest": winner(winners.highest, winners.highest_prize),
+            "earliest": winner(winners.earliest, winners.earliest_prize, "earliest"),
+            "highest": winner(winners.highest, winners.highest_prize, "highest"),
             "operations": str(winners.operations),
             "unallocated": str(winners.unallocated),
         }
