@@ -191,8 +191,6 @@ USDC_ADDRESS = env("USDC_ADDRESS", default="0x1c7D4B196Cb0C7B01d743Fbc6116a90237
 TREASURY_ADDRESS = env("TREASURY_ADDRESS", default="0x0000000000000000000000000000000000000000")
 # Where the 20 % operations share is sent; empty keeps it in the treasury (nothing to send).
 OPERATIONS_ADDRESS = env("OPERATIONS_ADDRESS", default="")
-# Where the 20 % operations share is sent; empty keeps it in the treasury (nothing to send).
-OPERATIONS_ADDRESS = env("OPERATIONS_ADDRESS", default="")
 # A whole number of blocks, or "finalized".
 CHAIN_CONFIRMATIONS = env("CHAIN_CONFIRMATIONS", default="2")
 # Verification (chain app). A claim whose transaction no node knows stays pending, retried with
