@@ -9,7 +9,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 PG_URL ?= postgres://postgres@127.0.0.1:5432/geopoem
 
-.PHONY: help run test test-python test-frontend build lint install migrate seed clean
+.PHONY: help run test test-python test-frontend test-e2e build lint install migrate seed clean
 
 help:
 	@echo "make run    - local anvil + test USDC, migrate, seed the demo, web + worker + beat on http://$(HOST):$(PORT)"
@@ -53,7 +53,8 @@ test: build
 		export DATABASE_URL="$(PG_URL)"; fi; \
 	if [ -n "$$DATABASE_URL" ]; then echo "make test: database $$DATABASE_URL"; \
 	else echo "make test: database SQLite (PostgreSQL not reachable on 127.0.0.1:5432)"; fi; \
-	$(MAKE) --no-print-directory test-python && $(MAKE) --no-print-directory test-frontend
+	$(MAKE) --no-print-directory test-python && $(MAKE) --no-print-directory test-frontend && \
+	$(MAKE) --no-print-directory test-e2e
 
 test-python: $(VENV)/.installed
 	$(PY) manage.py makemigrations --check --dry-run --settings=config.settings.test
@@ -61,6 +62,13 @@ test-python: $(VENV)/.installed
 
 test-frontend: node_modules/.installed
 	npm run --silent test
+
+# The end-to-end suite (e2e/): Debian's Chromium driven by playwright-core against gunicorn, a Celery
+# worker, Redis DB 9, PostgreSQL database geopoem_e2e and anvil. Screenshots: e2e/artifacts/screenshots.
+test-e2e: $(VENV)/.installed node_modules/.installed
+	@test -x /usr/bin/chromium || { echo "test-e2e: installing Debian's chromium"; \
+		apt-get update -qq && apt-get install -y -qq chromium >/dev/null; }
+	npm run --silent test:e2e
 
 lint: install
 	$(VENV)/bin/ruff check .

@@ -1,0 +1,19 @@
+// The end-to-end suite: `npm run test:e2e` (also a step of `make test`). One real stack for every
+// flow (PostgreSQL, Redis, anvil with the test USDC, gunicorn, a Celery worker), started in
+// `before` and stopped by PID in `after`, also when a flow fails.
+import { after, before, describe } from 'node:test';
+
+import { state } from './lib/suite.mjs';
+import { startStack, stopStack } from './lib/stack.mjs';
+import * as notFound from './flows/not-found.mjs';
+
+describe('Geopoem end to end', { concurrency: 1 }, () => {
+  before(async () => {
+    state.stack = await startStack();
+  }, { timeout: 180000 });
+  after(async () => {
+    await stopStack(state.stack);
+  }, { timeout: 60000 });
+
+  notFound.register();
+});
