@@ -1,4 +1,55 @@
-// TEMPORARY placeholder by fe_core so the build works; fe_tabs replaces this file.
+import { useQuery } from "@tanstack/react-query";
+import { useState } from "react";
+import { resolvedChallengesQuery, type Challenge } from "@/api";
+import { Alert } from "@/components/Alert";
+import { Spinner } from "@/components/Spinner";
+import { formatDate, formatStake } from "./format";
+import { ResolvedDetailsDialog } from "./ResolvedDetailsDialog";
+import "./resolved.css";
+
+export const RESOLVED_LOAD_ERROR = "Failed to load resolved challenges. Please try again later.";
+export const RESOLVED_EMPTY = "No resolved challenges available yet.";
+
+/** The Resolved Challenges tab (spec section 2): every resolved challenge with its revealed
+ * solution; a row opens the details dialog, where the reveal can be checked. */
 export function ResolvedTab() {
-  return <p>Resolved Challenges</p>;
+  const { data, isPending, isError } = useQuery(resolvedChallengesQuery());
+  const [selected, setSelected] = useState<Challenge | null>(null);
+
+  return (
+    <section className="tab-section resolved-tab" aria-labelledby="resolved-heading">
+      <h2 id="resolved-heading">Resolved Challenges</h2>
+      {isPending ? (
+        <Spinner label="Loading resolved challenges..." />
+      ) : isError ? (
+        <Alert tone="error">{RESOLVED_LOAD_ERROR}</Alert>
+      ) : data.length === 0 ? (
+        <Alert>{RESOLVED_EMPTY}</Alert>
+      ) : (
+        <>
+          <p className="tab-intro">Select a challenge to see its poem, the revealed solution, the winners and how to check the reveal yourself.</p>
+          <ul className="resolved-list">
+            {data.map((challenge) => (
+              <li key={challenge.id}>
+                <button type="button" className="resolved-row" onClick={() => setSelected(challenge)} aria-haspopup="dialog">
+                  <span className="resolved-row-head">
+                    <span className="resolved-row-title">{challenge.poemTitle}</span>
+                    <span className="badge badge-resolved">Resolved</span>
+                  </span>
+                  <span className="resolved-row-facts">
+                    <span>
+                      Solution: <span className="mono">{challenge.solutionReveal ?? "missing"}</span>
+                    </span>
+                    <span>Completed: {formatDate(challenge.resolvedTimestamp ?? challenge.startTimestamp)}</span>
+                    <span>Total bids: {formatStake(challenge.stakedSum)} USDC</span>
+                  </span>
+                </button>
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
+      <ResolvedDetailsDialog challenge={selected} onClose={() => setSelected(null)} />
+    </section>
+  );
 }

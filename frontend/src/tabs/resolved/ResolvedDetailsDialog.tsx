@@ -1,0 +1,151 @@
+import { useQuery } from "@tanstack/react-query";
+import { responsesQuery, winnersQuery, type Challenge, type Winner } from "@/api";
+import { Dialog } from "@/components/Dialog";
+import { Spinner } from "@/components/Spinner";
+import { explorerLink } from "@/config";
+import { CommitmentCheck } from "./CommitmentCheck";
+import { formatDateTime, formatDistance, formatThreshold, formatStake, formatPrize, shortAddress } from "./format";
+
+export const NO_CORRECT = "No correct responses found for this challenge.";
+
+/** The "Resolved Challenge Details" dialog (spec section 2), with what a player needs to trust
+ * the result: the salt and an in-browser check of the commitment, the winners and every stake. */
+export function ResolvedDetailsDialog({ challenge, onClose }: { challenge: Challenge | null; onClose: () => void }) {
+  return (
+    <Dialog
+      open={challenge !== null}
+      onOpenChange={(open) => !open && onClose()}
+      title="Resolved Challenge Details"
+      description={challenge ? `Challenge #${challenge.id}: ${challenge.poemTitle}` : undefined}
+      className="dialog-wide"
+    >
+      {challenge && <DetailsBody challenge={challenge} />}
+    </Dialog>
+  );
+}
+
+function DetailsBody({ challenge }: { challenge: Challenge }) {
+  return (
+    <>
+      <dl className="fields">
+        <dt>Challenge ID</dt>
+        <dd>{challenge.id}</dd>
+        <dt>Proximity threshold</dt>
+        <dd>{formatThreshold(challenge.proximityThreshold)}</dd>
+        <dt>Total staked</dt>
+        <dd>{formatStake(challenge.stakedSum)} USDC</dd>
+        <dt>Started</dt>
+        <dd>{formatDateTime(challenge.startTimestamp)}</dd>
+        <dt>Resolved</dt>
+        <dd>{formatDateTime(challenge.resolvedTimestamp)}</dd>
+        <dt>Title</dt>
+        <dd>{challenge.poemTitle}</dd>
+      </dl>
+
+      <h3>Poem</h3>
+      {/* Sanitised on the server when staff save it (design section 3). */}
+      <div className="poem html-content" dangerouslySetInnerHTML={{ __html: challenge.poemText }} />
+      <h3>Instructions</h3>
+      <div className="html-content" dangerouslySetInnerHTML={{ __html: challenge.instructionsText }} />
+
+      <h3>Solution</h3>
+      <dl className="fields">
+        <dt>Solution SHA256 hash</dt>
+        <dd className="mono break">{challenge.solutionSha256}</dd>
+        <dt>Revealed coordinates</dt>
+        <dd className="mono">{challenge.solutionReveal ?? "missing"}</dd>
+        <dt>Salt</dt>
+        <dd className="mono break">{challenge.solutionSalt ?? "missing"}</dd>
+      </dl>
+
+      <h3>Check the commitment yourself</h3>
+      <CommitmentCheck
+        key={challenge.id}
+        challengeId={challenge.id}
+        published={challenge.solutionSha256}
+        reveal={challenge.solutionReveal}
+        salt={challenge.solutionSalt}
+      />
+
+      <h3>Winners</h3>
+      <WinnersSummary challengeId={challenge.id} />
+
+      <h3>Stakes</h3>
+      <StakesTable challenge={challenge} />
+    </>
+  );
+}
+
+function WinnerLine({ label, winner }: { label: string; winner: Winner }) {
+  return (
+    <li>
+      <strong>{label}:</strong>{" "}
+      <a href={explorerLink("address", winner.submitterAddress)} target="_blank" rel="noopener noreferrer">
+        {shortAddress(winner.submitterAddress)}
+      </a>{" "}
+      at {formatDistance(winner.distanceMeters)}, staked {formatStake(winner.submissionStake)} USDC, prize{" "}
+      {formatPrize(winner.prize)} USDC
+    </li>
+  );
+}
+
+function WinnersSummary({ challengeId }: { challengeId: number }) {
+  const { data, isPending, isError } = useQuery(winnersQuery(challengeId));
+  if (isPending) return <Spinner label="Loading winners..." />;
+  if (isError) return <p role="alert">Failed to load the winners. Please try again later.</p>;
+  if (!data.earliest || !data.highest) return <p>{NO_CORRECT}</p>;
+  return (
+    <ul className="winner-lines">
+      <WinnerLine label="Earliest correct response (40%)" winner={data.earliest} />
+      <WinnerLine label="Highest staked correct response (40%)" winner={data.highest} />
+      <li>
+        <strong>Site operations and student donations (20%):</strong> {formatPrize(data.operations)} USDC
+      </li>
+    </ul>
+  );
+}
+
+function StakesTable({ challenge }: { challenge: Challenge }) {
+  const { data, isPending, isError } = useQuery(responsesQuery(challenge.id));
+  if (isPending) return <Spinner label="Loading stakes..." />;
+  if (isError) return <p role="alert">Failed to load the stakes. Please try again later.</p>;
+  if (data.length === 0) return <p>No confirmed stakes were made on this challenge.</p>;
+  return (
+    <div className="table-scroll">
+      <table className="stakes-table">
+        <caption>
+          {data.length < challenge.responseCount
+            ? `The first ${data.length} of ${challenge.responseCount} confirmed responses, oldest first`
+            : `All ${data.length} confirmed responses, oldest first`}
+        </caption>
+        <thead>
+          <tr>
+            <th scope="col">Player</th>
+            <th scope="col">Guess</th>
+            <th scope="col">Stake</th>
+            <th scope="col">Distance</th>
+            <th scope="col">Correct</th>
+            <th scope="col">Transaction</th>
+          </tr>
+        </thead>
+        <tbody>
+          {data.map((response) => (
+            <tr key={response.id}>
+              <td className="mono">{shortAddress(response.submitterAddress)}</td>
+              <td className="mono">{response.submissionText ?? "hidden"}</td>
+              <td>{formatStake(response.submissionStake)} USDC</td>
+              <td>{formatDistance(response.distanceMeters)}</td>
+              <td>{response.isCorrect ? "Yes" : "No"}</td>
+              <td>
+                <a href={explorerLink("tx", response.transactionHash)} target="_blank" rel="noopener noreferrer">
+                  {response.transactionHash.slice(0, 10)}...
+                  <span className="visually-hidden"> (transaction of response {response.id})</span>
+                </a>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

@@ -1,0 +1,180 @@
+import { screen, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import vectors from "../../../../tests/vectors.json";
+import { installFakeServer, json } from "../../../test/http";
+import { renderWithClient } from "../../../test/render";
+import { OPERA, OPERA_WINNERS, PYRAMID, PYRAMID_RESPONSES, PYRAMID_WINNERS } from "./fixtures";
+import { ResolvedTab } from "./index";
+
+const RESOLVED = "/api/challenges/resolved";
+
+afterEach(() => {
+  vi.unstubAllGlobals();
+});
+
+function serveDemo() {
+  const server = installFakeServer();
+  server.on("GET", RESOLVED, () => json([PYRAMID, OPERA]));
+  server.on("GET", "/api/challenges/1/winners", () => json(PYRAMID_WINNERS));
+  server.on("GET", "/api/challenges/2/winners", () => json(OPERA_WINNERS));
+  server.on("GET", "/api/responses?challengeId=1", () => json(PYRAMID_RESPONSES));
+  server.on("GET", "/api/responses?challengeId=2", () => json([]));
+  return server;
+}
+
+async function openDetails(title: string) {
+  const user = userEvent.setup();
+  await user.click(await screen.findByRole("button", { name: new RegExp(title) }));
+  return { user, dialog: await screen.findByRole("dialog", { name: "Resolved Challenge Details" }) };
+}
+
+describe("Resolved Challenges tab", () => {
+  it("shows a spinner while the list loads", () => {
+    const server = installFakeServer();
+    server.on("GET", RESOLVED, () => new Promise<Response>(() => {}));
+    renderWithClient(<ResolvedTab />);
+    expect(screen.getByRole("heading", { level: 2, name: "Resolved Challenges" })).toBeInTheDocument();
+    expect(screen.getByRole("status")).toHaveTextContent("Loading resolved challenges...");
+  });
+
+  it("shows the spec's error card when the list fails", async () => {
+    const server = installFakeServer();
+    server.on("GET", RESOLVED, () => json({ message: "Server error.", errors: {} }, 500));
+    renderWithClient(<ResolvedTab />);
+    expect(await screen.findByRole("alert")).toHaveTextContent(
+      "Failed to load resolved challenges. Please try again later.",
+    );
+  });
+
+  it("shows the spec's empty card when nothing is resolved", async () => {
+    const server = installFakeServer();
+    server.on("GET", RESOLVED, () => json([]));
+    renderWithClient(<ResolvedTab />);
+    expect(await screen.findByText("No resolved challenges available yet.")).toBeInTheDocument();
+    expect(screen.queryByRole("list")).not.toBeInTheDocument();
+  });
+
+  it("lists each challenge with its badge, solution, date and total bids", async () => {
+    const server = serveDemo();
+    renderWithClient(<ResolvedTab />);
+    const items = await screen.findAllByRole("listitem");
+    expect(items).toHaveLength(2);
+    const first = within(items[0]!);
+    expect(first.getByText("Four Thousand Summers")).toBeInTheDocument();
+    expect(first.getByText("Resolved")).toBeInTheDocument();
+    expect(first.getByText("29.979175, 31.134258")).toBeInTheDocument();
+    expect(items[0]).toHaveTextContent(`Completed: ${new Date(1795426829 * 1000).toLocaleDateString()}`);
+    expect(items[0]).toHaveTextContent("Total bids: 82.75 USDC");
+    expect(items[1]).toHaveTextContent("Total bids: 11.00 USDC");
+    // The default fetcher sends cookies (spec section 7).
+    expect(server.calls[0]?.init?.credentials).toBe("include");
+  });
+
+  it("opens the details dialog with the challenge, its poem and the reveal", async () => {
+    serveDemo();
+    renderWithClient(<ResolvedTab />);
+    const { dialog } = await openDetails("Four Thousand Summers");
+    const d = within(dialog);
+    expect(d.getByText("Challenge #1: Four Thousand Summers")).toBeInTheDocument();
+    expect(dialog).toHaveTextContent("Challenge ID1");
+    expect(dialog).toHaveTextContent("Proximity threshold150 m");
+    expect(dialog).toHaveTextContent("Total staked82.75 USDC");
+    expect(dialog).toHaveTextContent(`Started${new Date(1795426829 * 1000).toLocaleString()}`);
+    expect(d.getByText(/I was counted in stone/)).toBeInTheDocument();
+    expect(d.getByText(/Find the place this poem describes/)).toBeInTheDocument();
+    expect(d.getByText(PYRAMID.solutionSha256)).toBeInTheDocument();
+    expect(dialog).toHaveTextContent("Revealed coordinates29.979175, 31.134258");
+    expect(d.getByText(PYRAMID.solutionSalt!)).toBeInTheDocument();
+    for (const name of ["Poem", "Instructions", "Solution", "Check the commitment yourself", "Winners", "Stakes"]) {
+      expect(d.getByRole("heading", { level: 3, name })).toBeInTheDocument();
+    }
+  });
+
+  it("shows the winners with prizes and every stake with explorer links", async () => {
+    serveDemo();
+    renderWithClient(<ResolvedTab />);
+    const { dialog } = await openDetails("Four Thousand Summers");
+    const d = within(dialog);
+    expect(await d.findByText(/Earliest correct response \(40%\)/)).toBeInTheDocument();
+    const lines = d.getAllByRole("listitem");
+    expect(lines[0]).toHaveTextContent("0x7099...79C8 at 6.24 m, staked 5.00 USDC, prize 33.10 USDC");
+    expect(lines[1]).toHaveTextContent("0x3C44...93BC at 0.59 m, staked 25.50 USDC, prize 33.10 USDC");
+    expect(lines[2]).toHaveTextContent("Site operations and student donations (20%): 16.55 USDC");
+
+    const table = await d.findByRole("table", { name: "The first 3 of 4 confirmed responses, oldest first" });
+    const rows = within(table).getAllByRole("row");
+    expect(rows).toHaveLength(4);
+    expect(rows[3]).toHaveTextContent("30.0444, 31.2357");
+    expect(rows[3]).toHaveTextContent("50.25 USDC");
+    expect(rows[3]).toHaveTextContent("12345.68 m");
+    expect(rows[3]).toHaveTextContent("No");
+    expect(within(rows[1]!).getByRole("link")).toHaveAttribute(
+      "href",
+      `https://sepolia.etherscan.io/tx/${PYRAMID_RESPONSES[0]!.transactionHash}`,
+    );
+  });
+
+  it("says so when no response was correct, and shows a missing reveal as missing", async () => {
+    const server = installFakeServer();
+    server.on("GET", RESOLVED, () => json([{ ...OPERA, solutionReveal: null }]));
+    server.on("GET", "/api/challenges/2/winners", () => json(OPERA_WINNERS));
+    server.on("GET", "/api/responses?challengeId=2", () => json([]));
+    renderWithClient(<ResolvedTab />);
+    expect(await screen.findByRole("button", { name: /Sails That Never Leave/ })).toHaveTextContent(
+      "Solution: missing",
+    );
+    const { dialog } = await openDetails("Sails That Never Leave");
+    expect(dialog).toHaveTextContent("Proximity thresholdNot specified");
+    expect(dialog).toHaveTextContent("Revealed coordinatesmissing");
+    expect(await within(dialog).findByText("No correct responses found for this challenge.")).toBeInTheDocument();
+    expect(await within(dialog).findByText("No confirmed stakes were made on this challenge.")).toBeInTheDocument();
+  });
+
+  it("closes the dialog with the Close button and with Escape", async () => {
+    serveDemo();
+    renderWithClient(<ResolvedTab />);
+    const { user, dialog } = await openDetails("Four Thousand Summers");
+    await user.click(within(dialog).getByRole("button", { name: "Close" }));
+    expect(screen.queryByRole("dialog")).not.toBeInTheDocument();
+    await openDetails("Sails That Never Leave");
+    await user.keyboard("{Escape}");
+    expect(screen.queryByRole("dialog")).not.toBeInTheDocument();
+  });
+
+  it("recomputes the solution commitment of a shared test vector in the browser", async () => {
+    const vector = vectors.solutionCommitments[2]!;
+    const server = installFakeServer();
+    const challenge = {
+      ...PYRAMID,
+      id: vector.challengeId,
+      solutionReveal: vector.text,
+      solutionSalt: vector.salt,
+      solutionSha256: vector.commitment,
+    };
+    server.on("GET", RESOLVED, () => json([challenge]));
+    server.on("GET", `/api/challenges/${vector.challengeId}/winners`, () => json(OPERA_WINNERS));
+    server.on("GET", `/api/responses?challengeId=${vector.challengeId}`, () => json([]));
+    renderWithClient(<ResolvedTab />);
+    const { user, dialog } = await openDetails("Four Thousand Summers");
+    const d = within(dialog);
+    expect(d.getByLabelText("Revealed solution")).toHaveValue(vector.text);
+    expect(d.getByLabelText("Salt")).toHaveValue(vector.salt);
+    expect(dialog).toHaveTextContent(`geopoem:solution:v1|${vector.challengeId}|${vector.text}|${vector.salt}`);
+
+    await user.click(d.getByRole("button", { name: "Recompute SHA-256 in this browser" }));
+    expect(
+      await d.findByText("Match: the computed hash equals the published solution SHA-256."),
+    ).toBeInTheDocument();
+    // Shown twice: published, and computed here.
+    expect(d.getAllByText(vector.commitment)).toHaveLength(2);
+
+    // One changed digit gives another hash: the check really depends on the revealed text.
+    await user.clear(d.getByLabelText("Revealed solution"));
+    await user.type(d.getByLabelText("Revealed solution"), "-33.856785, 151.215296");
+    await user.click(d.getByRole("button", { name: "Recompute SHA-256 in this browser" }));
+    expect(
+      await d.findByText("No match: the computed hash differs from the published solution SHA-256."),
+    ).toBeInTheDocument();
+  });
+});

@@ -1,0 +1,113 @@
+import type { Challenge, ScoredResponse, Winners } from "@/api";
+
+/** Answers of the real API for `seed_demo`'s data (captured from a local run), used by the tests
+ * of the Resolved and Winners' Circle tabs. */
+
+export const PYRAMID: Challenge = {
+  id: 1,
+  poemTitle: "Four Thousand Summers",
+  poemText:
+    "<p>I was counted in stone before counting had pages,<br>a staircase for a king who would climb it alone.</p>",
+  instructionsText: "<p>Find the place this poem describes and enter its latitude and longitude.</p>",
+  proximityThreshold: 150,
+  solutionSha256: "cab101f694796c0971b82d1b8cfa241cf92383885731156dc155a35abaf76a31",
+  solutionReveal: "29.979175, 31.134258",
+  solutionSalt: "12c8f07922f6b1eec657a2c631eae8f855d271aed270d830a9f581b14f908ef3",
+  stakedSum: "82.750000",
+  responseCount: 4,
+  startTimestamp: 1795426829,
+  resolvedTimestamp: 1795426829,
+  status: "resolved",
+  isDemo: true,
+};
+
+export const OPERA: Challenge = {
+  id: 2,
+  poemTitle: "Sails That Never Leave",
+  poemText: "<p>White shells stacked on a finger of sandstone,</p>",
+  instructionsText: "<p>Find the place this poem describes.</p>",
+  proximityThreshold: null,
+  solutionSha256: "fd1f207a5603d191f563cb3b23771c37307059afbd27fd7dba464093d2d2916e",
+  solutionReveal: "-33.856784, 151.215296",
+  solutionSalt: "b1493bacb790f7abd9baab1e6793ca8a115c3a0dbc413b50ea55fe1f2a1c0f0e",
+  stakedSum: "11.000000",
+  responseCount: 2,
+  startTimestamp: 1795426829,
+  resolvedTimestamp: 1795426829,
+  status: "resolved",
+  isDemo: true,
+};
+
+export const EARLIEST_TX = "0x3aea51062d9995293d7a7399d35f1637c759b04d80c50a5775c5d758576db4fb";
+export const HIGHEST_TX = "0x75fd91738782bacd597d09c07213908eeaceb02ec394d1ccba371d4619dae47c";
+
+export const PYRAMID_WINNERS: Winners = {
+  challengeId: 1,
+  proximityThreshold: 150,
+  totalStaked: "82.750000",
+  responseCount: 4,
+  earliest: {
+    id: 1,
+    challengeId: 1,
+    submissionText: "29.9792, 31.1342",
+    submissionStake: "5.000000",
+    submissionTimestamp: 1795427429,
+    transactionHash: EARLIEST_TX,
+    submitterAddress: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+    status: "confirmed",
+    rejectionCode: "",
+    rejectionReason: "",
+    distanceMeters: 6.239866589337766,
+    isCorrect: true,
+    prize: "33.100000",
+    payoutTransactionHash: null,
+  },
+  highest: {
+    id: 2,
+    challengeId: 1,
+    submissionText: "29.97918, 31.13426",
+    submissionStake: "25.500000",
+    submissionTimestamp: 1795428029,
+    transactionHash: HIGHEST_TX,
+    submitterAddress: "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC",
+    status: "confirmed",
+    rejectionCode: "",
+    rejectionReason: "",
+    distanceMeters: 0.5884014705740267,
+    isCorrect: true,
+    prize: "33.100000",
+    payoutTransactionHash: null,
+  },
+  operations: "16.550000",
+  unallocated: "0.000000",
+};
+
+export const OPERA_WINNERS: Winners = {
+  challengeId: 2,
+  proximityThreshold: null,
+  totalStaked: "11.000000",
+  responseCount: 2,
+  earliest: null,
+  highest: null,
+  operations: "0",
+  unallocated: "11.000000",
+};
+
+export const PYRAMID_RESPONSES: ScoredResponse[] = [
+  { ...PYRAMID_WINNERS.earliest!, isCorrect: true },
+  { ...PYRAMID_WINNERS.highest!, isCorrect: true },
+  {
+    id: 3,
+    challengeId: 1,
+    submissionText: "30.0444, 31.2357",
+    submissionStake: "50.250000",
+    submissionTimestamp: 1795428629,
+    transactionHash: "0x1111111111111111111111111111111111111111111111111111111111111111",
+    submitterAddress: "0x90F79bf6EB2c4f870365E785982E1f101E93b906",
+    status: "confirmed",
+    rejectionCode: "",
+    rejectionReason: "",
+    distanceMeters: 12345.678,
+    isCorrect: false,
+  },
+];
