@@ -1,0 +1,99 @@
+"""Admin security: the login is throttled (django-axes, real database handler), the admin lives at
+the path ADMIN_URL names, and the payment ledger is visible to staff, read-only."""
+
+import importlib
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.test import override_settings
+from django.urls import clear_url_caches, reverse
+
+pytestmark = pytest.mark.django_db
+
+PASSWORD = "long-enough-pass-1"
+
+
+@pytest.fixture
+def poet():
+    return get_user_model().objects.create_superuser("poet", "poet@example.org", PASSWORD)
+
+
+def login(client, password: str, ip: str = "203.0.113.7"):
+    return client.post(
+        reverse("admin:login"),
+        {"username": "poet", "password": password, "next": reverse("admin:index")},
+        REMOTE_ADDR=ip,
+    )
+
+
+def test_a_right_password_signs_staff_in(client, poet):
+    response = login(client, PASSWORD)
+    assert response.status_code == 302 and response["Location"] == reverse("admin:index")
+    assert client.get(reverse("admin:index")).status_code == 200
+
+
+def test_guessing_is_locked_out_after_the_failure_limit(client, poet, settings):
+    assert settings.AXES_FAILURE_LIMIT == 5
+    for _ in range(settings.AXES_FAILURE_LIMIT - 1):
+        response = login(client, "wrong-guess")
+        assert response.status_code == 200 and b"Please enter the correct username and password" in response.content
+    locked = login(client, "wrong-guess")
+    assert locked.status_code == 429
+    assert b"Too many failed sign-in attempts" in locked.content
+    # Locked out means locked out: even the right password is refused from that address now.
+    after = login(client, PASSWORD)
+    assert after.status_code == 429
+    assert client.get(reverse("admin:index")).status_code == 302
+    # Another address is not affected.
+    assert login(client, PASSWORD, ip="198.51.100.9").status_code == 302
+
+
+def test_the_admin_path_comes_from_the_setting(client, poet):
+    import config.urls
+
+    try:
+        with override_settings(ADMIN_URL="back-office-7f3a/"):
+            importlib.reload(config.urls)
+            clear_url_caches()
+            assert reverse("admin:index") == "/back-office-7f3a/"
+            client.force_login(poet)
+            assert client.get("/back-office-7f3a/").status_code == 200
+            assert client.get("/admin/").status_code == 404  # the default path is not served
+    finally:
+        importlib.reload(config.urls)
+        clear_url_caches()
+    assert reverse("admin:index") == "/admin/"
+
+
+def test_staff_see_the_ledger_with_unclaimed_payments_read_only(client, poet, make_challenge, make_response):
+    from chain.models import Payment
+
+    challenge = make_challenge()
+    claimed = make_response(challenge, "1, 1", "2")
+    common = {"block_hash": "0x" + "bb" * 32, "transaction_index": 0, "to_address": "0x" + "dd" * 20}
+    Payment.objects.create(
+        transaction_hash=claimed.transaction_hash,
+        log_index=0,
+        block_number=10,
+        from_address=claimed.submitter_address,
+        amount_units=2_000_000,
+        response=claimed,
+        **common,
+    )
+    orphan = Payment.objects.create(
+        transaction_hash="0x" + "ee" * 32,
+        log_index=3,
+        block_number=11,
+        from_address="0x" + "Ab" * 20,
+        amount_units=1_500_000,
+        **common,
+    )
+    client.force_login(poet)
+    url = reverse("admin:chain_payment_changelist")
+    page = client.get(url, {"claim": "unclaimed"}).content.decode()
+    assert orphan.transaction_hash in page and claimed.transaction_hash not in page
+    assert "1.500000" in page and f"https://sepolia.etherscan.io/tx/{orphan.transaction_hash}" in page
+    assert orphan.transaction_hash in client.get(url, {"q": ("0x" + "AB" * 20)}).content.decode()
+    detail = client.get(reverse("admin:chain_payment_change", args=[orphan.pk])).content.decode()
+    assert 'name="_save"' not in detail
+    assert client.get(reverse("admin:chain_payment_add")).status_code == 403
