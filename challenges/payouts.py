@@ -6,6 +6,7 @@ hash; the worker then checks the chain the way it checks a stake, and only a USD
 the treasury to the winner for exactly the amount marks the payout paid."""
 
 import re
+from datetime import timedelta
 from decimal import Decimal
 
 from django.conf import settings
@@ -174,6 +175,19 @@ def _deep_enough(client, block_number: int) -> bool:
     return client.block_number() - block_number + 1 >= int(setting)
 
 
+def _touch(payout: Payout) -> None:
+    """Checked just now: the sweeper leaves a payout alone while its task is still retrying."""
+    Payout.objects.filter(pk=payout.pk, status=PayoutStatus.VERIFYING).update(updated_at=timezone.now())
+
+
+def payouts_stale_verifying(*, older_than_seconds: float, limit: int = 200) -> list[int]:
+    """Payouts still being verified that no task has checked for a while (a lost message, a dead
+    worker): the sweeper queues them again."""
+    cutoff = timezone.now() - timedelta(seconds=older_than_seconds)
+    rows = Payout.objects.filter(status=PayoutStatus.VERIFYING, updated_at__lt=cutoff).exclude(transaction_hash="")
+    return list(rows.order_by("updated_at").values_list("pk", flat=True)[:limit])
+
+
 def _fail(payout: Payout, code: str) -> str:
     Payout.objects.filter(pk=payout.pk, status=PayoutStatus.VERIFYING, transaction_hash=payout.transaction_hash).update(
         status=PayoutStatus.FAILED, failure_code=code, failure_reason=FAILURES[code], updated_at=timezone.now()
@@ -197,11 +211,13 @@ def payout_verify(*, payout_id: int, client=None) -> str:
         timeout = getattr(settings, "CHAIN_NOT_FOUND_TIMEOUT_SECONDS", 1800)
         if payout.recorded_at and (timezone.now() - payout.recorded_at).total_seconds() > timeout:
             return _fail(payout, "not_found")
+        _touch(payout)
         raise PayoutPending("transaction not known yet")
     if int(_field(receipt, "status")) != 1:
         return _fail(payout, "tx_failed")
     block_number = int(_field(receipt, "blockNumber"))
     if not _deep_enough(client, block_number):
+        _touch(payout)
         raise PayoutPending("not enough confirmations yet")
     verdict, transfer = judge_payout_transfers(
         payout=payout, receipt=receipt, treasury=settings.TREASURY_ADDRESS, usdc=settings.USDC_ADDRESS

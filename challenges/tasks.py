@@ -30,3 +30,21 @@ def verify_payout(self, payout_id: int) -> str:
             logger.warning("payout %s: giving up after %s retries: %s", payout_id, self.request.retries, exc)
             return "verifying"
         raise self.retry(countdown=_countdown(self.request.retries), exc=exc) from exc
+
+
+@shared_task(name="challenges.sweep_payouts", ignore_result=True)
+def sweep_payouts() -> int:
+    """Beat: queue again every payout left verifying without a recent check, so a lost message or
+    a dead worker never leaves a paid prize unverified. Verification is idempotent."""
+    from django.utils import timezone
+
+    from .models import Payout
+    from .payouts import payouts_stale_verifying
+
+    stale = getattr(settings, "CHAIN_SWEEP_STALE_SECONDS", 120.0)
+    ids = payouts_stale_verifying(older_than_seconds=stale)
+    for payout_id in ids:
+        # Touched first, so the next sweep does not queue it again while this message waits.
+        Payout.objects.filter(pk=payout_id).update(updated_at=timezone.now())
+        verify_payout.delay(payout_id)
+    return len(ids)

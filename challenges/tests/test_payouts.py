@@ -187,3 +187,20 @@ def test_after_a_failure_staff_record_the_right_transaction_through_the_admin_an
     client.post(reverse("admin:challenges_payout_change", args=[prize.pk]), {"transaction_hash": wrong})
     prize.refresh_from_db()
     assert prize.transaction_hash == right
+
+
+def test_the_sweeper_requeues_a_payout_left_verifying(chain, prize):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from challenges.payouts import payouts_stale_verifying
+    from challenges.tasks import sweep_payouts
+
+    record(prize, "0x" + "34" * 32)
+    assert payouts_stale_verifying(older_than_seconds=60) == []  # just recorded: its task is on the way
+    Payout.objects.filter(pk=prize.pk).update(updated_at=timezone.now() - timedelta(minutes=5))
+    assert payouts_stale_verifying(older_than_seconds=60) == [prize.pk]
+    assert sweep_payouts() == 1
+    # Touched when queued: the next sweep leaves it to the task it just queued.
+    assert payouts_stale_verifying(older_than_seconds=60) == []

@@ -242,4 +242,6 @@ CELERY_BEAT_SCHEDULE = {
     "chain-sweep-pending": {"task": "chain.sweep_pending", "schedule": CHAIN_SWEEP_INTERVAL_SECONDS},
     "chain-index-payments": {"task": "chain.index_payments", "schedule": CHAIN_INDEX_INTERVAL_SECONDS},
     "chain-recheck-confirmed": {"task": "chain.recheck_confirmed", "schedule": CHAIN_INDEX_INTERVAL_SECONDS},
+    # Payout transactions left verifying by a lost message are queued again (challenges/tasks.py).
+    "challenges-sweep-payouts": {"task": "challenges.sweep_payouts", "schedule": CHAIN_SWEEP_INTERVAL_SECONDS},
 }
