@@ -6,6 +6,7 @@ import { after, before, describe } from 'node:test';
 import { state } from './lib/suite.mjs';
 import { startStack, stopStack } from './lib/stack.mjs';
 import * as notFound from './flows/not-found.mjs';
+import * as walletConnect from './flows/wallet-connect.mjs';
 
 describe('Geopoem end to end', { concurrency: 1 }, () => {
   before(async () => {
@@ -15,5 +16,6 @@ describe('Geopoem end to end', { concurrency: 1 }, () => {
     await stopStack(state.stack);
   }, { timeout: 60000 });
 
+  walletConnect.register();
   notFound.register();
 });

@@ -4,6 +4,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 
 import { openBrowser } from './browser.mjs';
+import { TEXT_RECORDER } from './recorder.mjs';
 import { ARTIFACTS, CHAIN_ID } from './stack.mjs';
 import { Wallet } from './wallet.mjs';
 
@@ -17,6 +18,7 @@ export async function openPlayer({ width = 1280, height = 900, account, accounts
   const holder = accounts ?? [account ?? stack.accounts.players[0]];
   const wallet = new Wallet({ rpcUrl: stack.rpcUrl, nodeChainId: CHAIN_ID, accounts: holder, chainId, knownChains, script });
   await wallet.attach(context);
+  await context.addInitScript({ content: TEXT_RECORDER });
   const page = context.pages()[0] ?? (await context.newPage());
   const errors = [];
   page.on('pageerror', (error) => errors.push(error));
