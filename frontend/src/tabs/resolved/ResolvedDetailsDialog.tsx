@@ -138,8 +138,8 @@ function StakesTable({ challenge }: { challenge: Challenge }) {
               <td>{response.isCorrect ? "Yes" : "No"}</td>
               <td>
                 <a href={explorerLink("tx", response.transactionHash)} target="_blank" rel="noopener noreferrer">
-                  {response.transactionHash.slice(0, 10)}...
-                  <span className="visually-hidden"> (transaction of response {response.id})</span>
+                  {response.transactionHash.slice(0, 10)}...{" "}
+                  <span className="visually-hidden">(transaction of response {response.id})</span>
                 </a>
               </td>
             </tr>

@@ -1,0 +1,63 @@
+import type { Winner } from "@/api";
+import { explorerLink } from "@/config";
+import { formatDateTime, formatDistance, formatPrize, formatStake } from "../resolved/format";
+
+/** One of the two prize cards of the Winners' Circle (spec section 2): the response, its distance
+ * and prize, and, once staff have paid it, the payout transaction on the explorer. */
+export function WinnerCard({
+  title,
+  rule,
+  winner,
+  headingId,
+}: {
+  title: string;
+  rule: string;
+  winner: Winner;
+  headingId: string;
+}) {
+  return (
+    <article className="card winner-card" aria-labelledby={headingId}>
+      <h4 id={headingId}>{title}</h4>
+      <p className="winner-rule">{rule}</p>
+      <dl className="fields">
+        <dt>Response ID</dt>
+        <dd>{winner.id}</dd>
+        <dt>Challenge ID</dt>
+        <dd>{winner.challengeId}</dd>
+        <dt>Distance</dt>
+        <dd>{formatDistance(winner.distanceMeters)}</dd>
+        <dt>Coordinates</dt>
+        <dd className="mono">{winner.submissionText ?? "Not revealed"}</dd>
+        <dt>Staked</dt>
+        <dd>{formatStake(winner.submissionStake)} USDC</dd>
+        <dt>Timestamp</dt>
+        <dd>{formatDateTime(winner.submissionTimestamp)}</dd>
+        <dt>Transaction</dt>
+        <dd className="mono">
+          <a href={explorerLink("tx", winner.transactionHash)} target="_blank" rel="noopener noreferrer">
+            {winner.transactionHash}
+          </a>
+        </dd>
+        <dt>Submitter</dt>
+        <dd className="mono">
+          <a href={explorerLink("address", winner.submitterAddress)} target="_blank" rel="noopener noreferrer">
+            {winner.submitterAddress}
+          </a>
+        </dd>
+        <dt>Prize</dt>
+        <dd className="winner-prize">{formatPrize(winner.prize)} USDC</dd>
+        <dt>Payout</dt>
+        <dd>
+          {winner.payoutTransactionHash ? (
+            <a href={explorerLink("tx", winner.payoutTransactionHash)} target="_blank" rel="noopener noreferrer">
+              View the payout transaction{" "}
+              <span className="visually-hidden">of the {title.toLowerCase()}</span>
+            </a>
+          ) : (
+            "Not paid yet"
+          )}
+        </dd>
+      </dl>
+    </article>
+  );
+}
