@@ -2,7 +2,14 @@ import path from "node:path";
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
-  resolve: { alias: { "@": path.resolve(__dirname, "frontend/src") } },
+  resolve: {
+    alias: [
+      { find: "@", replacement: path.resolve(__dirname, "frontend/src") },
+      // ethers' Node build hashes with node:crypto, whose Buffers fail its own instanceof
+      // Uint8Array check under jsdom; the browser build (what webpack bundles) uses pure JS.
+      { find: /^\.\/crypto\.js$/, replacement: "./crypto-browser.js", customResolver: undefined },
+    ],
+  },
   esbuild: { jsx: "automatic" },
   test: {
     environment: "jsdom",
@@ -10,6 +17,7 @@ export default defineConfig({
     include: ["frontend/**/*.test.{ts,tsx}"],
     setupFiles: ["frontend/test/setup.ts"],
     css: false,
+    server: { deps: { inline: ["ethers"] } },
     // Two cores shared by several engineers: a small pool keeps the run polite.
     maxWorkers: 2,
   },

@@ -1,19 +1,33 @@
 import { QueryClientProvider, type QueryClient } from "@tanstack/react-query";
+import { Toaster } from "@/components/Toaster";
+import { TooltipProvider } from "@/components/Tooltip";
 import { NotFoundPage } from "@/pages/NotFoundPage";
 import { PageFrame } from "@/pages/PageFrame";
 import { TabsShell } from "@/pages/TabsShell";
+import { WalletControl, WalletProvider } from "@/wallet";
 
 /** The single page at "/", the 404 page anywhere else (the server has already answered 404). */
-export function App({ queryClient, path = window.location.pathname }: { queryClient: QueryClient; path?: string }) {
+export function App({
+  queryClient,
+  path = window.location.pathname,
+  reload,
+}: {
+  queryClient: QueryClient;
+  path?: string;
+  /** What a wallet network change does (a page reload); tests pass a spy. */
+  reload?: () => void;
+}) {
+  if (path !== "/" && path !== "") return <NotFoundPage />;
   return (
     <QueryClientProvider client={queryClient}>
-      {path === "/" || path === "" ? (
-        <PageFrame>
-          <TabsShell />
-        </PageFrame>
-      ) : (
-        <NotFoundPage />
-      )}
+      <TooltipProvider>
+        <WalletProvider {...(reload ? { reload } : {})}>
+          <PageFrame wallet={<WalletControl />}>
+            <TabsShell />
+          </PageFrame>
+          <Toaster />
+        </WalletProvider>
+      </TooltipProvider>
     </QueryClientProvider>
   );
 }

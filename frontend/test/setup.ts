@@ -2,7 +2,20 @@ import "@testing-library/jest-dom/vitest";
 import { cleanup } from "@testing-library/react";
 import { afterEach, beforeEach } from "vitest";
 import { CONFIG_ELEMENT_ID, resetPublicConfigForTests } from "@/config";
+import { resetToastsForTests } from "@/components/toast-store";
+import { resetSubmissionsCacheForTests } from "@/wallet/pending";
 import { TEST_CONFIG } from "./fixtures";
+
+// jsdom lacks these pointer and layout APIs that Radix's primitives call.
+Element.prototype.hasPointerCapture ??= () => false;
+Element.prototype.setPointerCapture ??= () => undefined;
+Element.prototype.releasePointerCapture ??= () => undefined;
+Element.prototype.scrollIntoView ??= () => undefined;
+globalThis.ResizeObserver ??= class {
+  observe() {}
+  unobserve() {}
+  disconnect() {}
+};
 
 /** Every test page carries the public config the way Django's template does. */
 export function installPublicConfig(config: object = TEST_CONFIG): void {
@@ -22,4 +35,7 @@ beforeEach(() => {
 afterEach(() => {
   cleanup();
   localStorage.clear();
+  resetSubmissionsCacheForTests();
+  resetToastsForTests();
+  delete (window as { ethereum?: unknown }).ethereum;
 });

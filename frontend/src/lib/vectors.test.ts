@@ -1,0 +1,74 @@
+import { describe, expect, it } from "vitest";
+import vectors from "../../../tests/vectors.json";
+import { stakeCalldata } from "./calldata";
+import { guessCommitment, newSalt, SALT_PATTERN, solutionCommitment } from "./commitment";
+import { canonicalCoordinates, COORDINATES_MESSAGE } from "./coordinates";
+import { MIN_STAKE_MESSAGE, parseStake } from "./stake";
+
+// The same file the Python tests read (tests/test_vectors.py): the two implementations agree.
+
+describe("coordinates (shared vectors)", () => {
+  it.each(vectors.coordinates.valid)("canonicalises $input", ({ input, canonical }) => {
+    expect(canonicalCoordinates(input)).toBe(canonical);
+  });
+
+  it.each(vectors.coordinates.invalid.map((input) => ({ input })))("refuses $input", ({ input }) => {
+    expect(canonicalCoordinates(input)).toBeNull();
+  });
+
+  it("refuses over-long input and keeps the spec's sentence", () => {
+    expect(canonicalCoordinates(`1${"0".repeat(120)}, 2`)).toBeNull();
+    expect(COORDINATES_MESSAGE).toBe("Please enter valid coordinates in the format: latitude, longitude");
+  });
+});
+
+describe("stakes (shared vectors)", () => {
+  it.each(vectors.stakes.valid)("parses $input", ({ input, amount, units }) => {
+    const result = parseStake(input, { maximum: "1000000" });
+    expect(result).toEqual({ ok: true, amount, units: BigInt(units) });
+  });
+
+  it.each(vectors.stakes.invalid)("refuses $input", ({ input, message }) => {
+    const result = parseStake(input, { maximum: "1000000" });
+    expect(result.ok).toBe(false);
+    if (!result.ok && message !== null) expect(result.message).toBe(message);
+    if (!result.ok && message === null) expect(result.reason).toBe("format");
+  });
+
+  it("refuses more than the configured maximum", () => {
+    expect(parseStake("1000000.01", { maximum: "1000000" })).toMatchObject({
+      ok: false,
+      message: "Maximum stake amount is 1000000 USDC",
+    });
+    expect(MIN_STAKE_MESSAGE).toBe("Minimum stake amount is 1.00 USDC");
+  });
+});
+
+describe("commitments (shared vectors)", () => {
+  it.each(vectors.guessCommitments)("guess commitment for $text", async (v) => {
+    expect(await guessCommitment(v)).toBe(v.commitment);
+  });
+
+  it.each(vectors.solutionCommitments)("solution commitment for $text", async (v) => {
+    expect(await solutionCommitment(v)).toBe(v.commitment);
+  });
+
+  it("makes a fresh 32-byte salt each time", () => {
+    const a = newSalt();
+    expect(a).toMatch(SALT_PATTERN);
+    expect(newSalt()).not.toBe(a);
+  });
+});
+
+describe("calldata (shared vectors)", () => {
+  it.each(vectors.calldata)("encodes challenge $challengeId", async (v) => {
+    const data = await stakeCalldata({
+      treasury: v.treasury,
+      amountUnits: BigInt(v.amountUnits),
+      commitment: v.commitment,
+      challengeId: v.challengeId,
+      timestamp: v.timestamp,
+    });
+    expect(data).toBe(v.data);
+  });
+});

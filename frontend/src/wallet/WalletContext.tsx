@@ -1,0 +1,147 @@
+import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
+import { toast } from "@/components/toast-store";
+import { loadEthers } from "@/lib/ethers-lazy";
+import { watchWallets } from "./discovery";
+import { WALLET_MESSAGES, WalletError } from "./errors";
+import { connectAccount, currentAccount } from "./flow";
+import type { EIP1193Provider, WalletDetail } from "./types";
+import { WalletChooser } from "./WalletChooser";
+
+/** The connected wallet for the whole page: EIP-6963 discovery (window.ethereum as fallback),
+ * the player's choice when several wallets announce, the address (following accountsChanged),
+ * and a page reload on chainChanged, as the spec says. */
+
+export const CHOSEN_WALLET_KEY = "geopoem:wallet";
+
+export interface WalletState {
+  wallets: WalletDetail[];
+  wallet: WalletDetail | null;
+  address: string | null;
+  connecting: boolean;
+  /** The wallet control's button: chooses a wallet if needed, then asks for the accounts. */
+  connect: () => Promise<void>;
+  /** The provider for the payment flow, asking the player to choose one when several announce.
+   * Null when there is no wallet at all; throws "Wallet not connected" when the choice is cancelled. */
+  requireProvider: () => Promise<EIP1193Provider | null>;
+}
+
+const WalletContext = createContext<WalletState | null>(null);
+
+export function useWallet(): WalletState {
+  const value = useContext(WalletContext);
+  if (!value) throw new Error("useWallet needs a <WalletProvider>.");
+  return value;
+}
+
+function rememberedWallet(wallets: WalletDetail[]): WalletDetail | null {
+  const key = localStorage.getItem(CHOSEN_WALLET_KEY);
+  return wallets.find((w) => w.info.rdns === key || w.info.uuid === key) ?? null;
+}
+
+export function WalletProvider({
+  children,
+  reload = () => window.location.reload(),
+}: {
+  children: ReactNode;
+  /** What a network change does (the spec: reload the page); tests pass a spy. */
+  reload?: () => void;
+}) {
+  const [wallets, setWallets] = useState<WalletDetail[]>([]);
+  const [wallet, setWallet] = useState<WalletDetail | null>(null);
+  const [address, setAddress] = useState<string | null>(null);
+  const [connecting, setConnecting] = useState(false);
+  const [choosing, setChoosing] = useState(false);
+  const chooserResolve = useRef<((w: WalletDetail | null) => void) | null>(null);
+
+  useEffect(() => watchWallets(setWallets), []);
+
+  // The wallet in use: the one chosen before, else the only one there is.
+  useEffect(() => {
+    if (wallet && wallets.includes(wallet)) return;
+    const next = rememberedWallet(wallets) ?? (wallets.length === 1 ? (wallets[0] ?? null) : null);
+    if (next) setWallet(next);
+  }, [wallets, wallet]);
+
+  // On load, look up an existing connection; then follow the wallet's events.
+  useEffect(() => {
+    const provider = wallet?.provider;
+    if (!provider) return;
+    let active = true;
+    void currentAccount(provider).then((account) => {
+      if (active) setAddress(account);
+    });
+    const onAccounts = (accounts: unknown) => {
+      setAddress(Array.isArray(accounts) && typeof accounts[0] === "string" ? accounts[0] : null);
+    };
+    const onChain = () => reload();
+    provider.on?.("accountsChanged", onAccounts as (...args: never[]) => void);
+    provider.on?.("chainChanged", onChain);
+    return () => {
+      active = false;
+      provider.removeListener?.("accountsChanged", onAccounts as (...args: never[]) => void);
+      provider.removeListener?.("chainChanged", onChain);
+    };
+  }, [wallet, reload]);
+
+  const choose = useCallback((): Promise<WalletDetail | null> => {
+    if (wallet) return Promise.resolve(wallet);
+    if (wallets.length === 0) return Promise.resolve(null);
+    if (wallets.length === 1) {
+      const only = wallets[0] ?? null;
+      setWallet(only);
+      return Promise.resolve(only);
+    }
+    return new Promise((resolve) => {
+      chooserResolve.current = resolve;
+      setChoosing(true);
+    });
+  }, [wallet, wallets]);
+
+  const onChosen = useCallback((picked: WalletDetail | null) => {
+    setChoosing(false);
+    if (picked) {
+      localStorage.setItem(CHOSEN_WALLET_KEY, picked.info.rdns || picked.info.uuid);
+      setWallet(picked);
+    }
+    chooserResolve.current?.(picked);
+    chooserResolve.current = null;
+  }, []);
+
+  const requireProvider = useCallback(async () => {
+    void loadEthers(); // warm the lazy chunk while the player talks to the wallet
+    if (wallets.length === 0 && !wallet) return null;
+    const picked = await choose();
+    if (!picked) throw new WalletError("notConnected", WALLET_MESSAGES.notConnected);
+    return picked.provider;
+  }, [choose, wallet, wallets.length]);
+
+  const connect = useCallback(async () => {
+    setConnecting(true);
+    try {
+      const provider = await requireProvider();
+      const account = await connectAccount(provider);
+      setAddress(account);
+      toast({ title: "Wallet Connected", description: "Successfully connected to MetaMask", variant: "success" });
+    } catch (error) {
+      toast({
+        title: "Connection Failed",
+        description: (error instanceof Error && error.message) || "Failed to connect wallet",
+        variant: "destructive",
+      });
+    } finally {
+      setConnecting(false);
+    }
+  }, [requireProvider]);
+
+  const value = useMemo<WalletState>(
+    () => ({ wallets, wallet, address, connecting, connect, requireProvider }),
+    [wallets, wallet, address, connecting, connect, requireProvider],
+  );
+
+  return (
+    <WalletContext.Provider value={value}>
+      {children}
+      <WalletChooser open={choosing} wallets={wallets} onChosen={onChosen} />
+    </WalletContext.Provider>
+  );
+}

@@ -1,0 +1,20 @@
+import { shortAddress } from "@/lib/format";
+import { useWallet } from "./WalletContext";
+
+/** The header's wallet control (spec section 2): "Connect MetaMask" ("Connecting..." while busy),
+ * or a badge with the shortened address once connected. */
+export function WalletControl() {
+  const { address, connecting, connect } = useWallet();
+  if (address) {
+    return (
+      <span className="badge badge-address" title={address} aria-label={`Connected wallet ${address}`}>
+        {shortAddress(address)}
+      </span>
+    );
+  }
+  return (
+    <button type="button" className="button" onClick={() => void connect()} disabled={connecting}>
+      {connecting ? "Connecting..." : "Connect MetaMask"}
+    </button>
+  );
+}

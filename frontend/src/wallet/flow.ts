@@ -1,0 +1,294 @@
+import { apiRequest } from "@/api/http";
+import type { ChallengeResponse, ResponseCreate } from "@/api/types";
+import type { PublicConfig } from "@/config";
+import { stakeCalldata } from "@/lib/calldata";
+import { guessCommitment } from "@/lib/commitment";
+import { WALLET_MESSAGES, WalletError } from "./errors";
+import { saveSubmission, updateSubmission } from "./pending";
+import { rpcErrorCode, rpcErrorMessage, UNRECOGNIZED_CHAIN, USER_REJECTED, type EIP1193Provider } from "./types";
+
+/** The spec's wallet payment sequence (section 4) in raw EIP-1193 calls. */
+
+export const PROGRESS = {
+  connecting: "Connecting to wallet...",
+  selectAccount: "Please select your MetaMask account...",
+  sending: "Sending transaction...",
+  waiting: "Waiting for transaction confirmation...",
+  confirmed: "Transaction confirmed successfully!",
+  submitting: "Submitting solution...",
+} as const;
+
+const sleepReal = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+function firstAccount(accounts: unknown): string | null {
+  return Array.isArray(accounts) && typeof accounts[0] === "string" ? accounts[0] : null;
+}
+
+/** The wallet control's connect: eth_requestAccounts. */
+export async function connectAccount(provider: EIP1193Provider | null): Promise<string> {
+  if (!provider) throw new WalletError("notInstalled", WALLET_MESSAGES.notInstalled);
+  let accounts: unknown;
+  try {
+    accounts = await provider.request({ method: "eth_requestAccounts" });
+  } catch (error) {
+    if (rpcErrorCode(error) === USER_REJECTED) {
+      throw new WalletError("userRejectedConnect", WALLET_MESSAGES.userRejectedConnect);
+    }
+    throw error;
+  }
+  const account = firstAccount(accounts);
+  if (!account) throw new WalletError("noAccounts", WALLET_MESSAGES.noAccounts);
+  return account;
+}
+
+/** The existing connection, without a prompt (eth_accounts). */
+export async function currentAccount(provider: EIP1193Provider): Promise<string | null> {
+  try {
+    return firstAccount(await provider.request({ method: "eth_accounts" }));
+  } catch {
+    return null;
+  }
+}
+
+/** Step 1: wallet_requestPermissions makes the wallet show its account picker every time. */
+export async function selectAccount(provider: EIP1193Provider): Promise<string> {
+  try {
+    await provider.request({ method: "wallet_requestPermissions", params: [{ eth_accounts: {} }] });
+  } catch (error) {
+    if (rpcErrorCode(error) === USER_REJECTED) {
+      throw new WalletError("selectAccount", WALLET_MESSAGES.selectAccount);
+    }
+    // A wallet without wallet_requestPermissions (-32601) still grants access the old way.
+    return connectAccount(provider);
+  }
+  const account = firstAccount(await provider.request({ method: "eth_accounts" }));
+  if (!account) throw new WalletError("noAccounts", WALLET_MESSAGES.noAccounts);
+  return account;
+}
+
+/** Step 2: switch to the configured chain, adding it when the wallet does not know it (4902). */
+export async function ensureChain(provider: EIP1193Provider, config: PublicConfig): Promise<void> {
+  const chainId = await provider.request({ method: "eth_chainId" });
+  if (typeof chainId === "string" && chainId.toLowerCase() === config.chainIdHex.toLowerCase()) return;
+  try {
+    await provider.request({ method: "wallet_switchEthereumChain", params: [{ chainId: config.chainIdHex }] });
+  } catch (error) {
+    if (rpcErrorCode(error) !== UNRECOGNIZED_CHAIN) {
+      throw new WalletError("switchNetworkFailed", WALLET_MESSAGES.switchNetworkFailed(config.chainName));
+    }
+    try {
+      await provider.request({
+        method: "wallet_addEthereumChain",
+        params: [
+          {
+            chainId: config.chainIdHex,
+            chainName: config.chainName,
+            nativeCurrency: config.nativeCurrency,
+            rpcUrls: [config.rpcUrl],
+            blockExplorerUrls: config.explorerUrl ? [config.explorerUrl] : [],
+          },
+        ],
+      });
+    } catch {
+      throw new WalletError("addNetworkFailed", WALLET_MESSAGES.addNetworkFailed(config.chainName));
+    }
+  }
+}
+
+/** Step 3: the USDC transfer with the commitment appended; value 0. */
+export async function sendTransaction(
+  provider: EIP1193Provider,
+  tx: { from: string; to: string; data: string },
+): Promise<string> {
+  try {
+    const hash = await provider.request({ method: "eth_sendTransaction", params: [{ ...tx, value: "0x0" }] });
+    if (typeof hash !== "string") throw new Error("the wallet returned no transaction hash");
+    return hash;
+  } catch (error) {
+    if (rpcErrorCode(error) === USER_REJECTED) {
+      throw new WalletError("transactionRejected", WALLET_MESSAGES.transactionRejected);
+    }
+    throw new WalletError("transactionFailed", WALLET_MESSAGES.transactionFailed(rpcErrorMessage(error)));
+  }
+}
+
+interface Receipt {
+  status?: string;
+  blockNumber?: string;
+}
+
+/** Step 4: poll every `intervalMs` for up to `timeoutMs`; status 0x1 is confirmed, any other
+ * status a failure. A poll that errors (a flaky RPC) counts as "not yet". */
+export async function waitForReceipt(
+  provider: EIP1193Provider,
+  hash: string,
+  {
+    intervalMs,
+    timeoutMs,
+    onProgress = () => undefined,
+    sleep = sleepReal,
+  }: { intervalMs: number; timeoutMs: number; onProgress?: (message: string) => void; sleep?: (ms: number) => Promise<void> },
+): Promise<Receipt> {
+  onProgress(PROGRESS.waiting);
+  for (let waited = 0; waited < timeoutMs; waited += intervalMs) {
+    let receipt: Receipt | null = null;
+    try {
+      receipt = (await provider.request({ method: "eth_getTransactionReceipt", params: [hash] })) as Receipt | null;
+    } catch {
+      receipt = null;
+    }
+    if (receipt) {
+      if (receipt.status === "0x1") {
+        onProgress(PROGRESS.confirmed);
+        return receipt;
+      }
+      throw new WalletError("transactionReverted", WALLET_MESSAGES.transactionReverted);
+    }
+    await sleep(intervalMs);
+  }
+  throw new WalletError("confirmationTimeout", WALLET_MESSAGES.confirmationTimeout);
+}
+
+/** The POST failed after the payment: the claim is kept and retried (see pending.ts). */
+export class SubmissionError extends Error {
+  readonly transactionHash: string;
+  constructor(message: string, transactionHash: string) {
+    super(message);
+    this.name = "SubmissionError";
+    this.transactionHash = transactionHash;
+  }
+}
+
+export async function postResponse(body: ResponseCreate): Promise<ChallengeResponse> {
+  const res = await apiRequest("POST", "/api/responses", body);
+  return (await res.json()) as ChallengeResponse;
+}
+
+export interface Guess {
+  challengeId: number;
+  /** Canonical "lat, lon". */
+  text: string;
+  /** The stake as a decimal string, and in token units. */
+  stake: string;
+  units: bigint;
+  salt: string;
+}
+
+export interface SubmitOptions {
+  provider: EIP1193Provider | null;
+  config: PublicConfig;
+  onProgress?: (message: string) => void;
+  sleep?: (ms: number) => Promise<void>;
+  /** Unix seconds for the calldata's timestamp word. */
+  now?: () => number;
+}
+
+export interface SubmitResult {
+  response: ChallengeResponse;
+  transactionHash: string;
+  submitterAddress: string;
+}
+
+/** The whole submission: account, network, payment, receipt, then the claim. */
+export async function submitGuess(guess: Guess, options: SubmitOptions): Promise<SubmitResult> {
+  const { provider, config, onProgress = () => undefined, sleep, now = () => Math.floor(Date.now() / 1000) } = options;
+  onProgress(PROGRESS.connecting);
+  if (!provider) throw new WalletError("notInstalled", WALLET_MESSAGES.notInstalled);
+  onProgress(PROGRESS.selectAccount);
+  const address = await selectAccount(provider);
+  await ensureChain(provider, config);
+  if (!address) throw new WalletError("notConnected", WALLET_MESSAGES.notConnected);
+
+  const commitment = await guessCommitment({
+    chainId: config.chainId,
+    challengeId: guess.challengeId,
+    submitterAddress: address,
+    text: guess.text,
+    salt: guess.salt,
+  });
+  const data = await stakeCalldata({
+    treasury: config.treasuryAddress,
+    amountUnits: guess.units,
+    commitment,
+    challengeId: guess.challengeId,
+    timestamp: now(),
+  });
+
+  // Kept before sending: if the page dies from here on, the guess and its salt survive.
+  saveSubmission({
+    salt: guess.salt,
+    challengeId: guess.challengeId,
+    text: guess.text,
+    stake: guess.stake,
+    chainId: config.chainId,
+    submitterAddress: address,
+    state: "prepared",
+    createdAt: Date.now(),
+  });
+
+  onProgress(PROGRESS.sending);
+  const transactionHash = await sendTransaction(provider, { from: address, to: config.usdcAddress, data });
+  updateSubmission(guess.salt, { transactionHash, state: "sent" });
+
+  try {
+    await waitForReceipt(provider, transactionHash, {
+      intervalMs: config.receiptPollIntervalMs,
+      timeoutMs: config.receiptTimeoutMs,
+      onProgress,
+      ...(sleep ? { sleep } : {}),
+    });
+  } catch (error) {
+    if (error instanceof WalletError && error.kind === "transactionReverted") {
+      updateSubmission(guess.salt, { state: "failed", lastError: error.message });
+    }
+    throw error;
+  }
+  updateSubmission(guess.salt, { state: "confirmed" });
+
+  onProgress(PROGRESS.submitting);
+  const body: ResponseCreate = {
+    challengeId: guess.challengeId,
+    submissionText: guess.text,
+    submissionStake: guess.stake,
+    transactionHash,
+    submitterAddress: address,
+    submissionSalt: guess.salt,
+  };
+  try {
+    const response = await postResponse(body);
+    updateSubmission(guess.salt, { state: "submitted", lastError: undefined });
+    return { response, transactionHash, submitterAddress: address };
+  } catch (error) {
+    const message = error instanceof Error && error.message ? error.message : "Failed to submit solution";
+    updateSubmission(guess.salt, { state: "post-failed", lastError: message });
+    throw new SubmissionError(message, transactionHash);
+  }
+}
+
+/** On load: post again every claim whose payment was sent but never acknowledged. The server
+ * answers the identical claim idempotently (200 with the stored one). */
+export async function retryUnpostedSubmissions(
+  records: { salt: string; challengeId: number; text: string; stake: string; transactionHash?: string; submitterAddress?: string }[],
+): Promise<{ recovered: number; failed: number }> {
+  let recovered = 0;
+  let failed = 0;
+  for (const r of records) {
+    if (!r.transactionHash || !r.submitterAddress) continue;
+    try {
+      await postResponse({
+        challengeId: r.challengeId,
+        submissionText: r.text,
+        submissionStake: r.stake,
+        transactionHash: r.transactionHash,
+        submitterAddress: r.submitterAddress,
+        submissionSalt: r.salt,
+      });
+      updateSubmission(r.salt, { state: "submitted", lastError: undefined });
+      recovered += 1;
+    } catch (error) {
+      updateSubmission(r.salt, { state: "post-failed", lastError: error instanceof Error ? error.message : String(error) });
+      failed += 1;
+    }
+  }
+  return { recovered, failed };
+}

@@ -1,0 +1,146 @@
+import { useSyncExternalStore } from "react";
+
+/** This browser's guesses, kept in localStorage so nothing a player paid for is lost: the record
+ * is written before the transaction is sent (text, salt, stake, challenge), gains the hash once
+ * the wallet returns it, and is marked submitted once the server stored the claim. A record with
+ * a hash that never reached the server is posted again on the next load. */
+
+export const STORAGE_KEY = "geopoem:submissions:v1";
+
+export type SubmissionState =
+  /** Saved before eth_sendTransaction; no hash known (the wallet was cancelled or the page closed). */
+  | "prepared"
+  /** The wallet returned a hash; the receipt is not confirmed yet. */
+  | "sent"
+  /** Receipt status 0x1; the POST has not succeeded yet. */
+  | "confirmed"
+  /** The POST failed after a transaction was sent: retried on the next load. */
+  | "post-failed"
+  /** The transaction was mined with a failing status: no payment was made. */
+  | "failed"
+  /** The server stored the claim. */
+  | "submitted";
+
+export interface StoredSubmission {
+  /** The salt doubles as the record's id: it is random and unique per guess. */
+  salt: string;
+  challengeId: number;
+  text: string;
+  stake: string;
+  chainId: number;
+  submitterAddress?: string;
+  transactionHash?: string;
+  state: SubmissionState;
+  /** Epoch milliseconds. */
+  createdAt: number;
+  lastError?: string;
+}
+
+type Listener = () => void;
+const listeners = new Set<Listener>();
+let snapshot: StoredSubmission[] | null = null;
+
+function read(): StoredSubmission[] {
+  try {
+    const raw = localStorage.getItem(STORAGE_KEY);
+    const parsed: unknown = raw ? JSON.parse(raw) : [];
+    return Array.isArray(parsed) ? (parsed as StoredSubmission[]) : [];
+  } catch {
+    return [];
+  }
+}
+
+function write(list: StoredSubmission[]): void {
+  localStorage.setItem(STORAGE_KEY, JSON.stringify(list));
+  snapshot = list;
+  for (const listener of listeners) listener();
+}
+
+export function listSubmissions(): StoredSubmission[] {
+  snapshot ??= read();
+  return snapshot;
+}
+
+export function saveSubmission(record: StoredSubmission): void {
+  write([record, ...read().filter((r) => r.salt !== record.salt)]);
+}
+
+export function updateSubmission(salt: string, changes: Partial<StoredSubmission>): StoredSubmission | undefined {
+  let updated: StoredSubmission | undefined;
+  write(
+    read().map((r) => {
+      if (r.salt !== salt) return r;
+      updated = { ...r, ...changes };
+      return updated;
+    }),
+  );
+  return updated;
+}
+
+export function removeSubmission(salt: string): void {
+  write(read().filter((r) => r.salt !== salt));
+}
+
+/** Records whose transaction was sent but whose claim the server has not acknowledged. */
+export function unpostedSubmissions(): StoredSubmission[] {
+  return read().filter(
+    (r) => r.transactionHash && r.submitterAddress && ["sent", "confirmed", "post-failed"].includes(r.state),
+  );
+}
+
+function subscribe(listener: Listener): () => void {
+  listeners.add(listener);
+  const onStorage = (event: StorageEvent) => {
+    if (event.key === STORAGE_KEY) {
+      snapshot = read();
+      listener();
+    }
+  };
+  window.addEventListener("storage", onStorage);
+  return () => {
+    listeners.delete(listener);
+    window.removeEventListener("storage", onStorage);
+  };
+}
+
+export function useSubmissions(): StoredSubmission[] {
+  return useSyncExternalStore(subscribe, listSubmissions, listSubmissions);
+}
+
+/** Tests clear localStorage between cases; this forgets the cached copy too. */
+export function resetSubmissionsCacheForTests(): void {
+  snapshot = null;
+}
+
+/** The "recommended offline record": everything needed to prove the guess later. */
+export function offlineRecord(record: Pick<StoredSubmission, "challengeId" | "text" | "salt" | "stake"> & {
+  chainId: number;
+  transactionHash?: string;
+  submitterAddress?: string;
+}) {
+  return {
+    product: "Geopoem",
+    challengeId: record.challengeId,
+    coordinates: record.text,
+    salt: record.salt,
+    stakeUsdc: record.stake,
+    chainId: record.chainId,
+    ...(record.submitterAddress ? { submitterAddress: record.submitterAddress } : {}),
+    ...(record.transactionHash ? { transactionHash: record.transactionHash } : {}),
+    note: "Keep this file private until the challenge is resolved. The salt proves your guess: sha256(\"geopoem:guess:v1|chainId|challengeId|address|coordinates|salt\").",
+  };
+}
+
+/** Offers the offline record as a JSON file download. */
+export function downloadOfflineRecord(record: Parameters<typeof offlineRecord>[0]): void {
+  const blob = new Blob([JSON.stringify(offlineRecord(record), null, 2)], { type: "application/json" });
+  const url = URL.createObjectURL(blob);
+  const link = document.createElement("a");
+  link.href = url;
+  link.download = `geopoem-challenge-${record.challengeId}-${record.salt.slice(0, 8)}.json`;
+  document.body.appendChild(link);
+  link.click();
+  link.remove();
+  // Revoke later: some browsers start the download asynchronously after click().
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
