@@ -1,4 +1,97 @@
-// TEMPORARY placeholder by fe_core so the build works; fe_tabs replaces this file.
+import { getPublicConfig } from "@/config";
+import "./getting-started.css";
+
+/** Display names of the platforms the settings' SOCIAL_LINKS may name; an unknown key is shown
+ * as written, so a new platform needs only a settings change. */
+const PLATFORM_NAMES: Record<string, string> = {
+  x: "X (Twitter)",
+  twitter: "X (Twitter)",
+  instagram: "Instagram",
+  tiktok: "TikTok",
+  youtube: "YouTube",
+  facebook: "Facebook",
+  linkedin: "LinkedIn",
+  discord: "Discord",
+  telegram: "Telegram",
+};
+
+export function platformName(key: string): string {
+  return PLATFORM_NAMES[key.toLowerCase()] ?? key.charAt(0).toUpperCase() + key.slice(1);
+}
+
+const VIDEO_ID = /^[A-Za-z0-9_-]{6,20}$/;
+
+/** The Getting Started tab (spec section 2): how to play in five steps, the social links and
+ * two embedded videos, all from the page's public config. */
 export function GettingStartedTab() {
-  return <p>Getting Started</p>;
+  const { socialLinks, videoIds, chainName } = getPublicConfig();
+  const links = Object.entries(socialLinks);
+  const videos = videoIds.filter((id) => VIDEO_ID.test(id));
+
+  return (
+    <section className="tab-section getting-started-tab" aria-labelledby="getting-started-heading">
+      <h2 id="getting-started-heading">Getting Started</h2>
+      <p className="tab-intro">
+        Geopoem hides a place on Earth inside a poem. Work out where it is, send your latitude and longitude with a
+        USDC stake, and win a share of the pot if you are right.
+      </p>
+
+      <h3>How to play</h3>
+      <ol className="steps">
+        <li>
+          Install a browser wallet such as MetaMask and create an account. During the beta everything runs on the{" "}
+          {chainName || "test"} network with test tokens that have no value.
+        </li>
+        <li>
+          Get test ETH for gas and test USDC for your stake: the Sepolia Testnet tab walks you through it step by
+          step.
+        </li>
+        <li>Open the Active Challenge tab, read the poem and its instructions, and find the place it describes.</li>
+        <li>
+          Enter your guess as "latitude, longitude" (for example 29.979175, 31.134258) and a stake of at least 1.00
+          USDC, then press Submit Your Solution &amp; Pay Your Bid and approve the payment in your wallet.
+        </li>
+        <li>
+          When the challenge is resolved, the solution is revealed in the Resolved Challenges tab and the prizes in the
+          Winners' Circle: 40% to the earliest correct response and 40% to the highest staked correct response.
+        </li>
+      </ol>
+
+      <h3>Follow Geopoem</h3>
+      {links.length === 0 ? (
+        <p>No social links are configured yet.</p>
+      ) : (
+        <ul className="social-links">
+          {links.map(([key, url]) => (
+            <li key={key}>
+              <a href={url} target="_blank" rel="noopener noreferrer" className="button button-secondary">
+                Geopoem on {platformName(key)}
+              </a>
+            </li>
+          ))}
+        </ul>
+      )}
+
+      <h3>Videos</h3>
+      {videos.length === 0 ? (
+        <p>No videos are configured yet.</p>
+      ) : (
+        <div className="videos">
+          {videos.map((id, index) => (
+            <div className="video-frame" key={id}>
+              {/* youtube-nocookie: no tracking cookies until the visitor plays the video. */}
+              <iframe
+                src={`https://www.youtube-nocookie.com/embed/${id}`}
+                title={`Geopoem video ${index + 1} of ${videos.length}`}
+                loading="lazy"
+                allow="accelerometer; clipboard-write; encrypted-media; gyroscope; picture-in-picture"
+                allowFullScreen
+                referrerPolicy="strict-origin-when-cross-origin"
+              />
+            </div>
+          ))}
+        </div>
+      )}
+    </section>
+  );
 }

@@ -1,0 +1,70 @@
+import { render, screen } from "@testing-library/react";
+import { describe, expect, it } from "vitest";
+import { TEST_CONFIG } from "../../../test/fixtures";
+import { installPublicConfig } from "../../../test/setup";
+import { GettingStartedTab, platformName } from "./index";
+
+const SIX = {
+  x: "https://x.com/geopoem",
+  instagram: "https://www.instagram.com/geopoem",
+  tiktok: "https://www.tiktok.com/@geopoem",
+  youtube: "https://www.youtube.com/@geopoem",
+  facebook: "https://www.facebook.com/geopoem",
+  linkedin: "https://www.linkedin.com/company/geopoem",
+};
+
+describe("Getting Started tab", () => {
+  it("links the six platforms of the public config, opening in a new tab", () => {
+    installPublicConfig({ ...TEST_CONFIG, socialLinks: SIX });
+    render(<GettingStartedTab />);
+    expect(screen.getByRole("heading", { level: 2, name: "Getting Started" })).toBeInTheDocument();
+    const names = ["X (Twitter)", "Instagram", "TikTok", "YouTube", "Facebook", "LinkedIn"];
+    for (const [index, url] of Object.values(SIX).entries()) {
+      const link = screen.getByRole("link", { name: `Geopoem on ${names[index]}` });
+      expect(link).toHaveAttribute("href", url);
+      expect(link).toHaveAttribute("target", "_blank");
+      expect(link).toHaveAttribute("rel", "noopener noreferrer");
+    }
+  });
+
+  it("embeds the two configured videos with titles, lazily and without tracking cookies", () => {
+    installPublicConfig({ ...TEST_CONFIG, videoIds: ["abcDEF12345", "M7lc1UVf-VE"] });
+    render(<GettingStartedTab />);
+    const first = screen.getByTitle("Geopoem video 1 of 2");
+    expect(first).toHaveAttribute("src", "https://www.youtube-nocookie.com/embed/abcDEF12345");
+    expect(first).toHaveAttribute("loading", "lazy");
+    expect(screen.getByTitle("Geopoem video 2 of 2")).toHaveAttribute(
+      "src",
+      "https://www.youtube-nocookie.com/embed/M7lc1UVf-VE",
+    );
+  });
+
+  it("drops a malformed video id rather than building a URL from it", () => {
+    installPublicConfig({ ...TEST_CONFIG, videoIds: ["../../evil?x=1", "M7lc1UVf-VE"] });
+    render(<GettingStartedTab />);
+    expect(screen.getByTitle("Geopoem video 1 of 1")).toHaveAttribute(
+      "src",
+      "https://www.youtube-nocookie.com/embed/M7lc1UVf-VE",
+    );
+  });
+
+  it("says so when nothing is configured", () => {
+    installPublicConfig({ ...TEST_CONFIG, socialLinks: {}, videoIds: [] });
+    render(<GettingStartedTab />);
+    expect(screen.getByText("No social links are configured yet.")).toBeInTheDocument();
+    expect(screen.getByText("No videos are configured yet.")).toBeInTheDocument();
+  });
+
+  it("explains how to play, naming the spec's button and minimum stake", () => {
+    render(<GettingStartedTab />);
+    const steps = screen.getAllByRole("listitem");
+    expect(steps[3]).toHaveTextContent("Submit Your Solution & Pay Your Bid");
+    expect(steps[3]).toHaveTextContent("at least 1.00 USDC");
+    expect(steps[0]).toHaveTextContent("Sepolia network");
+  });
+
+  it("names unknown platforms as written", () => {
+    expect(platformName("mastodon")).toBe("Mastodon");
+    expect(platformName("TikTok")).toBe("TikTok");
+  });
+});
