@@ -208,7 +208,7 @@ def payout_verify(*, payout_id: int, client=None) -> str:
     client = client or get_client()
     receipt = client.get_receipt(payout.transaction_hash)
     if receipt is None:
-        timeout = getattr(settings, "CHAIN_NOT_FOUND_TIMEOUT_SECONDS", 1800)
+        timeout = settings.CHAIN_NOT_FOUND_TIMEOUT_SECONDS
         if payout.recorded_at and (timezone.now() - payout.recorded_at).total_seconds() > timeout:
             return _fail(payout, "not_found")
         _touch(payout)

@@ -204,3 +204,71 @@ def test_the_sweeper_requeues_a_payout_left_verifying(chain, prize):
     assert sweep_payouts() == 1
     # Touched when queued: the next sweep leaves it to the task it just queued.
     assert payouts_stale_verifying(older_than_seconds=60) == []
+
+
+@pytest.mark.postgresql  # the worker process must share the test database: not SQLite's in-memory one
+@pytest.mark.django_db(transaction=True)
+def test_a_real_worker_verifies_the_payout_staff_recorded(chain, prize, client, django_capture_on_commit_callbacks):
+    """Admin → broker (Redis) → a Celery worker process → anvil → paid, with committed rows."""
+    import os
+    import subprocess
+    import time
+    import uuid
+
+    from celery import current_app
+    from django.db import connection
+
+    from chain.tests.nodes import ROOT, stop
+
+    broker = os.environ.get("GEOPOEM_TEST_REDIS_URL", "redis://127.0.0.1:6379/6")
+    queue = f"payouts-{uuid.uuid4().hex[:8]}"  # this test's own queue: no stray message reaches it
+    staff = get_user_model().objects.create_superuser("treasurer", "t@example.org", "long-enough-pass-1")
+    client.force_login(staff)
+    tx_hash = chain.transfer(to=chain.winner, units=5_000_000)
+    chain.mine(2)
+    with django_capture_on_commit_callbacks(execute=False):
+        response = client.post(
+            reverse("admin:challenges_payout_change", args=[prize.pk]), {"transaction_hash": tx_hash}
+        )
+    assert response.status_code == 302
+
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "config.settings.test",
+        "DATABASE_URL": _database_url(connection.settings_dict),
+        "REDIS_URL": broker,
+        "CHAIN_RPC_URLS": chain.url,
+        "USDC_ADDRESS": chain.usdc,
+        "TREASURY_ADDRESS": chain.treasury,
+        "CHAIN_CONFIRMATIONS": "2",
+    }
+    worker = subprocess.Popen(
+        [str(ROOT / ".venv" / "bin" / "celery"), "-A", "config.celery_app", "worker", "--pool=solo", "-Q", queue]
+        + ["--without-heartbeat", "--without-gossip", "--without-mingle", "-l", "WARNING"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        # What the admin's on-commit hook sends, sent to this test's broker and queue.
+        with current_app.connection_for_write(broker) as conn:
+            verify_payout.apply_async(args=[prize.pk], connection=conn, queue=queue)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            prize.refresh_from_db()
+            if prize.status != PayoutStatus.VERIFYING:
+                break
+            assert worker.poll() is None, "the worker exited"
+            time.sleep(0.25)
+        assert prize.status == PayoutStatus.PAID
+        assert prize.transaction_hash == tx_hash and prize.recorded_by == staff
+    finally:
+        stop(worker)
+
+
+def _database_url(db: dict) -> str:
+    if db["ENGINE"].endswith("sqlite3"):
+        return f"sqlite:///{db['NAME']}"
+    user = db.get("USER") or "postgres"
+    return f"postgres://{user}@{db.get('HOST') or '127.0.0.1'}:{db.get('PORT') or 5432}/{db['NAME']}"
