@@ -97,3 +97,25 @@ def test_staff_see_the_ledger_with_unclaimed_payments_read_only(client, poet, ma
     detail = client.get(reverse("admin:chain_payment_change", args=[orphan.pk])).content.decode()
     assert 'name="_save"' not in detail
     assert client.get(reverse("admin:chain_payment_add")).status_code == 403
+
+
+def test_every_admin_page_renders_for_staff(client, poet, make_challenge, make_response):
+    """Each registered model's list, and each object's page, opens without an error."""
+    from django.contrib import admin
+
+    from challenges.payouts import payouts_create
+    from challenges.services import challenge_resolve
+
+    challenge = make_challenge()
+    make_response(challenge, "29.979175, 31.134258", "3")
+    payouts_create(challenge=challenge_resolve(challenge=challenge))
+    make_challenge(publish=False, title="Draft")
+    client.force_login(poet)
+    assert client.get(reverse("admin:index")).status_code == 200
+    for model, model_admin in admin.site._registry.items():
+        opts = model._meta
+        changelist = client.get(reverse(f"admin:{opts.app_label}_{opts.model_name}_changelist"))
+        assert changelist.status_code == 200, opts.label
+        for obj in model_admin.get_queryset(changelist.wsgi_request)[:3]:
+            page = client.get(reverse(f"admin:{opts.app_label}_{opts.model_name}_change", args=[obj.pk]))
+            assert page.status_code == 200, (opts.label, obj.pk)
