@@ -1,0 +1,80 @@
+import { render, screen } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { describe, expect, it } from "vitest";
+import { TEST_CONFIG } from "../../../test/fixtures";
+import { installPublicConfig } from "../../../test/setup";
+import { FaqTab } from "./index";
+
+function answerOf(question: string): HTMLElement {
+  const details = screen.getByText(question).closest("details");
+  if (!details) throw new Error(`no disclosure for ${question}`);
+  return details;
+}
+
+describe("FAQ tab", () => {
+  it("groups the questions under headings in order", () => {
+    render(<FaqTab />);
+    expect(screen.getByRole("heading", { level: 2, name: "Frequently Asked Questions" })).toBeInTheDocument();
+    expect(screen.getAllByRole("heading", { level: 3 }).map((h) => h.textContent)).toEqual([
+      "Playing",
+      "Prizes",
+      "Payments",
+      "Fairness and checking",
+    ]);
+  });
+
+  it("opens and closes an answer from the keyboard or a click", async () => {
+    const user = userEvent.setup();
+    render(<FaqTab />);
+    const details = answerOf("How is the prize pot split?");
+    expect(details).not.toHaveAttribute("open");
+    await user.click(screen.getByText("How is the prize pot split?"));
+    expect(details).toHaveAttribute("open");
+    await user.click(screen.getByText("How is the prize pot split?"));
+    expect(details).not.toHaveAttribute("open");
+  });
+
+  it("explains the 40/40/20 split and both tie rules", () => {
+    render(<FaqTab />);
+    const split = answerOf("How is the prize pot split?");
+    expect(split).toHaveTextContent("40% to the earliest correct response");
+    expect(split).toHaveTextContent("40% to the highest staked correct response");
+    expect(split).toHaveTextContent("20% to site operations and student donations");
+    expect(answerOf("Who is the earliest correct response?")).toHaveTextContent(
+      "the lowest block number, then the lowest position within that block",
+    );
+    expect(answerOf("What if two correct responses have the same highest stake?")).toHaveTextContent(
+      "The tie goes to the earliest of them",
+    );
+    expect(answerOf("When is a guess correct?")).toHaveTextContent("6,371,000 m");
+    expect(answerOf("What happens if nobody is correct?")).toHaveTextContent(
+      "No correct responses found for this challenge.",
+    );
+  });
+
+  it("explains how payments are verified and how to check a reveal with the salt", () => {
+    render(<FaqTab />);
+    const verified = answerOf("How are payments verified?");
+    expect(verified).toHaveTextContent("exactly the stake to the treasury");
+    expect(verified).toHaveTextContent("the USDC contract logged that transfer");
+    const reveal = answerOf("How can I check that the solution was not changed?");
+    expect(reveal).toHaveTextContent("geopoem:solution:v1|{challenge id}|{solution}|{salt}");
+    expect(reveal).toHaveTextContent("Recompute SHA-256 in this browser");
+    expect(reveal).toHaveTextContent("sha256sum");
+  });
+
+  it("takes the network, minimum stake and chain id from the public config", () => {
+    installPublicConfig({
+      ...TEST_CONFIG,
+      chainName: "Geonet",
+      chainId: 31337,
+      minStake: "2.50",
+      nativeCurrency: { name: "GeoETH", symbol: "GETH", decimals: 18 },
+    });
+    render(<FaqTab />);
+    expect(answerOf("Is this real money?")).toHaveTextContent("runs on the Geonet test network");
+    expect(answerOf("How do I play?")).toHaveTextContent("a stake of at least 2.50 USDC");
+    expect(answerOf("How can I check my own guess's commitment?")).toHaveTextContent("The chain id here is 31337.");
+    expect(answerOf("Why do I need ETH if I pay in USDC?")).toHaveTextContent("(GETH during the beta)");
+  });
+});
