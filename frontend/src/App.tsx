@@ -4,6 +4,7 @@ import { TooltipProvider } from "@/components/Tooltip";
 import { NotFoundPage } from "@/pages/NotFoundPage";
 import { PageFrame } from "@/pages/PageFrame";
 import { TabsShell } from "@/pages/TabsShell";
+import { RecoverLostSubmissions } from "@/tabs/my-submissions";
 import { WalletControl, WalletProvider } from "@/wallet";
 
 /** The single page at "/", the 404 page anywhere else (the server has already answered 404). */
@@ -26,6 +27,7 @@ export function App({
             <TabsShell />
           </PageFrame>
           <Toaster />
+          <RecoverLostSubmissions />
         </WalletProvider>
       </TooltipProvider>
     </QueryClientProvider>

@@ -23,6 +23,8 @@ export interface WalletState {
   /** The provider for the payment flow, asking the player to choose one when several announce.
    * Null when there is no wallet at all; throws "Wallet not connected" when the choice is cancelled. */
   requireProvider: () => Promise<EIP1193Provider | null>;
+  /** The payment flow reports the account the player picked. */
+  setAddress: (address: string | null) => void;
 }
 
 const WalletContext = createContext<WalletState | null>(null);
@@ -134,7 +136,7 @@ export function WalletProvider({
   }, [requireProvider]);
 
   const value = useMemo<WalletState>(
-    () => ({ wallets, wallet, address, connecting, connect, requireProvider }),
+    () => ({ wallets, wallet, address, connecting, connect, requireProvider, setAddress }),
     [wallets, wallet, address, connecting, connect, requireProvider],
   );
 

@@ -1,3 +1,41 @@
-export function ActiveChallengeTab() {
-  return <p>Active Challenge</p>;
+import { useQuery } from "@tanstack/react-query";
+import type { ComponentType } from "react";
+import { activeChallengeQuery } from "@/api/queries";
+import { Alert } from "@/components/Alert";
+import { Spinner } from "@/components/Spinner";
+import { MySubmissionsPanel } from "@/tabs/my-submissions";
+import { ChallengeCard } from "./ChallengeCard";
+import type { CoordinatesAddonProps } from "./CoordinatesAddon";
+import { SubmissionForm } from "./SubmissionForm";
+
+/** The default tab: the active challenge, the submission form, and this browser's guesses. */
+export function ActiveChallengeTab({
+  coordinatesAddon,
+  sleep,
+}: {
+  coordinatesAddon?: ComponentType<CoordinatesAddonProps> | null;
+  sleep?: (ms: number) => Promise<void>;
+}) {
+  const { data, isPending, isError } = useQuery(activeChallengeQuery());
+  let body;
+  if (isPending) body = <Spinner label="Loading the active challenge..." />;
+  else if (isError) body = <Alert tone="error">Failed to load active challenge. Please try again later.</Alert>;
+  else if (!data) body = <Alert>No active challenge available at the moment.</Alert>;
+  else
+    body = (
+      <div className="grid-2">
+        <ChallengeCard challenge={data} />
+        <SubmissionForm
+          challengeId={data.id}
+          {...(coordinatesAddon !== undefined ? { coordinatesAddon } : {})}
+          {...(sleep ? { sleep } : {})}
+        />
+      </div>
+    );
+  return (
+    <div className="active-tab">
+      {body}
+      <MySubmissionsPanel />
+    </div>
+  );
 }

@@ -1,0 +1,273 @@
+import { act, screen, waitFor, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import type { Challenge } from "@/api/types";
+import { Toaster } from "@/components/Toaster";
+import { listSubmissions } from "@/wallet/pending";
+import { WalletProvider } from "@/wallet/WalletContext";
+import { FakeWallet, PLAYER, RpcError, TX_HASH } from "../../../test/fakeWallet";
+import { installFakeServer, json, type FakeServer } from "../../../test/http";
+import { renderWithClient } from "../../../test/render";
+import { ActiveChallengeTab } from "./ActiveChallengeTab";
+
+const CHALLENGE: Challenge = {
+  id: 7,
+  poemTitle: "Where the Sphinx Keeps Watch",
+  poemText: "<p>Stone <em>lion</em> with a human face</p>",
+  instructionsText: "<p>Give the <strong>paw</strong>'s position.</p>",
+  proximityThreshold: 250,
+  solutionSha256: "053b482ba066a9fecef34d7e5618c970eb0984dcbb07e89d080ceb563d95f1cf",
+  solutionReveal: null,
+  solutionSalt: null,
+  stakedSum: "12.500000",
+  responseCount: 3,
+  startTimestamp: 1767225600,
+  resolvedTimestamp: null,
+  status: "active",
+  isDemo: false,
+};
+
+afterEach(() => vi.unstubAllGlobals());
+
+function serve(challenge: Challenge | null = CHALLENGE): FakeServer {
+  const server = installFakeServer();
+  server.on("GET", "/api/challenges/active", () => json(challenge));
+  return server;
+}
+
+function renderTab() {
+  return renderWithClient(
+    <WalletProvider reload={() => undefined}>
+      <ActiveChallengeTab coordinatesAddon={null} />
+      <Toaster />
+    </WalletProvider>,
+  );
+}
+
+async function fillForm(coordinates: string, stake: string) {
+  const user = userEvent.setup();
+  const field = await screen.findByLabelText("Coordinates (latitude, longitude)");
+  if (coordinates) await user.type(field, coordinates);
+  if (stake) await user.type(screen.getByLabelText("USDC bid amount"), stake);
+  await user.click(screen.getByRole("button", { name: "Submit Your Solution & Pay Your Bid" }));
+  return user;
+}
+
+describe("Active Challenge: load states", () => {
+  it("shows a spinner while loading", () => {
+    const server = installFakeServer();
+    server.on("GET", "/api/challenges/active", () => new Promise<Response>(() => undefined));
+    renderTab();
+    expect(screen.getByRole("status")).toHaveTextContent("Loading the active challenge...");
+  });
+
+  it("shows the load error", async () => {
+    const server = installFakeServer();
+    server.on("GET", "/api/challenges/active", () => json({ message: "Boom." }, 500));
+    renderTab();
+    expect(await screen.findByRole("alert")).toHaveTextContent("Failed to load active challenge. Please try again later.");
+  });
+
+  it("says when there is no active challenge", async () => {
+    serve(null);
+    renderTab();
+    expect(await screen.findByText("No active challenge available at the moment.")).toBeInTheDocument();
+    expect(screen.queryByRole("button", { name: "Submit Your Solution & Pay Your Bid" })).not.toBeInTheDocument();
+  });
+
+  it("shows the challenge card", async () => {
+    serve();
+    renderTab();
+    const card = (await screen.findByRole("heading", { name: CHALLENGE.poemTitle })).closest("section") as HTMLElement;
+    expect(within(card).getByText("Active")).toBeInTheDocument();
+    expect(within(card).getByText("#7")).toBeInTheDocument();
+    expect(within(card).getByText("250 meters")).toBeInTheDocument();
+    expect(within(card).getByText("lion").tagName).toBe("EM");
+    expect(within(card).getByText("paw").tagName).toBe("STRONG");
+    expect(within(card).getByText(CHALLENGE.solutionSha256)).toBeInTheDocument();
+    expect(within(card).getByText("12.50 USDC")).toBeInTheDocument();
+    expect(within(card).getByText(new Date(1767225600 * 1000).toLocaleString())).toBeInTheDocument();
+  });
+
+  it('shows "Not specified" without a proximity threshold', async () => {
+    serve({ ...CHALLENGE, proximityThreshold: null });
+    renderTab();
+    expect(await screen.findByText("Not specified")).toBeInTheDocument();
+  });
+
+  it("links the payment note to the treasury on the explorer and shows the warning", async () => {
+    serve();
+    renderTab();
+    const link = await screen.findByRole("link", { name: /treasury on the block explorer/ });
+    expect(link).toHaveAttribute("href", "https://sepolia.etherscan.io/address/0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC");
+    expect(screen.getByText(/stakes are final and non-refundable/)).toBeInTheDocument();
+    expect(screen.getByText("Minimum bid: 1.00 USDC")).toBeInTheDocument();
+  });
+});
+
+describe("Active Challenge: validation", () => {
+  it.each(["", "29.979175", "91, 0", "abc, def"])("toasts Incorrect Coordinates for %j", async (coordinates) => {
+    serve();
+    const wallet = new FakeWallet();
+    window.ethereum = wallet;
+    renderTab();
+    await fillForm(coordinates, "5");
+    expect(await screen.findByText("Incorrect Coordinates")).toBeInTheDocument();
+    expect(screen.getByText("Please enter valid coordinates in the format: latitude, longitude")).toBeInTheDocument();
+    expect(screen.queryByRole("dialog")).not.toBeInTheDocument();
+    expect(wallet.methods()).not.toContain("wallet_requestPermissions");
+  });
+
+  it.each([
+    ["0.5", "Minimum stake amount is 1.00 USDC"],
+    ["0.99", "Minimum stake amount is 1.00 USDC"],
+    ["", "Stake must be a decimal amount of USDC with at most 6 decimals."],
+  ])("toasts Invalid Stake Amount for %j", async (stake, message) => {
+    serve();
+    renderTab();
+    await fillForm("29.979175, 31.134258", stake);
+    expect(await screen.findByText("Invalid Stake Amount")).toBeInTheDocument();
+    expect(screen.getByText(message)).toBeInTheDocument();
+    expect(screen.queryByRole("dialog")).not.toBeInTheDocument();
+  });
+});
+
+describe("Active Challenge: confirm dialog", () => {
+  it("shows the normalised coordinates and the stake; Cancel closes it and nothing is paid", async () => {
+    serve();
+    const wallet = new FakeWallet();
+    window.ethereum = wallet;
+    renderTab();
+    const user = await fillForm("29.9791759,31.1342589", "2.50");
+    const dialog = await screen.findByRole("dialog", { name: "Confirm Solution Submission" });
+    expect(within(dialog).getByText("29.979175, 31.134258")).toBeInTheDocument();
+    expect(within(dialog).getByText("2.5 USDC")).toBeInTheDocument();
+    expect(within(dialog).getByText(/receives any payout/)).toBeInTheDocument();
+    expect(within(dialog).getByText(/Legal & Terms/)).toBeInTheDocument();
+    await user.click(within(dialog).getByRole("button", { name: "Cancel" }));
+    expect(screen.queryByRole("dialog")).not.toBeInTheDocument();
+    expect(wallet.methods()).not.toContain("wallet_requestPermissions");
+    expect(listSubmissions()).toEqual([]);
+  });
+
+  it("offers the offline record as a download holding coordinates, salt, challenge and stake", async () => {
+    serve();
+    const blobs: Blob[] = [];
+    URL.createObjectURL = vi.fn((blob: Blob) => {
+      blobs.push(blob);
+      return "blob:record";
+    });
+    URL.revokeObjectURL = vi.fn();
+    const click = vi.spyOn(HTMLAnchorElement.prototype, "click").mockImplementation(() => undefined);
+    renderTab();
+    const user = await fillForm("48.8584, 2.2945", "3");
+    await user.click(await screen.findByRole("button", { name: "Download offline record" }));
+    expect(click).toHaveBeenCalledTimes(1);
+    const record = JSON.parse(await blobs[0]!.text()) as Record<string, unknown>;
+    expect(record).toMatchObject({ challengeId: 7, coordinates: "48.8584, 2.2945", stakeUsdc: "3", chainId: 11155111 });
+    expect(record.salt).toMatch(/^[0-9a-f]{64}$/);
+    click.mockRestore();
+  });
+});
+
+function deferred<T>() {
+  let resolve: (value: T) => void = () => undefined;
+  const promise = new Promise<T>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+describe("Active Challenge: submission", () => {
+  it("shows the progress messages in order, then the success toast, clears the inputs and refreshes", async () => {
+    const server = serve();
+    const permission = deferred<unknown>();
+    const sent = deferred<string>();
+    const posted = deferred<Response>();
+    server.on("POST", "/api/responses", () => posted.promise);
+    const wallet = new FakeWallet({
+      eth_accounts: () => [],
+      wallet_requestPermissions: () => permission.promise,
+      eth_sendTransaction: () => sent.promise,
+    });
+    window.ethereum = wallet;
+    renderTab();
+    const user = await fillForm("29.979175, 31.134258", "1");
+    await user.click(await screen.findByRole("button", { name: "Confirm" }));
+    expect(screen.queryByRole("dialog")).not.toBeInTheDocument();
+
+    const submit = screen.getByRole("button", { name: /Please select your MetaMask account\.\.\./ });
+    expect(submit).toBeDisabled();
+    wallet.handlers.eth_accounts = () => [PLAYER];
+    await act(async () => permission.resolve(null));
+    // The first use of the wallet loads ethers' lazy chunk: allow it time.
+    expect(await screen.findByRole("button", { name: /Sending transaction\.\.\./ }, { timeout: 5000 })).toBeDisabled();
+    await act(async () => sent.resolve(TX_HASH));
+    expect(await screen.findByRole("button", { name: /Submitting solution\.\.\./ })).toBeDisabled();
+    await act(async () => posted.resolve(json({ id: 1, status: "pending" }, 201)));
+
+    expect(await screen.findByText("Solution Submitted")).toBeInTheDocument();
+    expect(screen.getByText("Your solution has been submitted successfully!")).toBeInTheDocument();
+    expect(screen.getByRole("button", { name: "Submit Your Solution & Pay Your Bid" })).toBeEnabled();
+    expect(screen.getByLabelText("Coordinates (latitude, longitude)")).toHaveValue("");
+    expect(screen.getByLabelText("USDC bid amount")).toHaveValue(null);
+    await waitFor(() => expect(server.calls.filter((c) => c.url === "/api/challenges/active")).toHaveLength(2));
+    expect(wallet.methods()).toContain("eth_getTransactionReceipt");
+  });
+
+  async function submitWith(handlers: Record<string, () => unknown>, post?: () => Response) {
+    const server = serve();
+    if (post) server.on("POST", "/api/responses", post);
+    window.ethereum = new FakeWallet(handlers);
+    renderTab();
+    const user = await fillForm("29.979175, 31.134258", "1");
+    await user.click(await screen.findByRole("button", { name: "Confirm" }));
+    await screen.findByRole("button", { name: "Submit Your Solution & Pay Your Bid" });
+  }
+
+  it("asks for an account when the picker is cancelled", async () => {
+    await submitWith({ wallet_requestPermissions: () => { throw new RpcError(4001, "rejected"); } });
+    expect(await screen.findByText("Account Selection Required")).toBeInTheDocument();
+    expect(screen.getByText("Please select an account in MetaMask to continue")).toBeInTheDocument();
+  });
+
+  it.each([
+    [{ eth_sendTransaction: () => { throw new RpcError(4001, "denied"); } }, "Transaction rejected by user"],
+    [{ eth_getTransactionReceipt: () => ({ status: "0x0" }) }, "Transaction failed - insufficient balance or other error"],
+    [
+      { eth_chainId: () => "0x1", wallet_switchEthereumChain: () => { throw new RpcError(-32603, "nope"); } },
+      "Failed to switch to Sepolia network",
+    ],
+  ])("toasts Transaction Failed with the wallet's message (%#)", async (handlers, message) => {
+    await submitWith(handlers);
+    expect(await screen.findByText("Transaction Failed")).toBeInTheDocument();
+    expect(screen.getByText(message)).toBeInTheDocument();
+  });
+
+  it("toasts Transaction Failed when no wallet is installed", async () => {
+    serve();
+    renderTab();
+    const user = await fillForm("29.979175, 31.134258", "1");
+    await user.click(await screen.findByRole("button", { name: "Confirm" }));
+    expect(await screen.findByText("Transaction Failed")).toBeInTheDocument();
+    expect(screen.getByText("MetaMask is not installed. Please install it to use this feature.")).toBeInTheDocument();
+  });
+
+  it("toasts Submission Failed with the server's message and keeps the paid guess", async () => {
+    await submitWith({}, () => json({ message: "This transaction has already been used for a submission." }, 409));
+    expect(await screen.findByText("Submission Failed")).toBeInTheDocument();
+    expect(screen.getByText("409: This transaction has already been used for a submission.")).toBeInTheDocument();
+    expect(listSubmissions()[0]).toMatchObject({ state: "post-failed", transactionHash: TX_HASH });
+  });
+});
+
+describe("Active Challenge: help dialog", () => {
+  it("opens the account-selection help with an image and closes with OK", async () => {
+    serve();
+    renderTab();
+    const user = userEvent.setup();
+    await user.click(await screen.findByRole("button", { name: "How do I select my account in MetaMask?" }));
+    const dialog = screen.getByRole("dialog", { name: "Selecting your account in MetaMask" });
+    expect(within(dialog).getByRole("img")).toHaveAccessibleName(/account picker/);
+    await user.click(within(dialog).getByRole("button", { name: "OK" }));
+    expect(screen.queryByRole("dialog")).not.toBeInTheDocument();
+  });
+});

@@ -1,0 +1,183 @@
+import { useQueryClient } from "@tanstack/react-query";
+import { Suspense, useId, useState, type ComponentType, type FormEvent } from "react";
+import { activeChallengeQuery } from "@/api/queries";
+import { toast } from "@/components/toast-store";
+import { explorerLink, getPublicConfig } from "@/config";
+import { newSalt } from "@/lib/commitment";
+import { COORDINATES_MESSAGE, parseCoordinates } from "@/lib/coordinates";
+import { parseStake } from "@/lib/stake";
+import { WalletError } from "@/wallet/errors";
+import { SubmissionError, submitGuess } from "@/wallet/flow";
+import { useWallet } from "@/wallet/WalletContext";
+import { AccountHelpDialog } from "./AccountHelpDialog";
+import { ConfirmDialog, type PendingGuess } from "./ConfirmDialog";
+import { CoordinatesAddon as DefaultAddon, type CoordinatesAddonProps } from "./CoordinatesAddon";
+
+export const SUBMIT_LABEL = "Submit Your Solution & Pay Your Bid";
+
+/** The right card: coordinates and bid, validation toasts, the confirm dialog, then the
+ * wallet payment and the claim (spec sections 2, 4, 5). */
+export function SubmissionForm({
+  challengeId,
+  coordinatesAddon = DefaultAddon,
+  sleep,
+}: {
+  challengeId: number;
+  /** The map beside the coordinates field (see CoordinatesAddon.tsx). */
+  coordinatesAddon?: ComponentType<CoordinatesAddonProps> | null;
+  /** Tests shorten the receipt polling's wait. */
+  sleep?: (ms: number) => Promise<void>;
+}) {
+  const config = getPublicConfig();
+  const queryClient = useQueryClient();
+  const wallet = useWallet();
+  const [coordinates, setCoordinates] = useState("");
+  const [stake, setStake] = useState("");
+  const [guess, setGuess] = useState<PendingGuess | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [progress, setProgress] = useState("");
+  const [helpOpen, setHelpOpen] = useState(false);
+  const coordinatesId = useId();
+  const stakeId = useId();
+  const Addon = coordinatesAddon;
+
+  const onSubmit = (event: FormEvent) => {
+    event.preventDefault();
+    if (busy) return;
+    const parsed = parseCoordinates(coordinates);
+    if (!parsed) {
+      toast({ title: "Incorrect Coordinates", description: COORDINATES_MESSAGE });
+      return;
+    }
+    const amount = parseStake(stake, { minimum: config.minStake, maximum: config.maxStake });
+    if (!amount.ok) {
+      toast({ title: "Invalid Stake Amount", description: amount.message });
+      return;
+    }
+    // The salt is made now so the offline record offered in the dialog already holds it.
+    setGuess({ challengeId, text: parsed.text, stake: amount.amount, units: amount.units, salt: newSalt() });
+  };
+
+  const onConfirm = async () => {
+    if (!guess) return;
+    const current = guess;
+    setBusy(true);
+    setGuess(null);
+    try {
+      const provider = await wallet.requireProvider();
+      const result = await submitGuess(current, {
+        provider,
+        config,
+        onProgress: setProgress,
+        ...(sleep ? { sleep } : {}),
+      });
+      wallet.setAddress(result.submitterAddress);
+      toast({ title: "Solution Submitted", description: "Your solution has been submitted successfully!", variant: "success" });
+      setCoordinates("");
+      setStake("");
+      await queryClient.invalidateQueries({ queryKey: activeChallengeQuery().queryKey });
+    } catch (error) {
+      if (error instanceof SubmissionError) {
+        toast({
+          title: "Submission Failed",
+          description: error.message || "Failed to submit solution",
+          variant: "destructive",
+        });
+      } else if (error instanceof WalletError && error.kind === "selectAccount") {
+        toast({ title: "Account Selection Required", description: "Please select an account in MetaMask to continue" });
+      } else {
+        toast({
+          title: "Transaction Failed",
+          description: (error instanceof Error && error.message) || "Failed to process payment",
+        });
+      }
+    } finally {
+      setBusy(false);
+      setProgress("");
+    }
+  };
+
+  return (
+    <section className="card" aria-labelledby="submit-heading">
+      <h2 id="submit-heading">Submit your solution</h2>
+      <form onSubmit={onSubmit} noValidate>
+        <div className="form-field">
+          <label htmlFor={coordinatesId}>Coordinates (latitude, longitude)</label>
+          <input
+            id={coordinatesId}
+            name="coordinates"
+            type="text"
+            inputMode="decimal"
+            autoComplete="off"
+            placeholder="29.979175, 31.134258"
+            aria-describedby={`${coordinatesId}-hint`}
+            value={coordinates}
+            onChange={(e) => setCoordinates(e.target.value)}
+            disabled={busy}
+            required
+          />
+          <p id={`${coordinatesId}-hint`} className="field-hint">
+            Example: 29.979175, 31.134258
+          </p>
+          {Addon ? (
+            <Suspense fallback={null}>
+              <Addon value={coordinates} onChange={setCoordinates} disabled={busy} inputId={coordinatesId} />
+            </Suspense>
+          ) : null}
+        </div>
+        <div className="form-field">
+          <label htmlFor={stakeId}>USDC bid amount</label>
+          <input
+            id={stakeId}
+            name="stake"
+            type="number"
+            inputMode="decimal"
+            min="1"
+            step="0.01"
+            placeholder="1.00"
+            aria-describedby={`${stakeId}-hint`}
+            value={stake}
+            onChange={(e) => setStake(e.target.value)}
+            disabled={busy}
+            required
+          />
+          <p id={`${stakeId}-hint`} className="field-hint">
+            Minimum bid: 1.00 USDC
+          </p>
+        </div>
+        <div className="alert alert-info note">
+          <strong>Payment information:</strong> your bid is paid in test USDC on the {config.chainName} test network to the
+          Geopoem treasury,{" "}
+          <a href={explorerLink("address", config.treasuryAddress, config)} target="_blank" rel="noreferrer">
+            view the treasury on the block explorer
+          </a>
+          . You also need a little test ETH for gas.
+        </div>
+        <div className="alert alert-warning note warning-block">
+          <strong>Warning:</strong> stakes are final and non-refundable. Submitted solutions cannot be changed. Confirmed
+          transactions are irreversible.
+        </div>
+        <p>
+          <button type="button" className="link-button" onClick={() => setHelpOpen(true)}>
+            How do I select my account in MetaMask?
+          </button>
+        </p>
+        <button type="submit" className="button button-block" disabled={busy}>
+          {busy ? (
+            <>
+              <span className="spinner" aria-hidden="true" />
+              <span>{progress || "Processing Transaction..."}</span>
+            </>
+          ) : (
+            SUBMIT_LABEL
+          )}
+        </button>
+        <p className="visually-hidden" role="status" aria-live="polite">
+          {busy ? progress || "Processing Transaction..." : ""}
+        </p>
+      </form>
+      <ConfirmDialog guess={guess} busy={busy} onCancel={() => setGuess(null)} onConfirm={() => void onConfirm()} />
+      <AccountHelpDialog open={helpOpen} onOpenChange={setHelpOpen} />
+    </section>
+  );
+}

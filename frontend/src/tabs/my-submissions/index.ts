@@ -1,0 +1,2 @@
+export { MySubmissionsPanel } from "./MySubmissionsPanel";
+export { RecoverLostSubmissions } from "./RecoverLostSubmissions";
