@@ -20,7 +20,7 @@ from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils import timezone
-from django.utils.html import format_html, format_html_join
+from django.utils.html import escape, format_html, format_html_join
 from django.utils.safestring import mark_safe
 
 from responses.coordinates import COORDINATES_MESSAGE, CoordinateError, canonical_coordinates
@@ -47,10 +47,11 @@ LOCKED_MESSAGE = (
     "change. Nothing was saved."
 )
 HTML_HELP = (
-    "HTML. Allowed: "
-    + ", ".join(f"<{tag}>" for tag in sorted(ALLOWED_TAGS))
-    + ' (links: http, https and mailto only; rel="noopener noreferrer" is added). '
-    "Anything else is removed on save."
+    # Plain words: Django renders help texts as HTML.
+    "HTML. Allowed tags: "
+    + ", ".join(sorted(ALLOWED_TAGS))
+    + "; links (a href, title) to http, https and mailto only, given rel=noopener noreferrer. "
+    "Anything else is removed on save, and you are told what."
 )
 
 
@@ -219,18 +220,24 @@ class ChallengeAdmin(admin.ModelAdmin):
     def preview(self, obj: Challenge) -> str:
         if obj.pk is None:
             return "-"
-        # Sanitised again on display: even a row written around the model cannot put a script here.
-        return format_html(
-            '<div class="geopoem-preview">'
-            "<p><strong>Challenge #{}</strong> · Proximity threshold: {}</p>"
-            "<h2>{}</h2><div>{}</div><h3>Instructions</h3><div>{}</div>"
-            "<p><small>Solution SHA256: <code>{}</code></small></p></div>",
+        threshold = "Not specified" if obj.proximity_threshold_m is None else f"{obj.proximity_threshold_m} meters"
+        # Sanitised again on display, so even a row written around the model cannot carry a script;
+        # and shown in a sandboxed frame (no scripts, own origin) so the admin's styles do not
+        # restyle the poem: the HTML players get, as a browser renders it.
+        document = format_html(
+            "<!doctype html><meta charset=utf-8>"
+            "<p>Challenge #{} &middot; Proximity threshold: {}</p><h2>{}</h2><div>{}</div>"
+            "<h3>Instructions</h3><div>{}</div><p><small>Solution SHA256: <code>{}</code></small></p>",
             obj.pk,
-            "Not specified" if obj.proximity_threshold_m is None else f"{obj.proximity_threshold_m} meters",
+            threshold,
             obj.poem_title,
             mark_safe(sanitize_html(obj.poem_text)),  # noqa: S308 - the allow-list output
             mark_safe(sanitize_html(obj.instructions_text)),  # noqa: S308 - the allow-list output
             obj.solution_sha256,
+        )
+        return format_html(
+            '<iframe class="geopoem-preview" sandbox title="Preview" srcdoc="{}"></iframe>',
+            escape(document),  # the whole document escaped once more as an attribute value
         )
 
     @admin.display(description="Winners and prizes")

@@ -5,6 +5,7 @@ import csv
 import io
 import re
 from decimal import Decimal
+from html.parser import HTMLParser
 
 import pytest
 from django.contrib.admin.models import LogEntry
@@ -93,14 +94,43 @@ def test_authoring_sanitises_html_says_what_was_removed_and_commits_to_the_canon
     assert "alert(" not in page
 
 
+def preview_document(page: str) -> str:
+    """The srcdoc of the preview frame, as the browser reads the attribute."""
+
+    class Frame(HTMLParser):
+        srcdoc = None
+
+        def handle_starttag(self, tag, attrs):
+            attrs = dict(attrs)
+            if tag == "iframe" and "geopoem-preview" in (attrs.get("class") or ""):
+                assert "sandbox" in attrs  # no scripts, an opaque origin
+                Frame.srcdoc = attrs["srcdoc"]
+
+    Frame().feed(page)
+    assert Frame.srcdoc is not None
+    return Frame.srcdoc
+
+
 def test_the_preview_shows_exactly_the_sanitised_poem(staff):
-    staff.post(add_url(), form_data(poem_text='<h2>Title</h2><p>line<br>two</p><svg onload="x()"><b>bold</b></svg>'))
+    staff.post(
+        add_url(),
+        form_data(
+            poem_text='<h2>Title</h2><p>line<br>two</p><svg onload="x()"><b>bold</b></svg>',
+            instructions_text='<p>See <a href="https://example.org/a?b=1" title=\'say "hi"\'>this</a></p>',
+        ),
+    )
     challenge = Challenge.objects.get()
     page = staff.get(change_url(challenge)).content.decode()
-    preview = page[page.index('class="geopoem-preview"') : page.index("Solution SHA256:")]
-    assert "<h2>Title</h2><p>line<br>two</p>" in preview
-    assert "<svg" not in preview and "onload" not in page
-    assert "150 meters" in preview
+    document = preview_document(page)
+    # The whole document survives as one attribute value (quotes in the poem cannot break out).
+    assert "<h2>Stone Steps</h2><div><h2>Title</h2><p>line<br>two</p><b>bold</b></div>" in document
+    assert (
+        '<div><p>See <a href="https://example.org/a?b=1" title="say &quot;hi&quot;" rel="noopener noreferrer">'
+        "this</a></p></div>"
+    ) in document
+    assert document.endswith(f"Solution SHA256: <code>{challenge.solution_sha256}</code></small></p>")
+    assert "Proximity threshold: 150 meters" in document
+    assert "<svg" not in document and "onload" not in page
 
 
 @pytest.mark.parametrize("solution", ["91, 0", "0, 180.0000001", "29.9, ", "1e2, 3", "north, east", ""])
