@@ -205,7 +205,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     sys.stdout.reconfigure(line_buffering=True)  # honcho shows each line as it comes
     VAR.mkdir(exist_ok=True)
     # The embedded broker (kombu's filesystem transport) needs its folders before anyone uses it.
-    for folder in ("broker/queue", "broker/processed"):
+    for folder in ("broker/queue", "broker/processed", "broker/control"):
         (VAR / folder).mkdir(parents=True, exist_ok=True)
     ENV_FILE.unlink(missing_ok=True)
     anvil: subprocess.Popen | None = None

@@ -4,8 +4,10 @@ nothing here is permissive: DEBUG is off and there is no default SECRET_KEY."""
 from datetime import timedelta
 from decimal import Decimal
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import environ
+from csp.constants import NONE, SELF
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 VAR_DIR = BASE_DIR / "var"
@@ -29,6 +31,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "webpack_loader",
     "axes",
+    "csp",
     "challenges",
     "responses",
     "chain",
@@ -36,6 +39,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "config.middleware.ApiBodySizeLimitMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -99,7 +103,8 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "/static/"
-STATIC_ROOT = BASE_DIR / "staticfiles"
+# collectstatic writes here; a test or a build step may point it elsewhere.
+STATIC_ROOT = Path(env("STATIC_ROOT", default=str(BASE_DIR / "staticfiles")))
 # The webpack bundle is built into frontend/build (ignored) and collected from there.
 STATICFILES_DIRS = [BASE_DIR / "frontend" / "build"]
 STORAGES = {
@@ -136,6 +141,8 @@ else:
         "data_folder_in": str(_broker_dir / "queue"),
         "data_folder_out": str(_broker_dir / "queue"),
         "processed_folder": str(_broker_dir / "processed"),
+        # Without it kombu writes its exchange table to ./control, wherever the process started.
+        "control_folder": str(_broker_dir / "control"),
         "store_processed": False,
     }
 
@@ -226,15 +233,49 @@ SOCIAL_LINKS = env.dict(
     },
 )
 VIDEO_IDS = env.list("VIDEO_IDS", default=["dQw4w9WgXcQ", "M7lc1UVf-VE"])
+# Map tiles for the map feature; the Content-Security-Policy allows this URL's origin for images.
+MAP_TILES_URL = env("MAP_TILES_URL", default="https://tile.openstreetmap.org/{z}/{x}/{y}.png")
+
+# --- Content-Security-Policy (django-csp) -----------------------------------------------------------
+# The bundle is built by webpack into files served from 'self': no inline script anywhere. The
+# page's public config is a <script type="application/json"> data block, which browsers never
+# execute, so script-src does not apply to it. Only the origins the page needs are listed:
+# YouTube's embed origins when there are videos, the map tiles' origin for images.
+_VIDEO_EMBED_ORIGINS = ["https://www.youtube-nocookie.com", "https://www.youtube.com"] if VIDEO_IDS else []
+_tiles = urlsplit(MAP_TILES_URL)
+_TILE_ORIGINS = [f"{_tiles.scheme}://{_tiles.netloc}"] if _tiles.scheme and _tiles.netloc else []
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "img-src": [SELF, "data:", *_TILE_ORIGINS],
+        "font-src": [SELF],
+        "connect-src": [SELF, *_TILE_ORIGINS],
+        "frame-src": _VIDEO_EMBED_ORIGINS or [NONE],
+        "object-src": [NONE],
+        "base-uri": [NONE],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    }
+}
 
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    # Every line passes through the redacting formatter: no secret setting, salt or key is printed.
+    "formatters": {
+        "plain": {
+            "()": "config.log_redaction.RedactingFormatter",
+            "format": "%(asctime)s %(levelname)s %(name)s %(message)s",
+        }
+    },
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env("LOG_LEVEL", default="INFO")},
     "loggers": {"django.db.backends": {"level": "WARNING"}},
 }
+# The worker logs through LOGGING above (and so through the redacting formatter), not Celery's own.
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 
 # --- Celery beat (chain app) --------------------------------------------------------------------
 # Intervals in seconds; each task is short and idempotent, so an overlap or a missed beat is harmless.
