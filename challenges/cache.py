@@ -1,9 +1,9 @@
 """The public challenge answers (`/api/challenges/active`, `/resolved`, `/{id}/winners`) are the
 same for every visitor, so they are built once and kept in the Django cache (Redis in production).
 
-Invalidation is by version: every key carries a token read from `VERSION_KEY`, and any change
-writes a new token, so all public answers go stale at once without knowing their keys (one per
-challenge for winners). The token is a fresh random value, not a counter, so an evicted version
+Invalidation is by version: every entry is stored with the token read from `VERSION_KEY`, and any
+change writes a new token, so all public answers go stale at once without knowing their keys (one
+per challenge for winners). The token is a fresh random value, not a counter, so an evicted version
 key can never bring back an old generation of answers.
 
 What bumps the version (after the transaction commits, so a reader cannot cache pre-commit rows
@@ -18,47 +18,54 @@ under the new token):
 """
 
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
 from django.core.cache import cache
 from django.db import transaction
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
+from django.http import HttpResponse
 from django.utils.crypto import get_random_string
 
+from config.renderers import NullableJSONRenderer
 from responses.models import Response, ResponseStatus
 
 from .models import Challenge
 
-T = TypeVar("T")
-
 VERSION_KEY = "challenges:public:version"
 PUBLIC_CACHE_SECONDS = 60
-_MISSING = object()
 
 
-def _current_version() -> str:
-    version = cache.get(VERSION_KEY)
+def _new_version() -> str:
+    return get_random_string(12)
+
+
+def public_json(name: str, build: Callable[[], Any]) -> HttpResponse:
+    """The public answer `name` as JSON, from the cache when it is current, else built by `build()`
+    (which may raise, e.g. a 404: nothing is cached then) and stored.
+
+    One cache round trip per hit: the entry and the version token are read together, and an entry
+    counts only if it was stored under the current token. The rendered bytes are cached, so a hit
+    costs neither serialisation nor rendering. A reader that built from rows older than a bump
+    stores them under the old token, where nobody reads them."""
+    key = f"challenges:public:{name}"
+    found = cache.get_many([VERSION_KEY, key])
+    version = found.get(VERSION_KEY)
+    entry = found.get(key)
     if version is None:
-        # add(), not set(): two first readers agree on one token instead of overwriting each other.
-        cache.add(VERSION_KEY, get_random_string(12), timeout=None)
+        # add(), not set(): first readers agree on one token instead of overwriting each other.
+        cache.add(VERSION_KEY, _new_version(), timeout=None)
         version = cache.get(VERSION_KEY)
-    return version
-
-
-def public_cached(name: str, build: Callable[[], T]) -> T:
-    """The cached value of the public answer `name`, built by `build()` on a miss. `build` may
-    raise (a 404); nothing is cached then."""
-    key = f"challenges:public:{_current_version()}:{name}"
-    value: Any = cache.get(key, _MISSING)
-    if value is _MISSING:
-        value = build()
-        cache.set(key, value, timeout=PUBLIC_CACHE_SECONDS)
-    return value
+    if entry is not None and entry[0] == version:
+        body = entry[1]
+    else:
+        body = NullableJSONRenderer().render(build())
+        cache.set(key, (version, body), timeout=PUBLIC_CACHE_SECONDS)
+    return HttpResponse(body, content_type="application/json")
 
 
 def _bump_version() -> None:
-    cache.set(VERSION_KEY, get_random_string(12), timeout=None)
+    cache.set(VERSION_KEY, _new_version(), timeout=None)
 
 
 def invalidate_public_challenge_cache() -> None:

@@ -1,10 +1,10 @@
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.request import Request
-from rest_framework.response import Response as ApiResponse
 from rest_framework.views import APIView
 
-from .cache import public_cached
+from .cache import public_json
 from .models import Challenge, ChallengeStatus
 from .payouts import paid_payout_hashes
 from .selectors import challenge_get_active, challenge_list_resolved, challenge_winners
@@ -16,7 +16,7 @@ class ActiveChallengeView(APIView):
         operation_id="challenges_active",
         responses={200: OpenApiResponse(ChallengeSerializer, description="The active challenge, or null.")},
     )
-    def get(self, request: Request) -> ApiResponse:
+    def get(self, request: Request) -> HttpResponse:
         """The challenge open for guesses, or `null` when there is none."""
 
         def build():
@@ -24,23 +24,21 @@ class ActiveChallengeView(APIView):
             return ChallengeSerializer(challenge).data if challenge else None
 
         # Public and the same for everyone: cached, invalidated on change (challenges/cache.py).
-        return ApiResponse(public_cached("active", build))
+        return public_json("active", build)
 
 
 class ResolvedChallengesView(APIView):
     @extend_schema(operation_id="challenges_resolved", responses={200: ChallengeSerializer(many=True)})
-    def get(self, request: Request) -> ApiResponse:
+    def get(self, request: Request) -> HttpResponse:
         """Resolved challenges with their revealed solutions, newest first."""
-        return ApiResponse(
-            public_cached("resolved", lambda: ChallengeSerializer(challenge_list_resolved(), many=True).data)
-        )
+        return public_json("resolved", lambda: ChallengeSerializer(challenge_list_resolved(), many=True).data)
 
 
 class ChallengeWinnersView(APIView):
     @extend_schema(operation_id="challenges_winners", responses={200: WinnersSerializer, 404: OpenApiResponse()})
-    def get(self, request: Request, challenge_id: int) -> ApiResponse:
+    def get(self, request: Request, challenge_id: int) -> HttpResponse:
         """Both winners of a resolved challenge with distances and prizes, and the operations share."""
-        return ApiResponse(public_cached(f"winners:{challenge_id}", lambda: self.build(challenge_id)))
+        return public_json(f"winners:{challenge_id}", lambda: self.build(challenge_id))
 
     @staticmethod
     def build(challenge_id: int) -> dict:

@@ -105,3 +105,26 @@ def test_a_new_pending_claim_keeps_the_cache(
     assert callbacks == []
     with django_assert_num_queries(0):
         api.get("/api/challenges/active")
+
+
+def test_a_hit_answers_the_same_bytes_as_the_miss(api, make_challenge):
+    make_challenge(title="Same bytes")
+    miss = api.get("/api/challenges/active")
+    hit = api.get("/api/challenges/active")
+    assert hit.content == miss.content
+    assert hit["Content-Type"] == miss["Content-Type"] == "application/json"
+
+
+def test_an_entry_built_before_a_bump_is_never_served(api, make_challenge):
+    """The race: a reader built from old rows and stored them after the writer bumped the version."""
+    from django.core.cache import cache
+
+    from challenges.cache import VERSION_KEY, _bump_version
+
+    challenge = make_challenge(title="Old")
+    api.get("/api/challenges/active")
+    old_version = cache.get(VERSION_KEY)
+    Challenge.objects.filter(pk=challenge.pk).update(poem_title="New")
+    _bump_version()
+    cache.set("challenges:public:active", (old_version, b'{"poemTitle": "Old"}'))
+    assert api.get("/api/challenges/active").json()["poemTitle"] == "New"
