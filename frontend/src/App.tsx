@@ -1,6 +1,5 @@
 import { QueryClientProvider, type QueryClient } from "@tanstack/react-query";
 import { Toaster } from "@/components/Toaster";
-import { TooltipProvider } from "@/components/Tooltip";
 import { NotFoundPage } from "@/pages/NotFoundPage";
 import { PageFrame } from "@/pages/PageFrame";
 import { TabsShell } from "@/pages/TabsShell";
@@ -21,7 +20,6 @@ export function App({
   if (path !== "/" && path !== "") return <NotFoundPage />;
   return (
     <QueryClientProvider client={queryClient}>
-      <TooltipProvider>
         <WalletProvider {...(reload ? { reload } : {})}>
           <PageFrame wallet={<WalletControl />}>
             <TabsShell />
@@ -29,7 +27,6 @@ export function App({
           <Toaster />
           <RecoverLostSubmissions />
         </WalletProvider>
-      </TooltipProvider>
     </QueryClientProvider>
   );
 }

@@ -1,11 +1,24 @@
-import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
+import {
+  createContext,
+  lazy,
+  Suspense,
+  useCallback,
+  useContext,
+  useEffect,
+  useMemo,
+  useRef,
+  useState,
+  type ReactNode,
+} from "react";
 import { toast } from "@/components/toast-store";
 import { loadEthers } from "@/lib/ethers-lazy";
 import { watchWallets } from "./discovery";
 import { WALLET_MESSAGES, WalletError } from "./errors";
 import { connectAccount, currentAccount } from "./flow";
 import type { EIP1193Provider, WalletDetail } from "./types";
-import { WalletChooser } from "./WalletChooser";
+
+// The chooser (and Radix Dialog with it) loads only when several wallets make it needed.
+const WalletChooser = lazy(() => import("./WalletChooser").then((m) => ({ default: m.WalletChooser })));
 
 /** The connected wallet for the whole page: EIP-6963 discovery (window.ethereum as fallback),
  * the player's choice when several wallets announce, the address (following accountsChanged),
@@ -143,7 +156,11 @@ export function WalletProvider({
   return (
     <WalletContext.Provider value={value}>
       {children}
-      <WalletChooser open={choosing} wallets={wallets} onChosen={onChosen} />
+      {choosing ? (
+        <Suspense fallback={null}>
+          <WalletChooser open={choosing} wallets={wallets} onChosen={onChosen} />
+        </Suspense>
+      ) : null}
     </WalletContext.Provider>
   );
 }

@@ -265,7 +265,7 @@ describe("Active Challenge: help dialog", () => {
     renderTab();
     const user = userEvent.setup();
     await user.click(await screen.findByRole("button", { name: "How do I select my account in MetaMask?" }));
-    const dialog = screen.getByRole("dialog", { name: "Selecting your account in MetaMask" });
+    const dialog = await screen.findByRole("dialog", { name: "Selecting your account in MetaMask" });
     expect(within(dialog).getByRole("img")).toHaveAccessibleName(/account picker/);
     await user.click(within(dialog).getByRole("button", { name: "OK" }));
     expect(screen.queryByRole("dialog")).not.toBeInTheDocument();

@@ -1,5 +1,5 @@
 import { useQueryClient } from "@tanstack/react-query";
-import { Suspense, useId, useState, type ComponentType, type FormEvent } from "react";
+import { lazy, Suspense, useId, useState, type ComponentType, type FormEvent } from "react";
 import { activeChallengeQuery } from "@/api/queries";
 import { toast } from "@/components/toast-store";
 import { explorerLink, getPublicConfig } from "@/config";
@@ -9,9 +9,15 @@ import { parseStake } from "@/lib/stake";
 import { WalletError } from "@/wallet/errors";
 import { SubmissionError, submitGuess } from "@/wallet/flow";
 import { useWallet } from "@/wallet/WalletContext";
-import { AccountHelpDialog } from "./AccountHelpDialog";
-import { ConfirmDialog, type PendingGuess } from "./ConfirmDialog";
+import type { PendingGuess } from "./ConfirmDialog";
 import { CoordinatesAddon as DefaultAddon, type CoordinatesAddonProps } from "./CoordinatesAddon";
+
+// The dialogs (and Radix Dialog) are lazy chunks: the first paint does not wait for them.
+const ConfirmDialog = lazy(() => import("./ConfirmDialog").then((m) => ({ default: m.ConfirmDialog })));
+const AccountHelpDialog = lazy(() => import("./AccountHelpDialog").then((m) => ({ default: m.AccountHelpDialog })));
+const preloadDialogs = () => {
+  void import("./ConfirmDialog");
+};
 
 export const SUBMIT_LABEL = "Submit Your Solution & Pay Your Bid";
 
@@ -100,7 +106,7 @@ export function SubmissionForm({
   return (
     <section className="card" aria-labelledby="submit-heading">
       <h2 id="submit-heading">Submit your solution</h2>
-      <form onSubmit={onSubmit} noValidate>
+      <form onSubmit={onSubmit} onFocus={preloadDialogs} noValidate>
         <div className="form-field">
           <label htmlFor={coordinatesId}>Coordinates (latitude, longitude)</label>
           <input
@@ -176,8 +182,12 @@ export function SubmissionForm({
           {busy ? progress || "Processing Transaction..." : ""}
         </p>
       </form>
-      <ConfirmDialog guess={guess} busy={busy} onCancel={() => setGuess(null)} onConfirm={() => void onConfirm()} />
-      <AccountHelpDialog open={helpOpen} onOpenChange={setHelpOpen} />
+      <Suspense fallback={null}>
+        {guess ? (
+          <ConfirmDialog guess={guess} busy={busy} onCancel={() => setGuess(null)} onConfirm={() => void onConfirm()} />
+        ) : null}
+        {helpOpen ? <AccountHelpDialog open={helpOpen} onOpenChange={setHelpOpen} /> : null}
+      </Suspense>
     </section>
   );
 }
