@@ -1,4 +1,31 @@
-"""Reliability tests: report the fuzzing figures at the end of the run."""
+"""Reliability tests: a production-settings server shared by the deploy and abuse tests, and the
+fuzzing figures printed at the end of the run."""
+
+import pytest
+
+from . import procs
+
+# This engineer's Redis database on the shared server (cache and throttle counters of the server).
+REDIS_DB_URL = "redis://127.0.0.1:6379/7"
+TILES_URL = "https://tiles.example.org/{z}/{x}/{y}.png"
+
+
+@pytest.fixture(scope="session")
+def production_server(django_db_setup, django_db_blocker, tmp_path_factory):
+    """gunicorn (2 workers) with config.settings.production on a free loopback port, against the
+    test database and Redis; stopped by its PID at the end of the session."""
+    import redis
+
+    redis.Redis.from_url(REDIS_DB_URL).flushdb()  # throttle counters of an earlier run
+    tmp = tmp_path_factory.mktemp("production")
+    env = procs.production_env(
+        database=procs.database_url(), redis_url=REDIS_DB_URL, static_root=tmp / "static", MAP_TILES_URL=TILES_URL
+    )
+    env.update(procs.snapshot_bundle(tmp))
+    procs.collectstatic(tmp / "static", env)
+    log = tmp / "gunicorn.log"
+    with procs.gunicorn(env, workers=2, log=log) as url:
+        yield procs.Server(url=url, env=env, log=log)
 
 
 def pytest_terminal_summary(terminalreporter):

@@ -1,0 +1,229 @@
+"""Real processes for reliability tests: gunicorn with production settings, a private PostgreSQL,
+a private redis-server, a Celery worker. Each gets a free loopback port and is stopped by its own
+PID (never by name: other engineers run the same programs on this machine)."""
+
+import json
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.conf import settings
+
+BASE_DIR = Path(settings.BASE_DIR)
+PYTHON = sys.executable
+BIN = Path(sys.executable).parent
+
+
+@dataclass(frozen=True)
+class Server:
+    url: str
+    env: dict
+    log: Path
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_for_port(port: int, *, timeout: float = 30.0, process: subprocess.Popen | None = None) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process is not None and process.poll() is not None:
+            raise RuntimeError(f"process {process.pid} exited with {process.returncode} before listening on {port}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise TimeoutError(f"nothing listens on 127.0.0.1:{port} after {timeout}s")
+
+
+def stop(process: subprocess.Popen, *, timeout: float = 15.0) -> None:
+    """SIGTERM this PID (gunicorn's master and Celery stop their own children), SIGKILL if it hangs."""
+    if process.poll() is not None:
+        return
+    process.send_signal(signal.SIGTERM)
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=timeout)
+
+
+@contextmanager
+def running(cmd: list[str], *, env: dict | None = None, log: Path, port: int | None = None, timeout: float = 30.0):
+    with open(log, "ab") as out:
+        process = subprocess.Popen(cmd, env=env, stdout=out, stderr=subprocess.STDOUT, cwd=BASE_DIR)  # noqa: S603
+    try:
+        if port is not None:
+            wait_for_port(port, timeout=timeout, process=process)
+        yield process
+    finally:
+        stop(process)
+
+
+def database_url() -> str:
+    """The URL of the database the tests use (pytest-django's test database), for other processes."""
+    from django.db import connection
+
+    db = connection.settings_dict
+    if not db["ENGINE"].endswith("postgresql"):
+        raise RuntimeError("this test needs PostgreSQL (make test uses it)")
+    name = db["NAME"]
+    if not name.startswith("test_"):
+        # Outside a test function the connection may still carry the configured name.
+        name = connection.creation._get_test_db_name()
+    password = f":{db['PASSWORD']}" if db.get("PASSWORD") else ""
+    return f"postgres://{db['USER']}{password}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{name}"
+
+
+def production_env(*, database: str, redis_url: str, static_root: Path, **extra: str) -> dict:
+    """The environment a production deploy would have, on loopback."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "CHAIN_"))}
+    env.update(
+        DJANGO_SETTINGS_MODULE="config.settings.production",
+        SECRET_KEY=secrets.token_urlsafe(50),
+        ALLOWED_HOSTS="127.0.0.1,localhost",
+        DATABASE_URL=database,
+        REDIS_URL=redis_url,
+        STATIC_ROOT=str(static_root),
+        CHAIN_RPC_URLS="http://127.0.0.1:9",
+        LOG_LEVEL="INFO",
+    )
+    env.update(extra)
+    return env
+
+
+def snapshot_bundle(target: Path, *, timeout: float = 120.0) -> dict:
+    """Copy the built bundle (webpack-stats.json and frontend/build) once the stats say "done" and
+    every file they name exists; returns the environment that points the snapshot settings at it."""
+    stats_file = BASE_DIR / "frontend" / "webpack-stats.json"
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            stats = json.loads(stats_file.read_text())
+            names = list(stats["assets"])
+            build = BASE_DIR / "frontend" / "build"
+            if stats.get("status") == "done" and all((build / name).exists() for name in names):
+                shutil.copytree(build, target / "build", dirs_exist_ok=True)
+                (target / "webpack-stats.json").write_text(json.dumps(stats))
+                if all((target / "build" / name).exists() for name in names):
+                    break
+        except (ValueError, KeyError, OSError):
+            pass
+        if time.monotonic() > deadline:
+            raise TimeoutError("the front-end bundle is not built (run `make build`)")
+        time.sleep(1)
+    return {
+        "DJANGO_SETTINGS_MODULE": "tests.reliability.production_snapshot",
+        "RELIABILITY_WEBPACK_STATS": str(target / "webpack-stats.json"),
+        "RELIABILITY_BUNDLE_DIR": str(target / "build"),
+    }
+
+
+def collectstatic(static_root: Path, env: dict) -> None:
+    subprocess.run(  # noqa: S603
+        [PYTHON, "manage.py", "collectstatic", "--noinput", "-v0"], env=env, cwd=BASE_DIR, check=True, timeout=120
+    )
+
+
+@contextmanager
+def gunicorn(env: dict, *, workers: int = 2, log: Path, threads: int = 1) -> Iterator[str]:
+    """gunicorn serving config.wsgi with the given environment; yields its base URL."""
+    port = free_port()
+    cmd = [
+        str(BIN / "gunicorn"),
+        "config.wsgi:application",
+        "--bind",
+        f"127.0.0.1:{port}",
+        "--workers",
+        str(workers),
+        "--threads",
+        str(threads),
+        "--access-logfile",
+        "-",
+        "--timeout",
+        "60",
+    ]
+    with running(cmd, env=env, log=log, port=port, timeout=60):
+        yield f"http://127.0.0.1:{port}"
+
+
+@contextmanager
+def redis_server(workdir: Path) -> Iterator[tuple[int, subprocess.Popen]]:
+    """A private redis-server on a free port (no persistence), so a test may stop it."""
+    port = free_port()
+    cmd = ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+           "--dir", str(workdir)]  # fmt: skip
+    with running(cmd, log=workdir / f"redis-{port}.log", port=port) as process:
+        yield port, process
+
+
+@contextmanager
+def private_postgres() -> Iterator["PrivatePostgres"]:
+    """A PostgreSQL cluster of our own (initdb in a temp dir, a free port), so a test may restart
+    it without touching the machine's shared server."""
+    instance = PrivatePostgres()
+    try:
+        instance.init()
+        instance.start()
+        yield instance
+    finally:
+        instance.stop()
+        instance.cleanup()
+
+
+class PrivatePostgres:
+    def __init__(self) -> None:
+        self.root = Path(tempfile.mkdtemp(prefix="geopoem-pg-"))
+        self.data = self.root / "data"
+        self.port = free_port()
+        self.run_as: list[str] = []
+        if os.geteuid() == 0:
+            # initdb refuses root: run the cluster as the postgres system user.
+            shutil.chown(self.root, "postgres", "postgres")
+            self.run_as = ["runuser", "-u", "postgres", "--"]
+
+    def _run(self, *args: str, timeout: float = 120) -> None:
+        subprocess.run([*self.run_as, *args], check=True, timeout=timeout, capture_output=True)  # noqa: S603
+
+    def init(self) -> None:
+        self._run(
+            shutil.which("initdb") or "initdb", "-D", str(self.data), "-U", "postgres", "--auth=trust", "-E", "UTF8"
+        )
+
+    def start(self) -> None:
+        options = f"-p {self.port} -h 127.0.0.1 -k {self.root} -c fsync=off -c full_page_writes=off"
+        self._run(shutil.which("pg_ctl") or "pg_ctl", "-D", str(self.data), "-o", options,
+                  "-l", str(self.root / "pg.log"), "-w", "-t", "60", "start")  # fmt: skip
+
+    def stop(self) -> None:
+        if (self.data / "postmaster.pid").exists():
+            self._run(shutil.which("pg_ctl") or "pg_ctl", "-D", str(self.data), "-m", "fast", "-w", "stop")
+
+    def restart(self) -> None:
+        self.stop()
+        self.start()
+
+    @property
+    def pid(self) -> int | None:
+        pidfile = self.data / "postmaster.pid"
+        return int(pidfile.read_text().split()[0]) if pidfile.exists() else None
+
+    def url(self, name: str = "postgres") -> str:
+        return f"postgres://postgres@127.0.0.1:{self.port}/{name}"
+
+    def cleanup(self) -> None:
+        shutil.rmtree(self.root, ignore_errors=True)
