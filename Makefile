@@ -49,6 +49,7 @@ run: build
 
 # PostgreSQL when it answers (it does on these machines and in CI), else the embedded SQLite.
 test: build
+	npm run --silent budget
 	@if [ -z "$$DATABASE_URL" ] && pg_isready -q -h 127.0.0.1 -p 5432 2>/dev/null; then \
 		export DATABASE_URL="$(PG_URL)"; fi; \
 	if [ -n "$$DATABASE_URL" ]; then echo "make test: database $$DATABASE_URL"; \
