@@ -25,4 +25,6 @@ def public_config() -> dict:
         "receiptTimeoutMs": 60000,
         "socialLinks": settings.SOCIAL_LINKS,
         "videoIds": settings.VIDEO_IDS,
+        "mapTilesUrl": settings.MAP_TILES_URL,
+        "mapAttribution": settings.MAP_ATTRIBUTION,
     }

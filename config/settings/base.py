@@ -235,6 +235,11 @@ SOCIAL_LINKS = env.dict(
 VIDEO_IDS = env.list("VIDEO_IDS", default=["dQw4w9WgXcQ", "M7lc1UVf-VE"])
 # Map tiles for the map feature; the Content-Security-Policy allows this URL's origin for images.
 MAP_TILES_URL = env("MAP_TILES_URL", default="https://tile.openstreetmap.org/{z}/{x}/{y}.png")
+# Shown in the map's corner, as the tile provider requires; HTML (a link), set by staff, never by players.
+MAP_ATTRIBUTION = env(
+    "MAP_ATTRIBUTION",
+    default='&copy; <a href="https://www.openstreetmap.org/copyright">OpenStreetMap</a> contributors',
+)
 
 # --- Content-Security-Policy (django-csp) -----------------------------------------------------------
 # The bundle is built by webpack into files served from 'self': no inline script anywhere. The

@@ -44,6 +44,18 @@ def test_settings_drive_the_embedded_config(client, settings):
     assert (config["chainId"], config["chainIdHex"], config["usdcAddress"]) == (31337, "0x7a69", settings.USDC_ADDRESS)
 
 
+def test_the_map_tiles_and_their_attribution_come_from_settings(client, settings):
+    config = embedded_config(client.get("/").content.decode())
+    assert config["mapTilesUrl"] == "https://tile.openstreetmap.org/{z}/{x}/{y}.png"
+    assert config["mapAttribution"] == (
+        '&copy; <a href="https://www.openstreetmap.org/copyright">OpenStreetMap</a> contributors'
+    )
+    settings.MAP_TILES_URL = "https://tiles.example.org/{z}/{x}/{y}.png"
+    settings.MAP_ATTRIBUTION = "Tiles &copy; Example"
+    config = embedded_config(client.get("/").content.decode())
+    assert (config["mapTilesUrl"], config["mapAttribution"]) == (settings.MAP_TILES_URL, "Tiles &copy; Example")
+
+
 @pytest.mark.parametrize("path", ["/nope", "/challenges/3", "/index.html", "/admin-not-here/"])
 def test_any_other_path_is_the_page_with_404(client, path):
     answer = client.get(path)
