@@ -24,6 +24,10 @@ export interface PublicConfig {
   receiptTimeoutMs: number;
   socialLinks: Record<string, string>;
   videoIds: string[];
+  /** Leaflet tile URL template ({z}/{x}/{y}); empty: the maps draw without tiles. */
+  mapTilesUrl: string;
+  /** The tiles' attribution line, HTML from settings (never player text). */
+  mapAttribution: string;
 }
 
 export const CONFIG_ELEMENT_ID = "geopoem-config";
@@ -72,6 +76,8 @@ export function readPublicConfig(doc: Document = document): PublicConfig {
         )
       : {},
     videoIds: Array.isArray(raw.videoIds) ? raw.videoIds.filter((v): v is string => typeof v === "string") : [],
+    mapTilesUrl: str(raw.mapTilesUrl),
+    mapAttribution: str(raw.mapAttribution),
   };
 }
 
