@@ -78,3 +78,12 @@ lint: install
 
 clean:
 	rm -rf var frontend/build frontend/webpack-stats.json staticfiles
+
+# A bounded load run on loopback: gunicorn with the production settings against PostgreSQL database
+# geopoem_load and Redis DB 7, locust's mix of reads and claim POSTs for LOAD_SECONDS; prints req/s,
+# p50/p99, the 5xx count (must be 0) and "claims answered 201 == rows". Needs the built bundle.
+LOAD_SECONDS ?= 30
+LOAD_USERS ?= 20
+.PHONY: load
+load: $(VENV)/.installed
+	$(PY) -m load.run --seconds $(LOAD_SECONDS) --users $(LOAD_USERS)

@@ -30,6 +30,11 @@ def production_server(django_db_setup, django_db_blocker, tmp_path_factory):
 
 def pytest_terminal_summary(terminalreporter):
     from .test_fuzz_api import FUZZ_COUNTS, FUZZ_STATUSES
+    from .test_load import LOAD_FIGURES
+
+    for figures in LOAD_FIGURES:
+        for line in figures.report().splitlines():
+            terminalreporter.write_line(line)
 
     if FUZZ_COUNTS:
         total = sum(FUZZ_COUNTS.values())
