@@ -1,12 +1,11 @@
 import type { ComponentType } from "react";
+import { PickMapAddon } from "@/maps/PickMapAddon";
 
-/** The slot beside the coordinates field, for a map (the maps engineer's component).
+/** The slot beside the coordinates field: the map (frontend/src/maps). Its toggle is in the main
+ * bundle; the map and Leaflet are a lazy chunk loaded when the player opens it.
  *
  * `value` is the field's current text (as typed, maybe invalid); `onChange` replaces it (a map
- * click writes canonical "lat, lon" text); `disabled` is true while a payment is in progress.
- * To plug a map in, set `CoordinatesAddon` below to a lazily loaded component, e.g.
- *   export const CoordinatesAddon = lazy(() => import("@/map").then((m) => ({ default: m.CoordinatesMap })));
- * The form renders it inside <Suspense>, so the map's code stays out of the initial bundle. */
+ * click writes canonical "lat, lon" text); `disabled` is true while a payment is in progress. */
 export interface CoordinatesAddonProps {
   value: string;
   onChange: (text: string) => void;
@@ -15,4 +14,4 @@ export interface CoordinatesAddonProps {
   inputId: string;
 }
 
-export const CoordinatesAddon: ComponentType<CoordinatesAddonProps> | null = null;
+export const CoordinatesAddon: ComponentType<CoordinatesAddonProps> | null = PickMapAddon;
