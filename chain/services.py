@@ -374,7 +374,10 @@ def confirmed_recheck(*, client: ChainClient | None = None) -> list[int]:
     head = client.block_number()
     since = max(0, head - settings.CHAIN_REORG_DEPTH_BLOCKS)
     moved = []
-    recent = Response.objects.filter(status=ResponseStatus.CONFIRMED, block_number__gte=since).order_by("block_number")
+    # Demo claims (seed_demo) were never on a chain: there is nothing to re-check them against.
+    recent = Response.objects.filter(
+        status=ResponseStatus.CONFIRMED, block_number__gte=since, challenge__is_demo=False
+    ).order_by("block_number")
     canonical: dict[int, str | None] = {}
     for response in recent:
         number = response.block_number

@@ -191,3 +191,16 @@ def test_the_sweeper_picks_only_stale_pending_claims(chain, draft, settings):
     assert stale_pending_claims() == [old.pk]
     assert fresh.pk not in stale_pending_claims()
     assert stale_pending_claims() == []  # touched: not queued again by the next sweep
+
+
+def test_the_reorg_recheck_leaves_the_demo_claims_alone(chain):
+    """seed_demo's claims are confirmed with made-up blocks (design: demo data); on a young chain
+    (anvil, `make run`) those blocks are in the re-checked window and missing, which must not move
+    them back to pending and empty the resolved demo challenges."""
+    from challenges.demo import seed_demo
+
+    seed_demo()
+    confirmed = Response.objects.filter(status=ResponseStatus.CONFIRMED).count()
+    assert confirmed > 0
+    assert confirmed_recheck() == []
+    assert Response.objects.filter(status=ResponseStatus.CONFIRMED).count() == confirmed
