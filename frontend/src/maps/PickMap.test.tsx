@@ -48,8 +48,12 @@ async function openForm() {
 async function openMap(user: ReturnType<typeof userEvent.setup>) {
   await user.click(screen.getByRole("button", { name: "Show map" }));
   const region = await screen.findByRole("application", { name: PICK_MAP_LABEL });
-  const map = mapOf(region);
-  if (!map) throw new Error("no Leaflet map in the region");
+  // The map is made in an effect after the lazy chunk renders.
+  const map = await waitFor(() => {
+    const found = mapOf(region);
+    if (!found) throw new Error("no Leaflet map in the region yet");
+    return found;
+  });
   return { region, map };
 }
 
