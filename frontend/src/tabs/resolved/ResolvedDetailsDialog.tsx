@@ -3,6 +3,7 @@ import { responsesQuery, winnersQuery, type Challenge, type Winner } from "@/api
 import { Dialog } from "@/components/Dialog";
 import { Spinner } from "@/components/Spinner";
 import { explorerLink } from "@/config";
+import { RevealMapSection } from "@/maps/RevealMapSection";
 import { CommitmentCheck } from "./CommitmentCheck";
 import { formatDateTime, formatDistance, formatThreshold, formatStake, formatPrize, shortAddress } from "./format";
 
@@ -69,6 +70,9 @@ function DetailsBody({ challenge }: { challenge: Challenge }) {
 
       <h3>Winners</h3>
       <WinnersSummary challengeId={challenge.id} />
+
+      <h3>Map</h3>
+      <RevealMapSection challenge={challenge} />
 
       <h3>Stakes</h3>
       <StakesTable challenge={challenge} />

@@ -4,6 +4,7 @@ import { resolvedChallengesQuery, winnersQuery, type Challenge } from "@/api";
 import { Alert } from "@/components/Alert";
 import { Select } from "@/components/Select";
 import { Spinner } from "@/components/Spinner";
+import { RevealMapSection } from "@/maps/RevealMapSection";
 import { formatPrize, formatStake, formatThreshold } from "../resolved/format";
 import { WinnerCard } from "./WinnerCard";
 import "./winners.css";
@@ -110,6 +111,7 @@ function ChallengeWinners({ challenge }: { challenge: Challenge }) {
           </p>
         </>
       )}
+      {data ? <RevealMapSection challenge={challenge} /> : null}
     </div>
   );
 }
