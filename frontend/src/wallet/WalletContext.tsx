@@ -14,7 +14,7 @@ import { toast } from "@/components/toast-store";
 import { loadEthers } from "@/lib/ethers-lazy";
 import { watchWallets } from "./discovery";
 import { WALLET_MESSAGES, WalletError } from "./errors";
-import { connectAccount, currentAccount } from "./flow";
+import { connectAccount, currentAccount, takeExpectedChainSwitch } from "./flow";
 import type { EIP1193Provider, WalletDetail } from "./types";
 
 // The chooser (and Radix Dialog with it) loads only when several wallets make it needed.
@@ -88,13 +88,16 @@ export function WalletProvider({
     const onAccounts = (accounts: unknown) => {
       setAddress(Array.isArray(accounts) && typeof accounts[0] === "string" ? accounts[0] : null);
     };
-    const onChain = () => reload();
+    // The player's network change reloads; the payment flow's own switch does not.
+    const onChain = (chainId: unknown) => {
+      if (!takeExpectedChainSwitch(chainId)) reload();
+    };
     provider.on?.("accountsChanged", onAccounts as (...args: never[]) => void);
-    provider.on?.("chainChanged", onChain);
+    provider.on?.("chainChanged", onChain as (...args: never[]) => void);
     return () => {
       active = false;
       provider.removeListener?.("accountsChanged", onAccounts as (...args: never[]) => void);
-      provider.removeListener?.("chainChanged", onChain);
+      provider.removeListener?.("chainChanged", onChain as (...args: never[]) => void);
     };
   }, [wallet, reload]);
 

@@ -5,6 +5,8 @@ import { Toaster } from "@/components/Toaster";
 import { announceWallet, FakeWallet, PLAYER, RpcError } from "../../test/fakeWallet";
 import { WalletProvider } from "./WalletContext";
 import { WalletControl } from "./WalletControl";
+import { ensureChain } from "./flow";
+import { getPublicConfig } from "@/config";
 
 function renderControl(reload = vi.fn()) {
   render(
@@ -68,6 +70,21 @@ describe("wallet control", () => {
     window.ethereum = wallet;
     const reload = renderControl();
     await screen.findByText("0xf39F...2266");
+    act(() => wallet.emit("chainChanged", "0x1"));
+    expect(reload).toHaveBeenCalledTimes(1);
+  });
+
+  it("does not reload for the payment flow's own network switch, only for the player's", async () => {
+    const wallet = new FakeWallet({ eth_chainId: () => "0x1" });
+    wallet.handlers.wallet_switchEthereumChain = () => {
+      wallet.emit("chainChanged", getPublicConfig().chainIdHex);
+      return null;
+    };
+    window.ethereum = wallet;
+    const reload = renderControl();
+    await screen.findByText("0xf39F...2266");
+    await act(() => ensureChain(wallet, getPublicConfig()));
+    expect(reload).not.toHaveBeenCalled();
     act(() => wallet.emit("chainChanged", "0x1"));
     expect(reload).toHaveBeenCalledTimes(1);
   });

@@ -66,14 +66,27 @@ export async function selectAccount(provider: EIP1193Provider): Promise<string> 
   return account;
 }
 
+// The chain this flow asked the wallet to switch to: the chainChanged event that follows is the
+// flow's own step 2, not the player changing networks, and must not reload the page mid-payment.
+let expectedChainSwitch: string | null = null;
+
+/** True (once) when `chainId` is the switch the payment flow asked for. */
+export function takeExpectedChainSwitch(chainId: unknown): boolean {
+  if (typeof chainId !== "string" || chainId.toLowerCase() !== expectedChainSwitch) return false;
+  expectedChainSwitch = null;
+  return true;
+}
+
 /** Step 2: switch to the configured chain, adding it when the wallet does not know it (4902). */
 export async function ensureChain(provider: EIP1193Provider, config: PublicConfig): Promise<void> {
   const chainId = await provider.request({ method: "eth_chainId" });
   if (typeof chainId === "string" && chainId.toLowerCase() === config.chainIdHex.toLowerCase()) return;
+  expectedChainSwitch = config.chainIdHex.toLowerCase();
   try {
     await provider.request({ method: "wallet_switchEthereumChain", params: [{ chainId: config.chainIdHex }] });
   } catch (error) {
     if (rpcErrorCode(error) !== UNRECOGNIZED_CHAIN) {
+      expectedChainSwitch = null;
       throw new WalletError("switchNetworkFailed", WALLET_MESSAGES.switchNetworkFailed(config.chainName));
     }
     try {
@@ -90,6 +103,7 @@ export async function ensureChain(provider: EIP1193Provider, config: PublicConfi
         ],
       });
     } catch {
+      expectedChainSwitch = null;
       throw new WalletError("addNetworkFailed", WALLET_MESSAGES.addNetworkFailed(config.chainName));
     }
   }
