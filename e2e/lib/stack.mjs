@@ -14,9 +14,6 @@ export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 export const ARTIFACTS = path.join(ROOT, 'e2e', 'artifacts');
 const PY = path.join(ROOT, '.venv', 'bin', 'python');
 const PG_ADMIN_URL = process.env.E2E_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-// A flow run on its own beside the suite (e2e/flows/maps.mjs) names its own database and Redis DB.
-const DB_NAME = process.env.E2E_DB_NAME ?? 'geopoem_e2e';
-const REDIS_DB = Number(process.env.E2E_REDIS_DB ?? 9);
 
 // This node's own chain id (anvil's default); the wallet's "other chain" is Ethereum mainnet.
 export const CHAIN_ID = 31337;
@@ -40,6 +37,10 @@ async function redisPing(port) {
 }
 
 export async function startStack() {
+  // A flow run on its own beside the suite (e2e/flows/maps.mjs) names its own database, Redis DB
+  // and log folder; read here, when the stack starts, not when this module is imported.
+  const DB_NAME = process.env.E2E_DB_NAME ?? 'geopoem_e2e';
+  const REDIS_DB = Number(process.env.E2E_REDIS_DB ?? 9);
   const logDir = process.env.E2E_LOG_DIR ?? path.join(ARTIFACTS, 'logs');
   rmSync(logDir, { recursive: true, force: true });
   mkdirSync(logDir, { recursive: true });
