@@ -1,0 +1,388 @@
+"""POST /api/responses to `confirmed` through the real pieces: the API in this process, a Redis
+broker (this module's own redis-server on a free port, so it can be stopped), `celery worker`
+and `celery beat` processes, anvil, and the pytest-django PostgreSQL test database shared with
+those processes. Every process is started here and stopped by its own PID, also on failure.
+
+1. End to end on anvil with 1-second blocks and CHAIN_CONFIRMATIONS=2: ten claims, the median
+   POST→confirmed time printed (docs/chain.md keeps the figure); asserted only against a generous
+   bound, never a tight timing.
+2. The worker killed with SIGKILL while the claim waits for depth, then restarted: the claim
+   confirms once (the sweeper re-queues it; the stake is counted once).
+3. The broker down at POST time: 201 and the claim stored; once Redis is back, the sweeper on
+   beat re-queues it and the worker confirms it."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import statistics
+import subprocess
+import time
+from concurrent.futures import ThreadPoolExecutor
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+from django.db import connection, connections
+from rest_framework.test import APIClient
+from web3 import HTTPProvider, Web3
+
+from chain.calldata import encode_stake_transfer
+from chain.contracts import deploy, mint
+from chain.models import Payment
+from challenges.commitments import guess_commitment, new_salt
+from challenges.models import Challenge
+from config.celery_app import app as celery_app
+from responses.coordinates import parse_coordinates
+from responses.models import Response, ResponseStatus
+
+from .conftest import ANVIL_CHAIN_ID, keep_clock
+from .nodes import ROOT, anvil, free_port, start_redis, stop
+
+pytestmark = [
+    pytest.mark.integration,
+    pytest.mark.postgresql,  # the worker process must share the test database: not SQLite's in-memory one
+    pytest.mark.django_db(transaction=True),  # committed rows, and on_commit hooks that really run
+]
+
+CELERY = str(ROOT / ".venv" / "bin" / "celery")
+CONFIRM_WITHIN_SECONDS = 30  # generous: a claim takes a few seconds; this only catches "never"
+
+
+# --- Processes ---------------------------------------------------------------------------------
+
+
+class Broker:
+    """This module's own redis-server: stopped and started again on the same port by its PID."""
+
+    def __init__(self) -> None:
+        self.port = free_port()
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.proc: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        self.proc = start_redis(self.port)
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            stop(self.proc)
+            self.proc = None
+
+
+def _point_app_at(url: str) -> None:
+    """Send this process's tasks (the API's on-commit enqueue) to `url`: the Celery app read its
+    broker from settings once, so set it on the app and let it pick the pools of the new one (kombu
+    keeps each broker's pool in a registry: closing the old one would break the next test using it)."""
+    celery_app._pool = None
+    celery_app.amqp._producer_pool = None
+    celery_app.conf.broker_url = url
+    celery_app.conf.broker_transport_options = {"visibility_timeout": 3600}
+
+
+@pytest.fixture(scope="module")
+def broker():
+    saved = (celery_app.conf.broker_url, celery_app.conf.broker_transport_options)
+    redis = Broker()
+    redis.start()
+    _point_app_at(redis.url)
+    try:
+        yield redis
+    finally:
+        _point_app_at(saved[0])
+        celery_app.conf.broker_transport_options = saved[1]
+        redis.stop()
+
+
+def _database_url() -> str:
+    db = connection.settings_dict
+    user, host, port = db.get("USER") or "postgres", db.get("HOST") or "127.0.0.1", db.get("PORT") or 5432
+    return f"postgres://{user}@{host}:{port}/{db['NAME']}"
+
+
+class Processes:
+    """celery worker / beat processes of one test, each logging to a file, stopped by PID."""
+
+    def __init__(self, tmp_path: Path, broker: Broker) -> None:
+        self.tmp_path = tmp_path
+        self.broker = broker
+        self.procs: list[tuple[str, subprocess.Popen, Path]] = []
+        self.env: dict[str, str] = {}
+        self.nodes: dict[int, str] = {}
+
+    def configure(self, *, rpc_url: str, usdc: str, treasury: str) -> None:
+        self.env = {
+            **os.environ,
+            "DJANGO_SETTINGS_MODULE": "config.settings.test",
+            "DATABASE_URL": _database_url(),  # the test database pytest-django created
+            "REDIS_URL": self.broker.url,
+            "CHAIN_RPC_URLS": rpc_url,
+            "CHAIN_ID": str(ANVIL_CHAIN_ID),
+            "USDC_ADDRESS": usdc,
+            "TREASURY_ADDRESS": treasury,
+            "OPERATIONS_ADDRESS": "",
+            "CHAIN_CONFIRMATIONS": "2",
+            "CHAIN_RPC_TIMEOUT_SECONDS": "5",
+            # The sweeper on beat every second, for claims no check touched for 2 s; the indexer
+            # and the reorg re-check out of the way, so only the sweeper can re-queue a claim.
+            "CHAIN_SWEEP_INTERVAL_SECONDS": "1",
+            "CHAIN_SWEEP_STALE_SECONDS": "2",
+            "CHAIN_INDEX_INTERVAL_SECONDS": "3600",
+        }
+
+    def _spawn(self, name: str, args: list[str]) -> subprocess.Popen:
+        log = self.tmp_path / f"{name}-{len(self.procs)}.log"
+        with log.open("wb") as out:
+            proc = subprocess.Popen(
+                [CELERY, "-A", "config.celery_app", *args], cwd=ROOT, env=self.env, stdout=out, stderr=out
+            )
+        self.procs.append((name, proc, log))
+        return proc
+
+    def worker(self, name: str) -> subprocess.Popen:
+        """A worker as the Procfile runs it (acks_late, prefetch 1 from settings), solo pool, ready."""
+        node = f"{name}-{os.getpid()}@127.0.0.1"
+        proc = self._spawn(
+            name,
+            ["worker", "--pool=solo", "-n", node, "--without-heartbeat", "--without-gossip", "--without-mingle"]
+            + ["-l", "INFO"],
+        )
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            assert proc.poll() is None, f"the worker exited:\n{self.logs()}"
+            if celery_app.control.ping(destination=[node], timeout=0.5, limit=1):
+                self.nodes[proc.pid] = node
+                return proc
+        raise AssertionError(f"the worker never answered a ping:\n{self.logs()}")
+
+    def holds_retry(self, proc: subprocess.Popen) -> bool:
+        """Whether the worker `proc` holds a task with a countdown (received, not yet run)."""
+        node = self.nodes[proc.pid]
+        scheduled = celery_app.control.inspect(destination=[node], timeout=0.5, limit=1).scheduled() or {}
+        return bool(scheduled.get(node))
+
+    def beat(self) -> subprocess.Popen:
+        return self._spawn(
+            "beat", ["beat", "-s", str(self.tmp_path / "beat-schedule"), "--pidfile=", "-l", "INFO", "--max-interval=1"]
+        )
+
+    def logs(self) -> str:
+        return "\n".join(f"--- {log.name}\n{log.read_text(errors='replace')[-3000:]}" for _, _, log in self.procs)
+
+    def stop_all(self) -> None:
+        """SIGTERM to each at once (they shut down side by side), SIGKILL to any still up after 10 s."""
+        running = [proc for _, proc, _ in self.procs if proc.poll() is None]
+        for proc in running:
+            os.kill(proc.pid, signal.SIGTERM)
+        deadline = time.monotonic() + 10
+        for proc in running:
+            try:
+                proc.wait(timeout=max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                stop(proc, sig=signal.SIGKILL)
+
+
+@pytest.fixture
+def processes(transactional_db, broker, tmp_path):
+    """Requested after the database: stopped before pytest-django empties the test database."""
+    procs = Processes(tmp_path, broker)
+    try:
+        yield procs
+    finally:
+        procs.stop_all()
+
+
+# --- Claims ------------------------------------------------------------------------------------
+
+
+def draft_claim(w3: Web3, *, challenge: Challenge, player: str, treasury: str, usdc: str, stake: str) -> tuple:
+    """The extended transfer a player's wallet sends for a guess, and the POST body that claims it."""
+    text = parse_coordinates("29.979175, 31.134258").text
+    salt = new_salt()
+    commitment = guess_commitment(
+        chain_id=ANVIL_CHAIN_ID, challenge_id=challenge.pk, submitter_address=player, text=text, salt=salt
+    )
+    calldata = encode_stake_transfer(
+        treasury=treasury,
+        amount_units=int(Decimal(stake) * 10**6),
+        commitment=commitment,
+        challenge_id=challenge.pk,
+        timestamp=int(time.time()),
+    )
+    tx = {"from": player, "to": usdc, "data": calldata, "value": 0, "gas": 200_000}
+    body = {
+        "challengeId": challenge.pk,
+        "submissionText": text,
+        "submissionStake": stake,
+        "submitterAddress": player,
+        "submissionSalt": salt,
+    }
+    return tx, body
+
+
+def post(api, body: dict, tx_hash: str):
+    return api.post(
+        "/api/responses", data=json.dumps({**body, "transactionHash": tx_hash}), content_type="application/json"
+    )
+
+
+def wait_decided(response_id: int, processes: Processes, *, within: float = CONFIRM_WITHIN_SECONDS) -> Response:
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        response = Response.objects.get(pk=response_id)
+        if response.status != ResponseStatus.PENDING:
+            return response
+        time.sleep(0.05)
+    raise AssertionError(f"response {response_id} still pending after {within} s:\n{processes.logs()}")
+
+
+def assert_counted_once(challenge: Challenge, stakes: list[Decimal]) -> None:
+    challenge.refresh_from_db()
+    assert challenge.staked_sum == sum(stakes)
+    assert challenge.response_count == len(stakes)
+
+
+# --- 1. End to end on 1-second blocks ----------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def timed_chain():
+    """anvil mining a block every second (not on each transaction), with its own TestUSDC."""
+    with anvil("--block-time", "1") as (url, _proc):
+        w3 = Web3(HTTPProvider(url, request_kwargs={"timeout": 10}))
+        deployer, treasury, player = w3.eth.accounts[:3]
+        usdc = deploy(w3, "TestUSDC", sender=deployer)
+        mint(w3, usdc, player, 1_000_000 * 10**6, sender=deployer)
+        yield url, w3, treasury, player, usdc
+
+
+def test_ten_claims_go_from_post_to_confirmed_through_the_worker_on_one_second_blocks(
+    timed_chain, processes, make_challenge, settings
+):
+    """Ten players' claims, one starting each second (about one per block), each on its own thread
+    with its own API client and database connection, as ten browsers would."""
+    url, w3, treasury, player, usdc = timed_chain
+    settings.CHAIN_ID = ANVIL_CHAIN_ID
+    processes.configure(rpc_url=url, usdc=usdc, treasury=treasury)
+    processes.worker("e2e")
+    challenge = make_challenge()
+    began = time.monotonic()
+
+    def one_claim(n: int) -> tuple[float, Decimal]:
+        try:
+            time.sleep(max(0.0, began + n - time.monotonic()))
+            stake = f"{n + 1}.25"
+            tx, body = draft_claim(w3, challenge=challenge, player=player, treasury=treasury, usdc=usdc, stake=stake)
+            tx_hash = w3.eth.send_transaction(tx)
+            # As the page does: POST once the transaction has a receipt (its first confirmation).
+            assert w3.eth.wait_for_transaction_receipt(tx_hash, timeout=10, poll_latency=0.05)["status"] == 1
+            started = time.monotonic()
+            answer = post(APIClient(), body, "0x" + bytes(tx_hash).hex())
+            assert answer.status_code == 201, answer.content
+            assert answer.json()["status"] == "pending"
+            response = wait_decided(answer.json()["id"], processes)
+            seconds = time.monotonic() - started
+            assert response.status == ResponseStatus.CONFIRMED, (response.rejection_code, processes.logs())
+            receipt = w3.eth.get_transaction_receipt(tx_hash)
+            assert response.block_number == receipt["blockNumber"]
+            # Two confirmations: the block after the transaction's was there when it confirmed.
+            assert w3.eth.block_number >= receipt["blockNumber"] + 1
+            return seconds, Decimal(stake)
+        finally:
+            connections.close_all()  # this thread's connection, before the test database is emptied
+
+    with ThreadPoolExecutor(max_workers=10) as pool:
+        results = [future.result() for future in [pool.submit(one_claim, n) for n in range(10)]]
+    seconds = [s for s, _ in results]
+    assert_counted_once(challenge, [stake for _, stake in results])
+    assert Payment.objects.filter(response__challenge=challenge).count() == 10
+    print(
+        f"\nPOST→confirmed, anvil --block-time 1, CHAIN_CONFIRMATIONS=2, median of 10: "
+        f"{statistics.median(seconds):.2f} s (min {min(seconds):.2f}, max {max(seconds):.2f})"
+    )
+
+
+# --- 2. The worker killed mid-verification -------------------------------------------------------
+
+
+def test_a_worker_killed_while_the_claim_waits_for_depth_is_restarted_and_the_claim_confirms_once(
+    chain, draft, processes, api
+):
+    processes.configure(rpc_url=chain.url, usdc=chain.usdc, treasury=chain.treasury)
+    first = processes.worker("doomed")
+    d = draft(stake="3")
+    keep_clock(chain.w3)  # the worker took seconds to start: the next block is no older than the challenge
+    # anvil mines it at once and then no further block: one confirmation of the two required.
+    tx_hash = chain.pay(chain.stake_calldata(d))
+    answer = post(api, {**_body(d)}, tx_hash)
+    assert answer.status_code == 201, answer.content
+    response_id = answer.json()["id"]
+    posted_at = Response.objects.get(pk=response_id).updated_at
+
+    # Wait until the worker has looked (not deep enough: the claim touched) and holds the retry it
+    # scheduled (an unacknowledged message with a countdown), then kill it with SIGKILL.
+    deadline = time.monotonic() + 15
+    while Response.objects.get(pk=response_id).updated_at == posted_at or not processes.holds_retry(first):
+        assert time.monotonic() < deadline, f"the worker never scheduled a retry:\n{processes.logs()}"
+        time.sleep(0.05)
+    stop(first, sig=signal.SIGKILL)
+    assert first.returncode == -signal.SIGKILL
+    chain.mine(2)
+    assert Response.objects.get(pk=response_id).status == ResponseStatus.PENDING
+
+    # Restarted, with beat: the retry died with the worker; the sweeper re-queues the stale claim.
+    processes.beat()
+    processes.worker("restarted")
+    response = wait_decided(response_id, processes)
+    assert response.status == ResponseStatus.CONFIRMED, (response.rejection_code, processes.logs())
+    # The killed worker's message stays unacknowledged until the broker's visibility timeout (an
+    # hour); what brought the claim back is the sweeper.
+    assert "sweeper re-queued 1 pending claims" in processes.logs()
+    assert_counted_once(d.challenge, [Decimal("3")])
+    assert Payment.objects.filter(transaction_hash=tx_hash).count() == 1
+
+
+# --- 3. The broker down at POST time -----------------------------------------------------------
+
+
+def test_a_claim_posted_while_the_broker_is_down_is_stored_and_confirmed_once_it_is_back(
+    chain, draft, processes, broker, api
+):
+    processes.configure(rpc_url=chain.url, usdc=chain.usdc, treasury=chain.treasury)
+    processes.worker("steady")
+    d = draft(stake="4.5")
+    keep_clock(chain.w3)
+    tx_hash = chain.pay(chain.stake_calldata(d))
+    chain.mine(1)  # deep enough already: only the lost message stands between the claim and the worker
+
+    broker.stop()
+    try:
+        with socket.socket() as s:
+            assert s.connect_ex(("127.0.0.1", broker.port)) != 0, "the broker is still up"
+        started = time.monotonic()
+        answer = post(api, _body(d), tx_hash)
+        post_seconds = time.monotonic() - started
+        assert answer.status_code == 201, answer.content
+        assert answer.json()["status"] == "pending"
+        stored = Response.objects.get(pk=answer.json()["id"])
+        assert stored.status == ResponseStatus.PENDING and stored.transaction_hash == tx_hash
+    finally:
+        broker.start()  # same port; empty, as a broker that lost its messages would be
+    print(f"\nPOST with the broker down answered 201 in {post_seconds:.2f} s")
+
+    processes.beat()
+    response = wait_decided(stored.pk, processes)
+    assert response.status == ResponseStatus.CONFIRMED, (response.rejection_code, processes.logs())
+    assert "sweeper re-queued 1 pending claims" in processes.logs()
+    assert_counted_once(d.challenge, [Decimal("4.5")])
+
+
+def _body(d) -> dict:
+    return {
+        "challengeId": d.challenge.pk,
+        "submissionText": d.text,
+        "submissionStake": str(d.stake),
+        "submitterAddress": d.address,
+        "submissionSalt": d.salt,
+    }
