@@ -26,6 +26,7 @@ describe("App", () => {
     ]);
     expect(screen.getByRole("tab", { name: "Active Challenge" })).toHaveAttribute("aria-selected", "true");
     expect(screen.getByRole("contentinfo")).toHaveTextContent(/©/);
+    expect(screen.getByRole("complementary", { name: "Beta notice" })).toHaveTextContent(/fake money/);
   });
 
   it("opens a lazily loaded tab when clicked", async () => {

@@ -17,10 +17,11 @@ export function PageFrame({ wallet, children }: { wallet?: ReactNode; children: 
         </div>
         <div className="wallet-slot">{wallet}</div>
       </header>
-      <p className="beta-note">
+      {/* A landmark of its own: no page content outside landmarks (axe "region"). */}
+      <aside className="beta-note" aria-label="Beta notice">
         Beta: Geopoem runs on the {chainName || "test"} network with fake money (test USDC and test ETH). Real money
         on the main network will replace it after the beta.
-      </p>
+      </aside>
       <main id="main" className="site-main">
         {children}
       </main>
