@@ -100,6 +100,9 @@ export function run(command, args, { env = process.env, cwd, input } = {}) {
       if (code === 0) resolve(stdout);
       else reject(new Error(`${command} ${args.join(' ')} exited ${code}\n${stderr || stdout}`));
     });
+    // A program that exits without reading its input (psql -c, webpack) closes the pipe first: that
+    // EPIPE is no failure (the exit code says how it went), and unhandled it would crash the runner.
+    child.stdin.on('error', () => {});
     child.stdin.end(input ?? '');
   });
 }
