@@ -21,6 +21,7 @@ import statistics
 import subprocess
 import time
 from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
 
@@ -157,10 +158,14 @@ class Processes:
         raise AssertionError(f"the worker never answered a ping:\n{self.logs()}")
 
     def holds_retry(self, proc: subprocess.Popen) -> bool:
-        """Whether the worker `proc` holds a task with a countdown (received, not yet run)."""
+        """Whether the worker `proc` holds a task with a countdown (received, not yet run) that is
+        still at least half a second from running: a kill right after this answer finds it held."""
         node = self.nodes[proc.pid]
         scheduled = celery_app.control.inspect(destination=[node], timeout=0.5, limit=1).scheduled() or {}
-        return bool(scheduled.get(node))
+        now = datetime.now(UTC)
+        return any(
+            datetime.fromisoformat(task["eta"]) - now > timedelta(seconds=0.5) for task in scheduled.get(node) or []
+        )
 
     def beat(self) -> subprocess.Popen:
         return self._spawn(
