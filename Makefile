@@ -71,6 +71,15 @@ test-e2e: $(VENV)/.installed node_modules/.installed
 		apt-get update -qq && apt-get install -y -qq chromium >/dev/null; }
 	npm run --silent test:e2e
 
+# The benchmarks of issue 8 (bench/): API throughput against a floor view (wrk), a million responses,
+# verification latency on anvil, and the page (bundle size, Lighthouse). Writes docs/performance.md.
+# Uses PostgreSQL database geopoem_bench (dropped and created) and Redis DB 8. About 15 minutes.
+.PHONY: bench
+bench: build
+	@command -v wrk >/dev/null || { echo "bench: needs wrk (apt-get install wrk)"; exit 1; }
+	@test -x "$${CHROME_PATH:-/usr/bin/chromium}" || { echo "bench: needs Chromium (apt-get install chromium)"; exit 1; }
+	$(PY) -m bench.run
+
 lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .

@@ -1,0 +1,183 @@
+"""What every benchmark shares: its own PostgreSQL database, Redis DB, free loopback ports, a
+gunicorn started and stopped by its own PID, and one JSON file of results per benchmark."""
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "bench" / "results"
+PY = str(ROOT / ".venv" / "bin" / "python")
+PG_BASE = os.environ.get("BENCH_PG_BASE", "postgres://postgres@127.0.0.1:5432")
+STATIC_ROOT = ROOT / "var" / "bench-static"  # collectstatic of the built bundle, for whitenoise
+BUNDLE = ROOT / "var" / "bench-bundle"  # a snapshot of frontend/build and its webpack-stats.json
+REDIS_URL = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/8")
+# One database for every benchmark, dropped and created afresh by each (they run one after another).
+DATABASE = os.environ.get("BENCH_DATABASE", "geopoem_bench")
+
+
+def log(message: str) -> None:
+    print(f"[bench {time.strftime('%H:%M:%S')}] {message}", flush=True)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def recreate_database(name: str) -> str:
+    """A fresh, dedicated database (benchmarks own it whole) and its URL."""
+    import psycopg
+
+    with psycopg.connect(f"{PG_BASE}/postgres", autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{name}"')
+    return f"{PG_BASE}/{name}"
+
+
+def flush_redis() -> None:
+    """Empty the benchmark's own Redis DB number (never another one)."""
+    import redis
+
+    redis.Redis.from_url(REDIS_URL).flushdb()
+
+
+def django_env(database_url: str, **extra: str) -> dict[str, str]:
+    """The production settings (through bench.settings) made runnable on loopback."""
+    env = dict(os.environ)
+    env.update(
+        DJANGO_SETTINGS_MODULE="bench.settings",
+        SECRET_KEY="bench-only-" + "k" * 50,
+        ALLOWED_HOSTS="127.0.0.1,localhost,testserver",
+        SECURE_SSL_REDIRECT="False",
+        DATABASE_URL=database_url,
+        REDIS_URL=REDIS_URL,
+        LOG_LEVEL="WARNING",
+        PYTHONPATH=str(ROOT),
+        STATIC_ROOT=str(STATIC_ROOT),
+        BENCH_WEBPACK_STATS=str(BUNDLE / "webpack-stats.json"),
+        BENCH_BUNDLE_DIR=str(BUNDLE / "build"),
+    )
+    env.pop("BENCH_NO_CACHE", None)
+    env.update(extra)
+    return env
+
+
+def manage(env: dict[str, str], *args: str) -> None:
+    subprocess.run([PY, "manage.py", *args], cwd=ROOT, env=env, check=True)
+
+
+def snapshot_bundle(timeout: float = 180.0) -> Path:
+    """Copy the built bundle (frontend/build + webpack-stats.json) once the stats say "done" and every
+    file they name exists, so the benchmark reads one consistent build. Returns the stats' path."""
+    stats_file = ROOT / "frontend" / "webpack-stats.json"
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            stats = json.loads(stats_file.read_text())
+            names = list(stats["assets"])
+            if stats.get("status") == "done" and all((ROOT / "frontend" / "build" / n).exists() for n in names):
+                shutil.rmtree(BUNDLE, ignore_errors=True)
+                (BUNDLE / "build").mkdir(parents=True)
+                for name in names:
+                    shutil.copy2(ROOT / "frontend" / "build" / name, BUNDLE / "build" / name)
+                for asset in stats["assets"].values():
+                    asset["path"] = str(BUNDLE / "build" / asset["name"])
+                (BUNDLE / "webpack-stats.json").write_text(json.dumps(stats))
+                return BUNDLE / "webpack-stats.json"
+        except (ValueError, KeyError, OSError):
+            pass
+        if time.monotonic() > deadline:
+            raise RuntimeError("the front-end bundle is not built (run `make build`)")
+        time.sleep(1)
+
+
+def collectstatic(env: dict[str, str]) -> None:
+    """The bundle snapshot into STATIC_ROOT, hashed and compressed as production serves it."""
+    if not (BUNDLE / "webpack-stats.json").exists():
+        snapshot_bundle()
+    STATIC_ROOT.mkdir(parents=True, exist_ok=True)
+    manage(env, "collectstatic", "--noinput", "--clear", "-v", "0")
+
+
+def wait_http(url: str, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with urllib.request.urlopen(url, timeout=2) as answer:
+                if answer.status == 200:
+                    return
+        except OSError:
+            pass
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"{url} did not answer 200 within {timeout} s")
+        time.sleep(0.2)
+
+
+def stop(proc: subprocess.Popen, timeout: float = 20.0) -> None:
+    """Stop one process this benchmark started, by its own PID: SIGTERM, then SIGKILL if it hangs."""
+    if proc.poll() is not None:
+        return
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+@contextlib.contextmanager
+def gunicorn(env: dict[str, str], workers: int = 2) -> Iterator[str]:
+    """gunicorn as the Procfile's `web` runs it (sync workers), on a free loopback port. Stopped by
+    its own PID (SIGTERM to the master, which stops its workers), also when the benchmark fails."""
+    port = free_port()
+    proc = subprocess.Popen(
+        [
+            str(ROOT / ".venv" / "bin" / "gunicorn"),
+            "config.wsgi:application",
+            "--bind",
+            f"127.0.0.1:{port}",
+            "--workers",
+            str(workers),
+            "--log-level",
+            "warning",
+        ],
+        cwd=ROOT,
+        env=env,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait_http(f"{base}/api/challenges/resolved")
+        yield base
+    finally:
+        stop(proc)
+
+
+def write_result(name: str, data: dict) -> Path:
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    data = {"benchmark": name, "measuredAt": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), **data}
+    path = RESULTS / f"{name}.json"
+    path.write_text(json.dumps(data, indent=2) + "\n")
+    log(f"wrote {path.relative_to(ROOT)}")
+    return path
+
+
+def read_results() -> dict[str, dict]:
+    return {p.stem: json.loads(p.read_text()) for p in sorted(RESULTS.glob("*.json"))}
+
+
+def python_module(module: str, env: dict[str, str], *args: str) -> str:
+    """Run `python -m module` under Django's env and return its last stdout line (its JSON)."""
+    done = subprocess.run([PY, "-m", module, *args], cwd=ROOT, env=env, check=True, stdout=subprocess.PIPE, text=True)
+    sys.stdout.write(done.stdout)
+    return done.stdout.strip().splitlines()[-1]

@@ -1,0 +1,287 @@
+"""Benchmark data built with the project's own services (challenges) and rows shaped exactly as
+verification leaves a confirmed claim. Run under Django: `python -m bench.data api`."""
+
+import hashlib
+import json
+import random
+import sys
+from decimal import Decimal
+
+SOLUTION = "48.85837, 2.294481"  # near the Eiffel Tower
+THRESHOLD_M = 1000
+CHAIN_ID = 11155111
+
+
+def address(n: int) -> str:
+    """A checksummed address per player; checksumming is slow, so a few hundred are reused."""
+    from eth_utils import to_checksum_address
+
+    return to_checksum_address("0x" + hashlib.sha256(f"player{n}".encode()).hexdigest()[:40])
+
+
+def tx_hash(challenge_id: int, n: int) -> str:
+    return "0x" + hashlib.sha256(f"tx:{challenge_id}:{n}".encode()).hexdigest()
+
+
+def guess(rng: random.Random, n: int) -> str:
+    """One in 500 guesses lands within the threshold, the rest anywhere on earth."""
+    if n % 500 == 0:
+        lat, lon = 48.85837 + rng.uniform(-0.005, 0.005), 2.294481 + rng.uniform(-0.005, 0.005)
+    else:
+        lat, lon = rng.uniform(-90, 90), rng.uniform(-180, 180)
+    return f"{lat:.6f}, {lon:.6f}"
+
+
+def add_confirmed(challenge, count: int, *, seed: int = 1) -> None:
+    """`count` confirmed claims through the ORM (small counts), and the challenge's sums."""
+    from challenges.commitments import guess_commitment, new_salt
+    from challenges.models import Challenge
+    from django.db.models import F
+    from django.utils import timezone
+    from responses.coordinates import parse_coordinates
+    from responses.models import Response, ResponseStatus
+
+    rng = random.Random(seed)
+    rows, total = [], Decimal("0")
+    for n in range(count):
+        parsed = parse_coordinates(guess(rng, n))
+        who = address(n % 50)
+        salt = new_salt()
+        stake = Decimal(rng.randint(100, 100000)) / 100
+        total += stake
+        rows.append(
+            Response(
+                challenge=challenge,
+                submission_text=parsed.text,
+                submission_lat=parsed.lat,
+                submission_lon=parsed.lon,
+                submission_salt=salt,
+                commitment=guess_commitment(
+                    chain_id=CHAIN_ID, challenge_id=challenge.pk, submitter_address=who, text=parsed.text, salt=salt
+                ),
+                submission_stake=stake,
+                submission_timestamp=timezone.now(),
+                transaction_hash=tx_hash(challenge.pk, n),
+                submitter_address=who,
+                status=ResponseStatus.CONFIRMED,
+                block_number=1000 + n // 10,
+                transaction_index=n % 10,
+                log_index=0,
+            )
+        )
+    Response.objects.bulk_create(rows)
+    Challenge.objects.filter(pk=challenge.pk).update(
+        staked_sum=F("staked_sum") + total, response_count=F("response_count") + count
+    )
+    challenge.refresh_from_db()
+
+
+def new_challenge(title: str):
+    from challenges.services import challenge_create, challenge_publish
+
+    challenge = challenge_create(
+        poem_title=title,
+        poem_text="<p>Iron lace above the river,<br>a thousand stairs to count the wind.</p>",
+        instructions_text="<p>Give the place as latitude, longitude.</p>",
+        proximity_threshold_m=THRESHOLD_M,
+        solution=SOLUTION,
+    )
+    return challenge_publish(challenge=challenge)
+
+
+def seed_api() -> dict:
+    """Five resolved challenges of 10 responses each and an active one: the API benchmark's data."""
+    from challenges.services import challenge_resolve
+
+    resolved = []
+    for i in range(5):
+        challenge = new_challenge(f"Resolved poem {i + 1}")
+        add_confirmed(challenge, 10, seed=i)
+        resolved.append(challenge_resolve(challenge=challenge).pk)
+    active = new_challenge("The active poem")
+    add_confirmed(active, 10, seed=99)
+    return {"resolved": resolved, "active": active.pk}
+
+
+def canonical(value: float) -> str:
+    """A float with 6 decimals in the canonical form of responses.coordinates (no trailing zeros,
+    no "-0"); checked against parse_coordinates on the first rows of every load."""
+    text = f"{value:.6f}".rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
+
+
+def copy_confirmed(challenge, count: int, *, seed: int = 7, chunk: int = 50_000) -> int:
+    """`count` confirmed claims written with PostgreSQL COPY, shaped as verification leaves them
+    (block, index, status, block time), and the challenge's sums moved as verification moves them.
+    Returns the number of guesses placed within the threshold."""
+    from challenges.models import Challenge
+    from django.db import connection
+    from django.utils import timezone
+    from responses.coordinates import parse_coordinates
+
+    rng = random.Random(seed)
+    players = [address(n) for n in range(500)]
+    now = timezone.now().isoformat()
+    columns = (
+        "challenge_id, submission_text, submission_lat, submission_lon, submission_salt, commitment, "
+        "submission_stake, submission_timestamp, transaction_hash, submitter_address, status, rejection_code, "
+        "rejection_reason, block_number, block_hash, transaction_index, log_index, created_at, updated_at"
+    )
+    total_cents = 0
+    near = 0
+    with connection.cursor() as django_cursor:
+        raw = django_cursor.cursor  # psycopg 3's cursor, for COPY
+        with raw.copy(f"COPY responses_response ({columns}) FROM STDIN") as copy:
+            for start in range(0, count, chunk):
+                lines = []
+                for n in range(start, min(start + chunk, count)):
+                    text = guess(rng, n)
+                    lat_s, lon_s = text.split(", ")
+                    lat, lon = canonical(float(lat_s)), canonical(float(lon_s))
+                    if n < 1000:
+                        assert parse_coordinates(text).text == f"{lat}, {lon}", text
+                    near += n % 500 == 0
+                    cents = rng.randint(100, 100000)
+                    total_cents += cents
+                    digest = hashlib.sha256(f"{challenge.pk}:{n}".encode()).hexdigest()
+                    lines.append(
+                        f"{challenge.pk}\t{lat}, {lon}\t{lat}\t{lon}\t{digest}\t{digest[::-1]}\t"
+                        f"{cents // 100}.{cents % 100:02d}\t{now}\t0x{digest}\t{players[n % 500]}\tconfirmed\t\t\t"
+                        f"{1000 + n // 10}\t0x{digest[::-1]}\t{n % 10}\t0\t{now}\t{now}\n"
+                    )
+                copy.write("".join(lines))
+    # As chain confirmation does (a QuerySet.update, so no signal): the sums, then the cache bump.
+    from challenges.cache import invalidate_public_challenge_cache
+    from django.db.models import F
+
+    Challenge.objects.filter(pk=challenge.pk).update(
+        staked_sum=F("staked_sum") + Decimal(total_cents) / 100, response_count=F("response_count") + count
+    )
+    invalidate_public_challenge_cache()
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE responses_response")
+    challenge.refresh_from_db()
+    return near
+
+
+def timed_gets(client, path: str, *, times: int, cold: bool) -> dict:
+    """`times` GETs of `path`; cold: the public cache made stale before each (the answer is built)."""
+    import time
+
+    from challenges.cache import VERSION_KEY, _new_version
+    from django.core.cache import cache
+
+    durations, size = [], None
+    for _ in range(times):
+        if cold:
+            cache.set(VERSION_KEY, _new_version(), timeout=None)
+        started = time.perf_counter()
+        answer = client.get(path)
+        durations.append((time.perf_counter() - started) * 1000)
+        assert answer.status_code == 200, (path, answer.status_code)
+        size = len(answer.content)
+    durations.sort()
+    return {
+        "bytes": size,
+        "medianMs": durations[len(durations) // 2],
+        "maxMs": durations[-1],
+        "times": times,
+    }
+
+
+def download_all(client, challenge_id: int, limit: int = 1000) -> dict:
+    """What the spec's client downloads to derive winners itself: every page of GET /api/responses
+    for the challenge, following the Link header, as bytes of bodies (and headers' Link)."""
+    import time
+
+    path = f"/api/responses?challengeId={challenge_id}&limit={limit}"
+    pages = rows = body_bytes = 0
+    started = time.perf_counter()
+    while path:
+        answer = client.get(path)
+        assert answer.status_code == 200, answer.status_code
+        pages += 1
+        body_bytes += len(answer.content)
+        rows += len(answer.json()) if pages == 1 else answer.content.count(b'"transactionHash"')
+        link = answer.headers.get("Link")
+        path = link[link.index("<") + 1 : link.index(">")].removeprefix("http://testserver") if link else None
+    return {"pages": pages, "rows": rows, "bytes": body_bytes, "seconds": time.perf_counter() - started, "limit": limit}
+
+
+def run_scale(count: int) -> dict:
+    """Benchmark 2 under Django: a 10-response challenge and a `count`-response one, both resolved."""
+    import time
+
+    from challenges.services import challenge_resolve
+    from django.db import connection
+    from django.test import Client
+
+    small = new_challenge("Ten responses")
+    add_confirmed(small, 10, seed=3)
+    small_started = time.perf_counter()
+    challenge_resolve(challenge=small)
+    small_resolve = time.perf_counter() - small_started
+
+    big = new_challenge("A million responses")
+    started = time.perf_counter()
+    near = copy_confirmed(big, count)
+    load_seconds = time.perf_counter() - started
+    statements = []
+
+    def timed(execute, sql, params, many, context):
+        began = time.perf_counter()
+        try:
+            return execute(sql, params, many, context)
+        finally:
+            statements.append({"sql": " ".join(sql.split())[:90], "seconds": time.perf_counter() - began})
+
+    started = time.perf_counter()
+    with connection.execute_wrapper(timed):
+        challenge_resolve(challenge=big)
+    resolve_seconds = time.perf_counter() - started
+    # Resolution left a million dead row versions; autovacuum would clean them up soon after, and
+    # until it does the machine's two cores are busy with it. The answers are timed in that steady state.
+    started = time.perf_counter()
+    with connection.cursor() as cursor:
+        cursor.execute("VACUUM ANALYZE responses_response")
+    vacuum_seconds = time.perf_counter() - started
+
+    client = Client()
+    winners = {}
+    for name, challenge in (("ten", small), ("million", big)):
+        path = f"/api/challenges/{challenge.pk}/winners"
+        client.get(path)  # warms connection and code paths
+        winners[name] = {
+            "responses": challenge.response_count,
+            "built": timed_gets(client, path, times=20, cold=True),
+            "cached": timed_gets(client, path, times=20, cold=False),
+        }
+    body = client.get(f"/api/challenges/{big.pk}/winners").json()
+    assert body["earliest"] is not None and body["highest"] is not None, body
+    download = download_all(client, big.pk)
+    assert download["rows"] == count, download
+    return {
+        "count": count,
+        "correctPlaced": near,
+        "loadSeconds": load_seconds,
+        "resolveSeconds": resolve_seconds,
+        "vacuumSeconds": vacuum_seconds,
+        "resolveStatements": [s for s in statements if s["seconds"] > 0.05],
+        "resolveTenSeconds": small_resolve,
+        "winners": winners,
+        "download": download,
+    }
+
+
+if __name__ == "__main__":
+    import django
+
+    django.setup()
+    if sys.argv[1:] == ["api"]:
+        print(json.dumps(seed_api()))
+    elif sys.argv[1:] == ["verify"]:
+        print(json.dumps({"challenge": new_challenge("The verification poem").pk}))
+    elif sys.argv[1:2] == ["scale"]:
+        print(json.dumps(run_scale(int(sys.argv[2]))))
+    else:
+        raise SystemExit("usage: python -m bench.data api | verify | scale COUNT")

@@ -1,0 +1,130 @@
+"""Benchmark 4: the page. The initial JS + CSS gzipped (scripts/bundle_budget.mjs, the CI budget)
+and Lighthouse 12.8.2 (mobile preset: its default form factor and simulated throttling) against the
+page served by gunicorn with whitenoise (production settings, collectstatic of the built bundle),
+with Debian's Chromium headless. Lighthouse runs RUNS times; each category's median is reported."""
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+from .common import (
+    DATABASE,
+    ROOT,
+    collectstatic,
+    django_env,
+    flush_redis,
+    gunicorn,
+    log,
+    manage,
+    python_module,
+    recreate_database,
+    snapshot_bundle,
+    write_result,
+)
+
+LIGHTHOUSE = ROOT / "node_modules" / ".bin" / "lighthouse"
+CHROME = os.environ.get("CHROME_PATH", "/usr/bin/chromium")
+CHROME_FLAGS = (
+    "--headless=new --no-sandbox --disable-gpu --disable-quic --no-first-run "
+    "--disable-background-networking --disable-component-update --disable-sync"
+)
+CATEGORIES = ["performance", "accessibility", "best-practices", "seo"]
+RUNS = int(os.environ.get("BENCH_LIGHTHOUSE_RUNS", "3"))
+GOALS = {"performance": 95, "accessibility": 100, "best-practices": 100, "seo": 90}
+BUDGET_KB = 150
+REPORTS = ROOT / "var" / "bench-lighthouse"  # the full Lighthouse JSON of each run (not committed)
+
+
+def bundle(stats: Path) -> dict:
+    done = subprocess.run(
+        [
+            "node",
+            str(ROOT / "scripts" / "bundle_budget.mjs"),
+            "--json",
+            "--stats",
+            str(stats),
+            "--budget-kb",
+            str(BUDGET_KB),
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    return json.loads(done.stdout)
+
+
+def lighthouse(url: str, out: Path) -> dict:
+    subprocess.run(
+        [str(LIGHTHOUSE), url, "--quiet", "--output=json", f"--output-path={out}",
+         f"--only-categories={','.join(CATEGORIES)}", f"--chrome-flags={CHROME_FLAGS}"],
+        cwd=ROOT,
+        env={**os.environ, "CHROME_PATH": CHROME},
+        check=True,
+        timeout=300,
+    )  # fmt: skip
+    report = json.loads(out.read_text())
+    failed = {
+        category: [
+            ref["id"]
+            for ref in report["categories"][category]["auditRefs"]
+            if ref["weight"] > 0 and (report["audits"][ref["id"]].get("score") is not None)
+            and report["audits"][ref["id"]]["score"] < 1
+        ]
+        for category in CATEGORIES
+    }  # fmt: skip
+    metrics = {
+        key: report["audits"][key].get("numericValue")
+        for key in ("first-contentful-paint", "largest-contentful-paint", "total-blocking-time",
+                    "cumulative-layout-shift", "speed-index")
+    }  # fmt: skip
+    console = [item.get("description", "")[:200] for item in report["audits"]["errors-in-console"]["details"]["items"]]
+    return {
+        "consoleErrors": console,
+        "scores": {category: round(report["categories"][category]["score"] * 100) for category in CATEGORIES},
+        "notPassed": failed,
+        "metrics": metrics,
+        "lighthouseVersion": report["lighthouseVersion"],
+        "formFactor": report["configSettings"]["formFactor"],
+        "userAgent": report["environment"]["hostUserAgent"],
+    }
+
+
+def run() -> dict:
+    size = bundle(snapshot_bundle())
+    log(f"initial JS+CSS {size['gzipBytes']} B gzipped (budget {BUDGET_KB} KB)")
+    url = recreate_database(DATABASE)
+    env = django_env(url)
+    manage(env, "migrate", "--noinput", "-v", "0")
+    python_module("bench.data", env, "api")  # an active challenge and resolved ones, as a live page has
+    collectstatic(env)
+    flush_redis()
+    runs = []
+    REPORTS.mkdir(parents=True, exist_ok=True)
+    with gunicorn(env) as base:
+        for i in range(RUNS):
+            result = lighthouse(base + "/", REPORTS / f"run{i + 1}.json")
+            log(f"lighthouse run {i + 1}: {result['scores']}")
+            runs.append(result)
+    scores = {category: sorted(r["scores"][category] for r in runs)[len(runs) // 2] for category in CATEGORIES}
+    return write_result(
+        "page",
+        {
+            "command": "make bench  (.venv/bin/python -m bench.run page)",
+            "setup": {
+                "bundle": "node scripts/bundle_budget.mjs (entry chunk 'main' of frontend/webpack-stats.json, gzip -9)",
+                "server": "gunicorn (2 sync workers), production settings, whitenoise compressed manifest storage",
+                "lighthouse": f"node_modules/.bin/lighthouse (mobile preset), CHROME_PATH={CHROME}, {CHROME_FLAGS}",
+                "runs": f"{RUNS}, median score per category",
+            },
+            "bundle": {**size, "budgetKb": BUDGET_KB},
+            "scores": scores,
+            "goals": GOALS,
+            "meets": {category: scores[category] >= GOALS[category] for category in CATEGORIES},
+            "runs": runs,
+        },
+    )
+
+
+if __name__ == "__main__":
+    run()

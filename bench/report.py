@@ -1,0 +1,232 @@
+"""docs/performance.md from the latest result of each benchmark (bench/results/*.json): each goal,
+the figure, whether it is met, the command, and for a missed goal what limits it."""
+
+import time
+
+from .common import ROOT, log, read_results
+
+DOC = ROOT / "docs" / "performance.md"
+
+
+def yes(ok: bool) -> str:
+    return "met" if ok else "**missed**"
+
+
+def kb(n: float) -> str:
+    return f"{n / 1000:,.1f} KB"
+
+
+def api_section(r: dict) -> list[str]:
+    goals = r["goals"]
+    lines = [
+        "## 1. API throughput against the floor",
+        "",
+        f"Goal: every endpoint at >= {goals['rpsRatioAtLeast']:.0%} of the floor's requests per second and p99 under "
+        f"{goals['p99RatioBelow']:g}x the floor's p99. The floor is `/bench/floor`, a bare Django view returning a "
+        "constant JSON body of about the same size under the same server and middleware (bench/settings.py adds it; "
+        "production cannot). Only the `cached` rows carry the goal; `no cache` (a dummy cache) shows what the "
+        "public-answer cache (challenges/cache.py) is worth.",
+        "",
+        f"Command: `{r['command']}` · measured {r['measuredAt']}",
+        "",
+        *[f"- {k}: {v}" for k, v in r["setup"].items()],
+        "",
+        "| endpoint | variant | req/s | floor req/s | req/s ratio | p99 ms | floor p99 ms | p99 ratio | goal |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---|",
+    ]
+    for row in r["rows"]:
+        goal = yes(row["meetsGoal"]) if row["variant"] == "cached" else "(no goal)"
+        lines.append(
+            f"| `{row['endpoint']}` | {row['variant']} | {row['rps']:.0f} | {row['floorRps']:.0f} | "
+            f"{row['rpsRatio']:.2f} | {row['p99Ms']:.1f} | {row['floorP99Ms']:.1f} | {row['p99Ratio']:.2f} | {goal} |"
+        )
+    lines.append("")
+    lines.append(
+        "Each figure is the median of the rounds; each round measures the floor and then the endpoint back to back, "
+        "so load from other work on the shared machine falls on both sides of a ratio. Every round is in "
+        "bench/results/api.json."
+    )
+    missed = [row for row in r["rows"] if row["variant"] == "cached" and not row["meetsGoal"]]
+    if missed:
+        lines += [
+            "",
+            "Missed: " + ", ".join(f"`{row['endpoint']}`" for row in missed) + ". A cached answer costs one Redis "
+            "round trip (`get_many` of the entry and the version token) more than the floor; with 2 sync workers on "
+            "2 shared cores the ratio moves with whatever else runs at the time (see the rounds).",
+        ]
+    return lines
+
+
+def scale_section(r: dict) -> list[str]:
+    ten, big = r["winners"]["ten"], r["winners"]["million"]
+    d = r["download"]
+    meets = r["meets"]
+    lines = [
+        "## 2. Scale: one challenge with a million confirmed responses",
+        "",
+        f"Command: `{r['command']}` · measured {r['measuredAt']}",
+        "",
+        *[f"- {k}: {v}" for k, v in r["setup"].items()],
+        "",
+        "| figure | goal | measured | |",
+        "|---|---|---:|---|",
+        f"| load {r['count']:,} confirmed responses with COPY (+ ANALYZE) | none | {r['loadSeconds']:.1f} s | |",
+        f"| `challenge_resolve` of {r['count']:,} responses | < {r['goals']['resolveSecondsBelow']:g} s | "
+        f"{r['resolveSeconds']:.1f} s | {yes(meets['resolve'])} |",
+        f"| `challenge_resolve` of 10 responses | none | {r['resolveTenSeconds'] * 1000:.0f} ms | |",
+        f"| winners answer, {big['responses']:,} responses, built (cache stale): median / max of "
+        f"{big['built']['times']} | < {r['goals']['winnersMsBelow']:g} ms | {big['built']['medianMs']:.1f} / "
+        f"{big['built']['maxMs']:.1f} ms | {yes(meets['winnersTime'])} |",
+        f"| winners answer, 10 responses, built: median / max | (reference) | {ten['built']['medianMs']:.1f} / "
+        f"{ten['built']['maxMs']:.1f} ms | |",
+        f"| winners answer from the cache, {big['responses']:,} responses: median / max | none | "
+        f"{big['cached']['medianMs']:.1f} / {big['cached']['maxMs']:.1f} ms | |",
+        f"| size of the winners answer, {big['responses']:,} vs 10 responses | the same few hundred bytes | "
+        f"{big['built']['bytes']:,} B vs {ten['built']['bytes']:,} B | {yes(meets['winnersSize'])} |",
+        f"| bytes the spec's client downloads to derive the winners: every page of `GET /api/responses` "
+        f"({d['pages']:,} pages of {d['limit']}, {d['rows']:,} rows, {d['seconds']:.0f} s to serve) | none | "
+        f"{d['bytes']:,} B ({d['bytes'] / 1e6:,.0f} MB) | |",
+        f"| **ratio: all responses / winners answer** | the figure | **{r['downloadRatio']:,.0f} : 1** | |",
+        "",
+        "The winners time is the whole request through Django's test client in one process (middleware, the "
+        "cache look-up, two indexed queries on the partial indexes of correct responses, the payouts query, "
+        "rendering), with the public cache made stale before each request so the answer is built every time; "
+        "the goal applies to the median. It is timed after `VACUUM ANALYZE` of the responses table "
+        f"({r.get('vacuumSeconds', 0):.0f} s), the state autovacuum reaches after resolution: while a million dead "
+        "row versions are being vacuumed, the same request took about 200 ms on this machine.",
+    ]
+    if r.get("resolveStatements"):
+        lines += ["", "Statements of `challenge_resolve` over 50 ms:", ""]
+        lines += [f"- {s['seconds']:.1f} s `{s['sql']}...`" for s in r["resolveStatements"]]
+    if not meets["resolve"]:
+        lines += [
+            "",
+            "Missed: `challenge_resolve`. It is three set-based UPDATEs whatever the count (distance for every "
+            "confirmed response, then `is_correct` true, then false), so its cost is rows written, not round trips: "
+            "every UPDATE writes a new version of each of the million rows, and since `is_correct` appears in the "
+            "predicates of the two partial winner indexes no update is HOT, so each row version also enters every "
+            "index of the table (primary key, transaction hash and its LIKE index, challenge, challenge+status+id, "
+            "status+updated_at). On this machine (2 shared cores, the shared PostgreSQL 15 with its defaults: "
+            "128 MB shared_buffers, synchronous commit, checkpoints every 1 GB of WAL) that is tens of microseconds "
+            "per row and statement. What would bring it under 20 s, in challenges/services.py (not changed here; "
+            "outside this issue's files): one UPDATE writing `distance_m` and `is_correct` together (a third of the "
+            "row versions and index entries of today), and, beyond that, not writing the incorrect rows at all "
+            "(distance computed when a page of responses is read, `is_correct` stored only for the few correct ones).",
+        ]
+    if not meets["winnersTime"]:
+        lines += [
+            "",
+            "Missed: the built winners answer. Its queries are index look-ups (a few hundred microseconds in "
+            "EXPLAIN ANALYZE); the rest is the Django request on 2 cores shared with other work. Cached (the "
+            "normal case: a resolved challenge's answer changes only when a payout is verified) it is about a "
+            "millisecond.",
+        ]
+    return lines
+
+
+def verify_section(r: dict) -> list[str]:
+    lines = [
+        "## 3. Verification latency: POST to confirmed",
+        "",
+        f"Goal: p95 under {r['goals']['p95SecondsBelow']:g} s over 50 claims (about one polling interval above the "
+        "chain's own floor of 2 blocks).",
+        "",
+        f"Command: `{r['command']}` · measured {r['measuredAt']}",
+        "",
+        *[f"- {k}: {v}" for k, v in r["setup"].items()],
+        "",
+        "| figure | measured |",
+        "|---|---:|",
+        f"| claims confirmed | {r['claims']} (failed: {len(r['failed'])}) |",
+        f"| POST to confirmed, p50 | {r['p50Seconds']:.2f} s |",
+        f"| POST to confirmed, p95 | **{r['p95Seconds']:.2f} s** ({yes(r['meetsGoal'])}) |",
+        f"| POST to confirmed, max | {r['maxSeconds']:.2f} s |",
+        f"| chain floor (POST to the 2nd block on the head), p50 / p95 | {r['chainFloorP50Seconds']:.2f} s / "
+        f"{r['chainFloorP95Seconds']:.2f} s |",
+        "",
+        "The worker checks at once on the POST, finds one confirmation of two, and retries with the production "
+        "backoff (first retry after 1 to 2 s, jittered), which decides most claims; the rest wait for the second "
+        "retry (2 to 4 s more).",
+    ]
+    if not r["meetsGoal"]:
+        lines += ["", "Missed: see the samples in bench/results/verify.json; the retry countdown sets the tail."]
+    return lines
+
+
+def page_section(r: dict) -> list[str]:
+    b = r["bundle"]
+    lines = [
+        "## 4. The page: initial bundle and Lighthouse",
+        "",
+        f"Command: `{r['command']}` · measured {r['measuredAt']}. The bundle budget alone is also checked by "
+        "`make test` (`npm run budget`, scripts/bundle_budget.mjs) right after the build.",
+        "",
+        *[f"- {k}: {v}" for k, v in r["setup"].items()],
+        "",
+        "| figure | goal | measured | |",
+        "|---|---|---:|---|",
+        f"| initial JS + CSS gzipped (entry chunk `main`: "
+        f"{', '.join(f['name'] for f in b['files'])}) | <= {b['budgetKb']} KB | {kb(b['gzipBytes'])} "
+        f"({b['gzipBytes']:,} B) | {yes(b['within'])} |",
+    ]
+    for category, goal in r["goals"].items():
+        each = ", ".join(str(run["scores"][category]) for run in r["runs"])
+        op = ">=" if category in ("performance", "seo") else "="
+        lines.append(
+            f"| Lighthouse {category} (mobile) | {op} {goal} | {r['scores'][category]} (runs: {each}) | "
+            f"{yes(r['meets'][category])} |"
+        )
+    metrics = r["runs"][len(r["runs"]) // 2]["metrics"]
+    lines += [
+        "",
+        "Lab metrics of the middle run: "
+        + ", ".join(
+            f"{name} {value:.0f} ms" if "shift" not in name else f"{name} {value:.3f}"
+            for name, value in metrics.items()
+            if value is not None
+        )
+        + ".",
+    ]
+    for category in r["goals"]:
+        if not r["meets"][category]:
+            audits = sorted({a for run in r["runs"] for a in run["notPassed"][category]})
+            lines += ["", f"Missed: {category}. Audits not passed in some run: {', '.join(audits) or 'none'}."]
+            if category == "performance":
+                lines.append(
+                    "What limits it: Lighthouse's mobile preset simulates a 4x slower CPU on top of this machine's 2 "
+                    "shared cores, so the main chunk's script evaluation (React 19, the Radix primitives and "
+                    "TanStack Query, all needed for the first paint of the tabs) shows up as total blocking time, "
+                    "and the layout moves when the active challenge arrives from the API after the first paint "
+                    "(cumulative layout shift). The score moves by tens of points between runs with the machine's "
+                    "load (see the runs)."
+                )
+    return lines
+
+
+def write() -> None:
+    results = read_results()
+    parts = [
+        "# Performance",
+        "",
+        "Written by `make bench` (bench/run.py, then bench/report.py) from the latest result of each benchmark "
+        "in bench/results/. Figures on these shared 2-core machines are noisy, so each is a ratio against a floor "
+        "measured in the same run, or a size; absolute times are given only where the goal is absolute. "
+        "Every process (gunicorn, the Celery worker, anvil, Chromium) runs on a free loopback port and is stopped "
+        "by its own PID; the data lives in PostgreSQL database `geopoem_bench` (dropped and created by each "
+        "benchmark) and Redis DB 8.",
+        "",
+        f"Report written {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}.",
+        "",
+    ]
+    sections = [("api", api_section), ("scale", scale_section), ("verify", verify_section), ("page", page_section)]
+    for name, section in sections:
+        if name in results:
+            parts += section(results[name]) + [""]
+        else:
+            parts += [f"## {name}", "", "Not measured yet: `.venv/bin/python -m bench.run " + name + "`.", ""]
+    DOC.write_text("\n".join(parts))
+    log(f"wrote {DOC.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    write()

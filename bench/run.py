@@ -1,0 +1,31 @@
+"""`make bench`: every benchmark of issue 8, then docs/performance.md.
+`python -m bench.run [api|scale|verify|page|report ...]` runs a subset; the report always uses the
+latest result of each benchmark in bench/results/."""
+
+import sys
+
+from . import report
+from .common import log
+
+
+def main(argv: list[str]) -> int:
+    names = argv or ["page", "api", "scale", "verify"]
+    failed = []
+    for name in names:
+        if name == "report":
+            continue
+        log(f"--- {name}")
+        try:
+            module = __import__(f"bench.{name}", fromlist=["run"])
+            module.run()
+        except Exception as exc:  # one broken benchmark must not hide the others' figures
+            log(f"{name} failed: {exc!r}")
+            failed.append(name)
+    report.write()
+    if failed:
+        log(f"failed: {', '.join(failed)}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,226 @@
+"""Benchmark 3: verification latency. anvil mining a block every second, the project's test USDC,
+CHAIN_CONFIRMATIONS=2, gunicorn and a real Celery worker (Redis DB of the benchmarks as broker)
+under the production settings. Each claim is a real stake transfer (the 164-byte calldata with its
+commitment) sent by a development account; once its receipt is in, the claim is POSTed and its
+status polled (GET /api/responses/{hash}, every 50 ms) until confirmed. The figure is POST to
+confirmed, p50 and p95 over the claims; beside it the chain's own floor for each claim: POST to the
+head reaching the second block (the earliest moment any verifier could confirm)."""
+
+import json
+import secrets
+import subprocess
+import sys
+import threading
+import time
+from contextlib import contextmanager
+from decimal import Decimal
+
+import requests
+
+from .common import (
+    DATABASE,
+    REDIS_URL,
+    ROOT,
+    collectstatic,
+    django_env,
+    flush_redis,
+    free_port,
+    gunicorn,
+    log,
+    manage,
+    python_module,
+    recreate_database,
+    stop,
+    write_result,
+)
+
+sys.path.insert(0, str(ROOT / "scripts"))
+import devchain  # noqa: E402 - scripts/ is not a package
+
+CLAIMS = 50
+PARALLEL = 5  # players claiming at the same time; each sends its next claim once the last is confirmed
+BLOCK_SECONDS = 1
+CONFIRMATIONS = 2
+POLL_SECONDS = 0.05
+CLAIM_TIMEOUT = 60.0
+GOAL_P95_SECONDS = 4.0
+
+
+@contextmanager
+def anvil_node():
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    proc = devchain.start_anvil("127.0.0.1", port, devchain.DEFAULT_CHAIN_ID, None)
+    try:
+        devchain.wait_for_node(url, process=proc)
+        info = devchain.setup_chain(url)  # automine while deploying and minting
+        devchain.rpc(url, "evm_setIntervalMining", [BLOCK_SECONDS])
+        yield url, info
+    finally:
+        stop(proc)
+
+
+@contextmanager
+def celery_worker(env: dict[str, str]):
+    proc = subprocess.Popen(
+        [str(ROOT / ".venv" / "bin" / "celery"), "-A", "config", "worker", "--loglevel", "WARNING",
+         "--concurrency", "2", "--prefetch-multiplier", "1", "--hostname", f"bench-{free_port()}@%h"],
+        cwd=ROOT,
+        env=env,
+    )  # fmt: skip
+    try:
+        yield proc
+    finally:
+        stop(proc, timeout=30)
+
+
+def percentile(values: list[float], q: float) -> float:
+    """Nearest-rank percentile."""
+    ordered = sorted(values)
+    rank = max(1, -(-len(ordered) * q // 100))
+    return ordered[int(rank) - 1]
+
+
+class Claimer:
+    def __init__(self, base: str, rpc_url: str, info: dict, challenge_id: int) -> None:
+        from chain.calldata import encode_stake_transfer
+        from challenges.commitments import guess_commitment
+
+        self.encode, self.commit = encode_stake_transfer, guess_commitment
+        self.base, self.rpc_url, self.info, self.challenge_id = base, rpc_url, info, challenge_id
+        page = requests.get(base + "/", timeout=10)
+        page.raise_for_status()
+        # The cookie is Secure (production), so a client on plain http must carry it by hand.
+        self.csrf = page.headers["Set-Cookie"].split("csrftoken=")[1].split(";")[0]
+        self.results: list[dict] = []
+        self.errors: list[str] = []
+        self.lock = threading.Lock()
+
+    def claim(self, player: str, n: int) -> dict:
+        from responses.coordinates import parse_coordinates
+
+        text = parse_coordinates(f"{48 + n / 1000:.6f}, {2 + n / 1000:.6f}").text
+        stake = Decimal(1 + n % 7) + Decimal("0.25")
+        salt = secrets.token_hex(32)
+        commitment = self.commit(
+            chain_id=self.info["chainId"],
+            challenge_id=self.challenge_id,
+            submitter_address=player,
+            text=text,
+            salt=salt,
+        )
+        data = self.encode(
+            treasury=self.info["treasuryAddress"],
+            amount_units=int(stake * 10**6),
+            commitment=commitment,
+            challenge_id=self.challenge_id,
+            timestamp=int(time.time()),
+        )
+        receipt = devchain.send_and_wait(
+            self.rpc_url, {"from": player, "to": self.info["usdcAddress"], "data": data, "gas": hex(200_000)}
+        )
+        tx_hash, mined_in = receipt["transactionHash"], int(receipt["blockNumber"], 16)
+        body = {
+            "challengeId": self.challenge_id,
+            "submissionText": text,
+            "submissionStake": str(stake),
+            "transactionHash": tx_hash,
+            "submitterAddress": player,
+            "submissionSalt": salt,
+        }
+        headers = {"X-CSRFToken": self.csrf, "Cookie": f"csrftoken={self.csrf}"}
+        session = requests.Session()
+        posted = time.monotonic()
+        answer = session.post(self.base + "/api/responses", json=body, headers=headers, timeout=10)
+        if answer.status_code != 201:
+            raise RuntimeError(f"POST answered {answer.status_code}: {answer.text}")
+        floor = None
+        while True:
+            now = time.monotonic()
+            if floor is None and int(devchain.rpc(self.rpc_url, "eth_blockNumber"), 16) >= mined_in + CONFIRMATIONS - 1:
+                floor = now - posted
+            status = session.get(f"{self.base}/api/responses/{tx_hash}", timeout=10).json()["status"]
+            if status != "pending":
+                done = time.monotonic() - posted
+                if status != "confirmed":
+                    raise RuntimeError(f"claim {tx_hash} ended {status}")
+                return {"seconds": done, "chainFloorSeconds": floor if floor is not None else done}
+            if now - posted > CLAIM_TIMEOUT:
+                raise RuntimeError(f"claim {tx_hash} still pending after {CLAIM_TIMEOUT} s")
+            time.sleep(POLL_SECONDS)
+
+    def player_loop(self, player: str, numbers: list[int]) -> None:
+        for n in numbers:
+            try:
+                result = self.claim(player, n)
+            except Exception as exc:
+                with self.lock:
+                    self.errors.append(repr(exc))
+                continue
+            with self.lock:
+                self.results.append(result)
+
+
+def run() -> dict:
+    url = recreate_database(DATABASE)
+    flush_redis()
+    with anvil_node() as (rpc_url, info):
+        chain = {
+            **devchain.chain_env(info, rpc_url),
+            "CHAIN_CONFIRMATIONS": str(CONFIRMATIONS),
+            # 50 claims from one loopback address would meet the per-address POST throttle (20/min).
+            "THROTTLE_RESPONSE_CREATE": "10000/min",
+        }
+        env = django_env(url, **chain)
+        manage(env, "migrate", "--noinput", "-v", "0")
+        collectstatic(env)  # the page sets the CSRF cookie the POST needs
+        challenge_id = json.loads(python_module("bench.data", env, "verify"))["challenge"]
+        with celery_worker(env), gunicorn(env) as base:
+            claimer = Claimer(base, rpc_url, info, challenge_id)
+            claimer.claim(info["players"][0], 999)  # warm-up: worker, connections, code paths (not counted)
+            threads = [
+                threading.Thread(
+                    target=claimer.player_loop, args=(info["players"][i], list(range(i, CLAIMS, PARALLEL)))
+                )
+                for i in range(PARALLEL)
+            ]
+            started = time.monotonic()
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            wall = time.monotonic() - started
+    if claimer.errors:
+        log(f"{len(claimer.errors)} claims failed: {claimer.errors[:3]}")
+    seconds = [r["seconds"] for r in claimer.results]
+    floors = [r["chainFloorSeconds"] for r in claimer.results]
+    figures = {
+        "command": "make bench  (.venv/bin/python -m bench.run verify)",
+        "setup": {
+            "chain": f"anvil, a block every {BLOCK_SECONDS} s, CHAIN_CONFIRMATIONS={CONFIRMATIONS}, test USDC",
+            "servers": "gunicorn (2 sync workers) + 1 Celery worker (concurrency 2), production settings",
+            "broker": REDIS_URL,
+            "load": f"{CLAIMS} claims by {PARALLEL} players at once, status polled every {POLL_SECONDS * 1000:.0f} ms",
+            "retries": "the production backoff (CHAIN_VERIFY_RETRY_BASE_SECONDS default 2: first retry 1-2 s)",
+        },
+        "claims": len(seconds),
+        "failed": claimer.errors,
+        "wallSeconds": wall,
+        "p50Seconds": percentile(seconds, 50),
+        "p95Seconds": percentile(seconds, 95),
+        "maxSeconds": max(seconds),
+        "chainFloorP50Seconds": percentile(floors, 50),
+        "chainFloorP95Seconds": percentile(floors, 95),
+        "goals": {"p95SecondsBelow": GOAL_P95_SECONDS},
+        "meetsGoal": percentile(seconds, 95) < GOAL_P95_SECONDS and not claimer.errors and len(seconds) == CLAIMS,
+        "samples": sorted(seconds),
+    }
+    log(
+        f"POST to confirmed: p50 {figures['p50Seconds']:.2f} s, p95 {figures['p95Seconds']:.2f} s "
+        f"(chain floor p50 {figures['chainFloorP50Seconds']:.2f} s) over {len(seconds)} claims"
+    )
+    return write_result("verify", figures)
+
+
+if __name__ == "__main__":
+    run()
