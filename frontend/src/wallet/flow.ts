@@ -141,9 +141,9 @@ export async function waitForReceipt(
     timeoutMs,
     onProgress = () => undefined,
     sleep = sleepReal,
-  }: { intervalMs: number; timeoutMs: number; onProgress?: (message: string) => void; sleep?: (ms: number) => Promise<void> },
+  }: { intervalMs: number; timeoutMs: number; onProgress?: (message: string) => unknown; sleep?: (ms: number) => Promise<void> },
 ): Promise<Receipt> {
-  onProgress(PROGRESS.waiting);
+  await onProgress(PROGRESS.waiting);
   for (let waited = 0; waited < timeoutMs; waited += intervalMs) {
     let receipt: Receipt | null = null;
     try {
@@ -153,7 +153,7 @@ export async function waitForReceipt(
     }
     if (receipt) {
       if (receipt.status === "0x1") {
-        onProgress(PROGRESS.confirmed);
+        await onProgress(PROGRESS.confirmed);
         return receipt;
       }
       throw new WalletError("transactionReverted", WALLET_MESSAGES.transactionReverted);
@@ -191,7 +191,9 @@ export interface Guess {
 export interface SubmitOptions {
   provider: EIP1193Provider | null;
   config: PublicConfig;
-  onProgress?: (message: string) => void;
+  /** Shows a progress message; the flow waits for a returned promise (the page uses it to let
+   * each message be painted before the next step replaces it). */
+  onProgress?: (message: string) => unknown;
   sleep?: (ms: number) => Promise<void>;
   /** Unix seconds for the calldata's timestamp word. */
   now?: () => number;
@@ -206,9 +208,9 @@ export interface SubmitResult {
 /** The whole submission: account, network, payment, receipt, then the claim. */
 export async function submitGuess(guess: Guess, options: SubmitOptions): Promise<SubmitResult> {
   const { provider, config, onProgress = () => undefined, sleep, now = () => Math.floor(Date.now() / 1000) } = options;
-  onProgress(PROGRESS.connecting);
+  await onProgress(PROGRESS.connecting);
   if (!provider) throw new WalletError("notInstalled", WALLET_MESSAGES.notInstalled);
-  onProgress(PROGRESS.selectAccount);
+  await onProgress(PROGRESS.selectAccount);
   const address = await selectAccount(provider);
   await ensureChain(provider, config);
   if (!address) throw new WalletError("notConnected", WALLET_MESSAGES.notConnected);
@@ -240,7 +242,7 @@ export async function submitGuess(guess: Guess, options: SubmitOptions): Promise
     createdAt: Date.now(),
   });
 
-  onProgress(PROGRESS.sending);
+  await onProgress(PROGRESS.sending);
   const transactionHash = await sendTransaction(provider, { from: address, to: config.usdcAddress, data });
   updateSubmission(guess.salt, { transactionHash, state: "sent" });
 
@@ -259,7 +261,7 @@ export async function submitGuess(guess: Guess, options: SubmitOptions): Promise
   }
   updateSubmission(guess.salt, { state: "confirmed" });
 
-  onProgress(PROGRESS.submitting);
+  await onProgress(PROGRESS.submitting);
   const body: ResponseCreate = {
     challengeId: guess.challengeId,
     submissionText: guess.text,

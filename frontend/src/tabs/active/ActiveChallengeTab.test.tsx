@@ -194,7 +194,8 @@ describe("Active Challenge: submission", () => {
     await user.click(await screen.findByRole("button", { name: "Confirm" }));
     expect(screen.queryByRole("dialog")).not.toBeInTheDocument();
 
-    const submit = screen.getByRole("button", { name: /Please select your MetaMask account\.\.\./ });
+    // Each progress message is painted before the flow goes on: it shows a frame later.
+    const submit = await screen.findByRole("button", { name: /Please select your MetaMask account\.\.\./ });
     expect(submit).toBeDisabled();
     wallet.handlers.eth_accounts = () => [PLAYER];
     await act(async () => permission.resolve(null));
@@ -220,7 +221,8 @@ describe("Active Challenge: submission", () => {
     renderTab();
     const user = await fillForm("29.979175, 31.134258", "1");
     await user.click(await screen.findByRole("button", { name: "Confirm" }));
-    await screen.findByRole("button", { name: "Submit Your Solution & Pay Your Bid" });
+    // The first use of the wallet loads ethers' lazy chunk, and each progress message waits a frame.
+    await screen.findByRole("button", { name: "Submit Your Solution & Pay Your Bid" }, { timeout: 5000 });
   }
 
   it("asks for an account when the picker is cancelled", async () => {

@@ -1,5 +1,6 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { lazy, Suspense, useId, useState, type ComponentType, type FormEvent } from "react";
+import { flushSync } from "react-dom";
 import { activeChallengeQuery } from "@/api/queries";
 import { toast } from "@/components/toast-store";
 import { explorerLink, getPublicConfig } from "@/config";
@@ -20,6 +21,13 @@ const preloadDialogs = () => {
 };
 
 export const SUBMIT_LABEL = "Submit Your Solution & Pay Your Bid";
+
+/** Resolves once the browser has painted a frame (rAF runs before the paint, the timeout after). */
+const afterPaint = () =>
+  new Promise<void>((resolve) => {
+    if (typeof requestAnimationFrame === "function") requestAnimationFrame(() => setTimeout(resolve, 0));
+    else setTimeout(resolve, 0);
+  });
 
 /** The right card: coordinates and bid, validation toasts, the confirm dialog, then the
  * wallet payment and the claim (spec sections 2, 4, 5). */
@@ -74,7 +82,12 @@ export function SubmissionForm({
       const result = await submitGuess(current, {
         provider,
         config,
-        onProgress: setProgress,
+        // Each message is put on screen and painted before the flow goes on: the spec shows them
+        // all in order, also those the next step would replace at once.
+        onProgress: (message: string) => {
+          flushSync(() => setProgress(message));
+          return afterPaint();
+        },
         ...(sleep ? { sleep } : {}),
       });
       wallet.setAddress(result.submitterAddress);
