@@ -46,6 +46,10 @@ export async function startStack() {
   mkdirSync(logDir, { recursive: true });
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'geopoem-e2e-'));
   const stack = { processes: [], tmp, logDir };
+  // The suite's own bundle of the current source, built while the services start.
+  const buildDir = path.join(tmp, 'bundle');
+  const building = run(path.join(ROOT, 'node_modules', '.bin', 'webpack'), ['--mode', 'production', '--config', path.join(ROOT, 'e2e', 'webpack.e2e.mjs')], { cwd: ROOT, env: { ...process.env, E2E_BUILD_DIR: buildDir } });
+  building.catch(() => {}); // awaited below; this only keeps an early failure from going unhandled
   try {
     // PostgreSQL: our own database, new for every run.
     const dbUrl = PG_ADMIN_URL.replace(/\/[^/]*$/, `/${DB_NAME}`);
@@ -91,6 +95,7 @@ export async function startStack() {
       ...process.env,
       DJANGO_SETTINGS_MODULE: 'e2e.settings',
       E2E_STATIC_ROOT: path.join(tmp, 'static'),
+      E2E_BUILD_DIR: buildDir,
       SECRET_KEY: 'e2e-only-not-a-secret',
       ALLOWED_HOSTS: '127.0.0.1,localhost',
       CSRF_TRUSTED_ORIGINS: stack.baseUrl,
@@ -111,6 +116,7 @@ export async function startStack() {
       PYTHONUNBUFFERED: '1',
     };
     const manage = (...args) => run(PY, [path.join(ROOT, 'manage.py'), ...args], { env: stack.env, cwd: ROOT });
+    await building;
     await manage('collectstatic', '--noinput');
     await manage('migrate', '--noinput');
     await manage('seed_demo');
