@@ -107,3 +107,17 @@ export async function settledResponse(hash, timeoutMs = 45000) {
   }
   assert.fail(`claim ${hash} still ${row ? row.status : 'missing'} after ${timeoutMs} ms`);
 }
+
+/** Fill the form, open the confirm dialog and confirm: the player's whole click path. */
+export async function submitGuess(page, coordinates, stake) {
+  await fillGuess(page, coordinates, stake);
+  const dialog = confirmDialog(page);
+  await dialog.waitFor();
+  await dialog.getByRole('button', { name: 'Confirm' }).click();
+  await dialog.waitFor({ state: 'hidden' });
+}
+
+export async function waitForGame(page) {
+  await openGame(page);
+  await page.getByRole('button', { name: SPEC.submit }).waitFor();
+}
