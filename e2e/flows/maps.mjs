@@ -6,6 +6,8 @@
 // own stack (database geopoem_maps, Redis DB 10, so a suite run beside it is not disturbed):
 //   npm run build && node --test e2e/flows/maps.mjs
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -19,6 +21,16 @@ const START = '40.689247, -74.044502'; // typed first: the map opens on it, at z
 const CANONICAL = /^-?\d{1,2}(\.\d{1,6})?, -?\d{1,3}(\.\d{1,6})?$/;
 // Leaflet's world is 256 px wide at zoom 0: degrees of longitude per pixel at zoom 12.
 const DEG_PER_PX_Z12 = 360 / (256 * 2 ** 12);
+
+// axe-core through the DevTools protocol (the page's CSP refuses an injected <script>), on the map
+// parts only: the rest of the page is the other flows' to check.
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+async function assertAccessible(page, selector) {
+  if (!(await page.evaluate(() => typeof window.axe !== 'undefined'))) await page.evaluate(AXE_SOURCE);
+  const { violations } = await page.evaluate((include) => window.axe.run({ include: [include] }, { resultTypes: ['violations'] }), selector);
+  const summary = violations.map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`);
+  assert.deepEqual(summary, [], `axe found violations in ${selector}`);
+}
 
 const parse = (text) => text.split(',').map((part) => Number(part.trim()));
 
@@ -39,6 +51,7 @@ async function assertRevealMap(page, scope, { threshold, latitude, earliest, hig
   await region.getByText(`Earliest correct response: ${earliest.toFixed(2)} m`).waitFor();
   await region.getByText(`Highest staked correct response: ${highest.toFixed(2)} m`).waitFor();
   await figure.getByText(`Proximity circle: ${threshold} m radius`).waitFor();
+  await assertAccessible(page, '.reveal-map-section');
   // The circle is drawn at its true radius: its on-screen diameter against Web Mercator's scale
   // at this zoom (read from a tile's URL, .../{z}/{x}/{y}.png) and latitude.
   const measured = await region.evaluate((element) => {
@@ -91,6 +104,7 @@ export function register() {
       assert.ok(Math.abs(lon - (lon0 + 120 * DEG_PER_PX_Z12)) < 0.0005, `longitude of the click: ${lon}`);
       assert.ok(lat < lat0 && lat0 - lat < 80 * DEG_PER_PX_Z12, `latitude of the click, south of the start: ${lat}`);
       await screenshot(page, 'pick-map-1280');
+      await assertAccessible(page, '.map-addon');
 
       // Submit the guess the map produced.
       await stakeField(page).fill('1');
