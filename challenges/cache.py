@@ -17,6 +17,7 @@ under the new token):
 `PUBLIC_CACHE_SECONDS` bounds the staleness of any write path that forgets to call it.
 """
 
+import logging
 from collections.abc import Callable
 from typing import Any
 
@@ -31,6 +32,8 @@ from config.renderers import NullableJSONRenderer
 from responses.models import Response, ResponseStatus
 
 from .models import Challenge
+
+logger = logging.getLogger(__name__)
 
 VERSION_KEY = "challenges:public:version"
 PUBLIC_CACHE_SECONDS = 60
@@ -49,23 +52,33 @@ def public_json(name: str, build: Callable[[], Any]) -> HttpResponse:
     costs neither serialisation nor rendering. A reader that built from rows older than a bump
     stores them under the old token, where nobody reads them."""
     key = f"challenges:public:{name}"
-    found = cache.get_many([VERSION_KEY, key])
-    version = found.get(VERSION_KEY)
-    entry = found.get(key)
-    if version is None:
-        # add(), not set(): first readers agree on one token instead of overwriting each other.
-        cache.add(VERSION_KEY, _new_version(), timeout=None)
-        version = cache.get(VERSION_KEY)
+    try:
+        found = cache.get_many([VERSION_KEY, key])
+        version = found.get(VERSION_KEY)
+        entry = found.get(key)
+        if version is None:
+            # add(), not set(): first readers agree on one token instead of overwriting each other.
+            cache.add(VERSION_KEY, _new_version(), timeout=None)
+            version = cache.get(VERSION_KEY)
+    except Exception as exc:  # noqa: BLE001 - the cache (Redis) is down: answer from the database
+        logger.warning("public cache unavailable (%s): %s built uncached", type(exc).__name__, name)
+        return HttpResponse(NullableJSONRenderer().render(build()), content_type="application/json")
     if entry is not None and entry[0] == version:
         body = entry[1]
     else:
         body = NullableJSONRenderer().render(build())
-        cache.set(key, (version, body), timeout=PUBLIC_CACHE_SECONDS)
+        try:
+            cache.set(key, (version, body), timeout=PUBLIC_CACHE_SECONDS)
+        except Exception as exc:  # noqa: BLE001
+            logger.warning("public cache unavailable (%s): %s not stored", type(exc).__name__, name)
     return HttpResponse(body, content_type="application/json")
 
 
 def _bump_version() -> None:
-    cache.set(VERSION_KEY, _new_version(), timeout=None)
+    try:
+        cache.set(VERSION_KEY, _new_version(), timeout=None)
+    except Exception as exc:  # noqa: BLE001 - the write is committed; entries expire within PUBLIC_CACHE_SECONDS
+        logger.warning("public cache unavailable (%s): version not bumped", type(exc).__name__)
 
 
 def invalidate_public_challenge_cache() -> None:
