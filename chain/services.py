@@ -19,6 +19,7 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
+from challenges.cache import invalidate_public_challenge_cache
 from challenges.models import Challenge
 from responses.models import Response, ResponseStatus
 
@@ -173,6 +174,7 @@ def _confirm(response: Response, *, receipt: Any, block: Any, tx: Any, transfer:
                 staked_sum=F("staked_sum") + response.submission_stake,
                 response_count=F("response_count") + 1,
             )
+            invalidate_public_challenge_cache()  # update() fires no signal: the total bids moved
             _payment_upsert(
                 transfer,
                 block_number=block_number,
@@ -359,6 +361,7 @@ def response_unconfirm_reorged(*, response: Response) -> bool:
                 staked_sum=F("staked_sum") - response.submission_stake,
                 response_count=F("response_count") - 1,
             )
+            invalidate_public_challenge_cache()
             Payment.objects.filter(transaction_hash=response.transaction_hash, block_hash=response.block_hash).update(
                 removed=True
             )

@@ -204,3 +204,38 @@ def test_the_reorg_recheck_leaves_the_demo_claims_alone(chain):
     assert confirmed > 0
     assert confirmed_recheck() == []
     assert Response.objects.filter(status=ResponseStatus.CONFIRMED).count() == confirmed
+
+
+def test_a_confirmation_and_a_reorg_make_the_cached_public_answers_stale(
+    chain, draft, django_capture_on_commit_callbacks
+):
+    """The sums move with QuerySet.update() (no signal): without an explicit bump the Active
+    Challenge's total bids stayed stale in the public cache for PUBLIC_CACHE_SECONDS."""
+    from challenges.cache import public_json
+
+    builds = []
+
+    def answer():
+        builds.append(1)
+        return {"build": len(builds)}
+
+    def probe():
+        public_json("probe", answer)
+        return len(builds)
+
+    d = draft()
+    assert probe() == probe() == 1  # cached
+    snapshot = chain.snapshot()
+    tx = chain.pay(chain.stake_calldata(d))
+    chain.mine(1)
+    response = post_claim(d, tx)  # a pending claim changes no public answer
+    assert probe() == 1
+    with django_capture_on_commit_callbacks(execute=True):
+        assert payment_verify(response_id=response.pk).status == ResponseStatus.CONFIRMED
+    assert probe() == 2
+
+    chain.revert(snapshot)
+    chain.mine(4)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert confirmed_recheck() == [response.pk]
+    assert probe() == 3
