@@ -165,7 +165,13 @@ def gunicorn(env: dict[str, str], workers: int = 2) -> Iterator[str]:
 
 def write_result(name: str, data: dict) -> Path:
     RESULTS.mkdir(parents=True, exist_ok=True)
-    data = {"benchmark": name, "measuredAt": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), **data}
+    data = {
+        "benchmark": name,
+        "measuredAt": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        # The machine is shared: its 1/5/15-minute load averages when the benchmark ended, for the reader.
+        "loadAverage": [round(x, 1) for x in os.getloadavg()],
+        **data,
+    }
     path = RESULTS / f"{name}.json"
     path.write_text(json.dumps(data, indent=2) + "\n")
     log(f"wrote {path.relative_to(ROOT)}")

@@ -12,6 +12,10 @@ def yes(ok: bool) -> str:
     return "met" if ok else "**missed**"
 
 
+def la(r: dict) -> str:
+    return " / ".join(str(x) for x in r.get("loadAverage", [])) or "not recorded"
+
+
 def kb(n: float) -> str:
     return f"{n / 1000:,.1f} KB"
 
@@ -27,7 +31,7 @@ def api_section(r: dict) -> list[str]:
         "production cannot). Only the `cached` rows carry the goal; `no cache` (a dummy cache) shows what the "
         "public-answer cache (challenges/cache.py) is worth.",
         "",
-        f"Command: `{r['command']}` · measured {r['measuredAt']}",
+        f"Command: `{r['command']}` · measured {r['measuredAt']} (load average {la(r)})",
         "",
         *[f"- {k}: {v}" for k, v in r["setup"].items()],
         "",
@@ -48,20 +52,21 @@ def api_section(r: dict) -> list[str]:
     )
     missed = [row for row in r["rows"] if row["variant"] == "cached" and not row["meetsGoal"]]
     rr = r.get("redisRoundTrip", {"medianMs": float("nan"), "p99Ms": float("nan")})
+    load = " / ".join(str(x) for x in r.get("loadAverage", [])) or "unknown"
     if missed:
         lines += [
             "",
             "Missed: " + ", ".join(f"`{row['endpoint']}`" for row in missed) + ". What limits it: a cached answer "
             "is the floor plus one round trip to Redis (`get_many` of the entry and the version token, "
-            "challenges/cache.py) and DRF's dispatch. The floor does no I/O, so the ratio is set by that round trip "
-            "on the machine's shared Redis, which every other engineer's tests, workers and end-to-end runs use at "
-            f"the same time: an MGET from the benchmark process took {rr['medianMs']:.2f} ms median, "
-            f"{rr['p99Ms']:.2f} ms p99 during this run, against a floor request of about "
-            f"{2000 / max(1.0, min(row['floorRps'] for row in r['rows'])):.1f} ms of worker time. A profile of a "
-            "hit in one process shows the same: most of its time is the socket send/receive to Redis. The cheap "
-            "fix, a per-process copy of the answers checked against the Redis version only every second or so, "
-            "would let other workers serve an answer up to that long after a change; it was not made, since "
-            "invalidation on change is the contract and the end-to-end suite reads answers right after changes.",
+            "challenges/cache.py) and DRF's dispatch; the floor does no I/O. Each round trip hands the CPU to "
+            "redis-server (shared with every other engineer's tests and workers) and waits for the next slice on "
+            f"2 cores with a load average of {load} during this run: an MGET timed from the benchmark process took "
+            f"{rr['medianMs']:.2f} ms median but {rr['p99Ms']:.2f} ms p99, and a profile of cached hits in one "
+            "process spends most of their time in the socket send and receive to Redis (Django's RedisCache also "
+            "builds a new redis-py client object for every call). The cheap fix, a per-process copy of the answers "
+            "checked against the Redis version only every second or so, would let a worker serve an answer up to "
+            "that long after a change; it was not made, since invalidation on change is the contract and the "
+            "end-to-end suite reads answers right after changes.",
         ]
     return lines
 
@@ -73,7 +78,7 @@ def scale_section(r: dict) -> list[str]:
     lines = [
         "## 2. Scale: one challenge with a million confirmed responses",
         "",
-        f"Command: `{r['command']}` · measured {r['measuredAt']}",
+        f"Command: `{r['command']}` · measured {r['measuredAt']} (load average {la(r)})",
         "",
         *[f"- {k}: {v}" for k, v in r["setup"].items()],
         "",
@@ -140,7 +145,7 @@ def verify_section(r: dict) -> list[str]:
         f"Goal: p95 under {r['goals']['p95SecondsBelow']:g} s over 50 claims (about one polling interval above the "
         "chain's own floor of 2 blocks).",
         "",
-        f"Command: `{r['command']}` · measured {r['measuredAt']}",
+        f"Command: `{r['command']}` · measured {r['measuredAt']} (load average {la(r)})",
         "",
         *[f"- {k}: {v}" for k, v in r["setup"].items()],
         "",
@@ -167,8 +172,9 @@ def page_section(r: dict) -> list[str]:
     lines = [
         "## 4. The page: initial bundle and Lighthouse",
         "",
-        f"Command: `{r['command']}` · measured {r['measuredAt']}. The bundle budget alone is also checked by "
-        "`make test` (`npm run budget`, scripts/bundle_budget.mjs) right after the build.",
+        f"Command: `{r['command']}` · measured {r['measuredAt']} (load average {la(r)}). "
+        "The bundle budget alone is also checked by `make test` (`npm run budget`, scripts/bundle_budget.mjs) "
+        "right after the build.",
         "",
         *[f"- {k}: {v}" for k, v in r["setup"].items()],
         "",
