@@ -5,8 +5,16 @@ import { after, before, describe } from 'node:test';
 
 import { state } from './lib/suite.mjs';
 import { startStack, stopStack } from './lib/stack.mjs';
+import * as adminResolve from './flows/admin-resolve.mjs';
+import * as insufficient from './flows/insufficient.mjs';
+import * as lostPost from './flows/lost-post.mjs';
 import * as maps from './flows/maps.mjs';
+import * as network from './flows/network.mjs';
 import * as notFound from './flows/not-found.mjs';
+import * as refusals from './flows/refusals.mjs';
+import * as submission from './flows/submission.mjs';
+import * as timeout from './flows/timeout.mjs';
+import * as tour from './flows/tour.mjs';
 import * as walletConnect from './flows/wallet-connect.mjs';
 
 describe('Geopoem end to end', { concurrency: 1 }, () => {
@@ -17,7 +25,17 @@ describe('Geopoem end to end', { concurrency: 1 }, () => {
     await stopStack(state.stack);
   }, { timeout: 60000 });
 
-  walletConnect.register();
+  // In this order: the flows before adminResolve pay into the active challenge, whose winners
+  // (the first claim, and the 7 USDC claim of lostPost) adminResolve then checks.
   notFound.register();
+  walletConnect.register();
+  tour.register();
+  submission.register();
+  refusals.register();
+  insufficient.register();
+  network.register();
+  lostPost.register();
+  timeout.register();
   maps.register(); // before staff resolve the active challenge: it pays a guess into it
+  adminResolve.register();
 });

@@ -1,0 +1,41 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+
+import { responsesOf, settledResponse, submitGuess, toast, waitForGame } from '../lib/game.mjs';
+import { rpc } from '../lib/rpc.mjs';
+import { state, withPlayer } from '../lib/suite.mjs';
+
+export function register() {
+  test('a POST lost after a mined transaction is recovered on reload', { timeout: 120000 }, async () => {
+    const { stack } = state;
+    const player = stack.accounts.players[5];
+    await withPlayer({ account: player }, async ({ page, wallet }) => {
+      await waitForGame(page);
+      // The one fault made with a mock: the network drops the claim's POST after the payment
+      // is mined (a real network cannot be told to lose exactly this request).
+      let dropped = 0;
+      await page.route('**/api/responses', async (route) => {
+        if (route.request().method() === 'POST' && dropped === 0) {
+          dropped += 1;
+          await route.abort('connectionreset');
+        } else {
+          await route.continue();
+        }
+      });
+      await submitGuess(page, '40.68925, -74.04450', '7');
+      await toast(page, 'Submission Failed').waitFor({ timeout: 30000 });
+      assert.equal(dropped, 1);
+      const { hash } = wallet.sentTransactions[0];
+      assert.equal((await rpc(stack.rpcUrl, 'eth_getTransactionReceipt', [hash])).status, '0x1', 'the payment was mined');
+      assert.deepEqual(await responsesOf(player), [], 'the server never heard of the claim');
+
+      await page.unroute('**/api/responses');
+      await page.reload();
+      await page.getByRole('tablist').waitFor();
+      const row = await settledResponse(hash);
+      assert.equal(row.status, 'confirmed', `claim ${row.status}: ${row.rejection_code} ${row.rejection_reason}`);
+      assert.equal(row.submission_text, '40.68925, -74.0445');
+      assert.equal(row.stake, '7.000000');
+    });
+  });
+}

@@ -1,0 +1,104 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+
+import {
+  activeChallenge,
+  assertInOrder,
+  confirmDialog,
+  coordinatesField,
+  expectToast,
+  fillGuess,
+  openGame,
+  seenTexts,
+  settledResponse,
+  SPEC,
+  stakeField,
+} from '../lib/game.mjs';
+import { usdcBalance } from '../lib/rpc.mjs';
+import { screenshot, state, withPlayer } from '../lib/suite.mjs';
+
+/** A decimal string in token units (6 decimals), on the string: no floats near money. */
+const units = (decimal) => {
+  const [whole, fraction = ''] = decimal.split('.');
+  return BigInt(whole + fraction.padEnd(6, '0').slice(0, 6));
+};
+/** What the card shows for a decimal sum: cut to 2 decimals on the string ("9.500000" -> "9.50"). */
+const usdc2 = (decimal) => {
+  const [whole, fraction = ''] = decimal.split('.');
+  return `${whole}.${fraction.padEnd(2, '0').slice(0, 2)}`;
+};
+
+export function register() {
+  test('a full submission: validation, confirm dialog, cancel, confirm, progress, success, confirmed by the worker', { timeout: 120000 }, async () => {
+    const { stack } = state;
+    const player = stack.accounts.players[0];
+    const challenge = await activeChallenge();
+    assert.equal(challenge.poem_title, 'The Torch on the Tide');
+    const treasuryBefore = await usdcBalance(stack.rpcUrl, stack.usdc, stack.treasury);
+    const playerBefore = await usdcBalance(stack.rpcUrl, stack.usdc, player);
+
+    await withPlayer({ account: player }, async ({ page, wallet }) => {
+      await openGame(page);
+      await page.getByText('The Torch on the Tide').first().waitFor();
+
+      await fillGuess(page, '91, 31.134258', '5');
+      await expectToast(page, SPEC.badCoordinates);
+      assert.equal(await confirmDialog(page).count(), 0, 'no dialog after a validation toast');
+
+      await fillGuess(page, '40.6892, -74.0445', '0.99');
+      await expectToast(page, SPEC.badStake);
+      assert.equal(await confirmDialog(page).count(), 0);
+
+      // Spaces, trailing zeros and an 8th decimal: the dialog shows the canonical, truncated
+      // coordinates and the stake as the app normalises it ("2.50" -> "2.5").
+      await fillGuess(page, ' 40.689200 ,-74.04451299', '2.50');
+      const dialog = confirmDialog(page);
+      await dialog.waitFor();
+      await dialog.getByText('40.6892, -74.044512', { exact: true }).waitFor();
+      await dialog.getByText('2.5 USDC', { exact: true }).waitFor();
+      await screenshot(page, 'confirm-dialog-1280');
+      await dialog.getByRole('button', { name: 'Cancel' }).click();
+      await dialog.waitFor({ state: 'hidden' });
+      assert.equal(wallet.sentTransactions.length, 0, 'cancel sends nothing');
+
+      await page.getByRole('button', { name: SPEC.submit }).click();
+      await dialog.waitFor();
+      await dialog.getByRole('button', { name: 'Confirm' }).click();
+      await expectToast(page, SPEC.submitted);
+      assertInOrder(await seenTexts(page), SPEC.progress);
+      assert.equal(await coordinatesField(page).inputValue(), '');
+      assert.equal(await stakeField(page).inputValue(), '');
+
+      // The payment is real: the treasury holds 2.50 USDC more, the player 2.50 less.
+      assert.equal(wallet.sentTransactions.length, 1);
+      const { hash } = wallet.sentTransactions[0];
+      assert.equal(await usdcBalance(stack.rpcUrl, stack.usdc, stack.treasury), treasuryBefore + units('2.50'));
+      assert.equal(await usdcBalance(stack.rpcUrl, stack.usdc, player), playerBefore - units('2.50'));
+
+      // The worker verifies the claim on chain.
+      const row = await settledResponse(hash);
+      assert.equal(row.status, 'confirmed', `claim ${row.status}: ${row.rejection_code} ${row.rejection_reason}`);
+      assert.equal(row.submission_text, '40.6892, -74.044512');
+      assert.equal(row.stake, '2.500000');
+      assert.equal(row.submitter_address.toLowerCase(), player.toLowerCase());
+      assert.equal(row.challenge_id, challenge.id);
+      const after = await activeChallenge();
+      assert.equal(units(after.staked_sum), units(challenge.staked_sum) + units('2.50'));
+      assert.equal(after.response_count, challenge.response_count + 1);
+
+      // The total bids the player sees follow the confirmed sum.
+      await page.reload();
+      await page.getByText('The Torch on the Tide').first().waitFor();
+      const totalBids = page.getByRole('tabpanel').locator('dt', { hasText: 'Total bids' }).locator('xpath=following-sibling::dd[1]');
+      assert.equal(await totalBids.textContent(), `${usdc2(after.staked_sum)} USDC`);
+      assert.notEqual(usdc2(after.staked_sum), usdc2(challenge.staked_sum));
+
+      // "My submissions" lists the claim as confirmed by the server.
+      const mine = page.getByRole('region', { name: 'My submissions' });
+      const entry = mine.getByRole('listitem').filter({ hasText: hash });
+      await entry.getByText('40.6892, -74.044512', { exact: true }).waitFor();
+      await entry.getByText('Confirmed', { exact: true }).waitFor({ timeout: 30000 });
+      await screenshot(page, 'my-submissions-1280');
+    });
+  });
+}
