@@ -65,7 +65,8 @@ function pin(map: L.Map): L.Marker | null {
   return found;
 }
 
-describe("the pick map of the Active Challenge form", () => {
+// Typing and lazy chunks under a loaded machine (two cores, several engineers) can take seconds.
+describe("the pick map of the Active Challenge form", { timeout: 30000 }, () => {
   it("is closed at first and loads only when asked; the field works without it", async () => {
     const { user, field } = await openForm();
     expect(screen.queryByRole("application")).not.toBeInTheDocument();

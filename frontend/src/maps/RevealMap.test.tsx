@@ -55,7 +55,8 @@ async function openRevealMap() {
 
 const SOLUTION = L.latLng(29.979175, 31.134258);
 
-describe("the reveal map", () => {
+// Typing and lazy chunks under a loaded machine (two cores, several engineers) can take seconds.
+describe("the reveal map", { timeout: 30000 }, () => {
   it("shows the solution, the circle at the threshold radius, both winners with lines, and every confirmed guess", async () => {
     servePyramid();
     renderWithClient(<RevealMapSection challenge={PYRAMID} />);
