@@ -2,7 +2,7 @@
 // the local server, or a private redis-server on a free port when none answers), anvil with the
 // project's test USDC, gunicorn and a Celery worker (with its embedded beat). Every process gets a
 // free loopback port and is stopped by its PID in stop(), which the suite calls in `after`.
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -36,6 +36,13 @@ async function redisPing(port) {
   }
 }
 
+/** Awaits every promise; then throws the first failure, if any. */
+async function settled(promises) {
+  const results = await Promise.allSettled(promises);
+  const failed = results.find((r) => r.status === 'rejected');
+  if (failed) throw failed.reason;
+}
+
 export async function startStack() {
   // A flow run on its own beside the suite (e2e/flows/maps.mjs) names its own database, Redis DB
   // and log folder; read here, when the stack starts, not when this module is imported.
@@ -46,48 +53,60 @@ export async function startStack() {
   mkdirSync(logDir, { recursive: true });
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'geopoem-e2e-'));
   const stack = { processes: [], tmp, logDir };
+  const started = Date.now();
+  const phase = (what) => appendFileSync(path.join(logDir, 'stack-phases.log'), `${((Date.now() - started) / 1000).toFixed(1)} s ${what}\n`);
   // The suite's own bundle of the current source, built while the services start.
   const buildDir = path.join(tmp, 'bundle');
   const building = run(path.join(ROOT, 'node_modules', '.bin', 'webpack'), ['--mode', 'production', '--config', path.join(ROOT, 'e2e', 'webpack.e2e.mjs')], { cwd: ROOT, env: { ...process.env, E2E_BUILD_DIR: buildDir } });
   building.catch(() => {}); // awaited below; this only keeps an early failure from going unhandled
   try {
-    // PostgreSQL: our own database, new for every run.
-    const dbUrl = PG_ADMIN_URL.replace(/\/[^/]*$/, `/${DB_NAME}`);
-    await run('psql', [PG_ADMIN_URL, '-q', '-c', `DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`]);
-    await run('psql', [PG_ADMIN_URL, '-q', '-c', `CREATE DATABASE ${DB_NAME}`]);
-    stack.dbUrl = dbUrl;
-
-    // Redis: DB 9 of the machine's server, emptied; a private server when there is none.
-    let redisUrl;
-    if (await redisPing(6379)) {
-      await run('redis-cli', ['-h', '127.0.0.1', '-p', '6379', '-n', String(REDIS_DB), 'flushdb']);
-      redisUrl = `redis://127.0.0.1:6379/${REDIS_DB}`;
-    } else {
-      const port = await freePort();
-      const redis = startProcess('redis', 'redis-server', ['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no'], { logDir });
-      stack.processes.push(redis);
-      await waitFor(() => redisPing(port), { what: 'redis-server', handle: redis });
-      redisUrl = `redis://127.0.0.1:${port}/0`;
-    }
-    stack.redisUrl = redisUrl;
-
-    // anvil: automine while the token is deployed and minted, then a block every second so that
-    // payments gain confirmations as they would on a real chain.
-    const anvilPort = await freePort();
-    const anvil = startProcess('anvil', anvilBinary(), ['--host', '127.0.0.1', '--port', String(anvilPort), '--chain-id', String(CHAIN_ID), '--accounts', '10'], { logDir });
-    stack.processes.push(anvil);
-    const rpcUrl = `http://127.0.0.1:${anvilPort}`;
-    stack.rpcUrl = rpcUrl;
-    await waitFor(() => rpc(rpcUrl, 'eth_chainId'), { what: 'anvil', handle: anvil });
-    const accounts = await rpc(rpcUrl, 'eth_accounts');
-    // Accounts 1-7 are players with USDC, 8 an unlocked account with none, 9 the treasury.
-    stack.accounts = { deployer: accounts[0], players: accounts.slice(1, 8), broke: accounts[8], treasury: accounts[9] };
-    const deployed = JSON.parse(
-      await run(PY, [path.join(ROOT, 'scripts', 'devchain.py'), 'deploy', '--rpc', rpcUrl, '--treasury', accounts[9], '--mint-to', ...accounts.slice(1, 8)], { cwd: ROOT }),
-    );
-    stack.usdc = deployed.usdcAddress;
-    stack.treasury = deployed.treasuryAddress;
-    await rpc(rpcUrl, 'evm_setIntervalMining', [1]);
+    // PostgreSQL, Redis and anvil are independent: started side by side (allSettled, so that a
+    // failure stops the stack only once every start has finished and recorded its process).
+    await settled([
+      (async () => {
+        // PostgreSQL: our own database, new for every run.
+        const dbUrl = PG_ADMIN_URL.replace(/\/[^/]*$/, `/${DB_NAME}`);
+        await run('psql', [PG_ADMIN_URL, '-q', '-c', `DROP DATABASE IF EXISTS ${DB_NAME} WITH (FORCE)`]);
+        await run('psql', [PG_ADMIN_URL, '-q', '-c', `CREATE DATABASE ${DB_NAME}`]);
+        stack.dbUrl = dbUrl;
+        phase('database');
+      })(),
+      (async () => {
+        // Redis: DB 9 of the machine's server, emptied; a private server when there is none.
+        if (await redisPing(6379)) {
+          await run('redis-cli', ['-h', '127.0.0.1', '-p', '6379', '-n', String(REDIS_DB), 'flushdb']);
+          stack.redisUrl = `redis://127.0.0.1:6379/${REDIS_DB}`;
+        } else {
+          const port = await freePort();
+          const redis = startProcess('redis', 'redis-server', ['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no'], { logDir });
+          stack.processes.push(redis);
+          await waitFor(() => redisPing(port), { what: 'redis-server', handle: redis });
+          stack.redisUrl = `redis://127.0.0.1:${port}/0`;
+        }
+        phase('redis');
+      })(),
+      (async () => {
+        // anvil: automine while the token is deployed and minted, then a block every second so
+        // that payments gain confirmations as they would on a real chain.
+        const anvilPort = await freePort();
+        const anvil = startProcess('anvil', anvilBinary(), ['--host', '127.0.0.1', '--port', String(anvilPort), '--chain-id', String(CHAIN_ID), '--accounts', '10'], { logDir });
+        stack.processes.push(anvil);
+        const rpcUrl = `http://127.0.0.1:${anvilPort}`;
+        stack.rpcUrl = rpcUrl;
+        await waitFor(() => rpc(rpcUrl, 'eth_chainId'), { what: 'anvil', handle: anvil });
+        const accounts = await rpc(rpcUrl, 'eth_accounts');
+        // Accounts 1-7 are players with USDC, 8 an unlocked account with none, 9 the treasury.
+        stack.accounts = { deployer: accounts[0], players: accounts.slice(1, 8), broke: accounts[8], treasury: accounts[9] };
+        const deployed = JSON.parse(
+          await run(PY, [path.join(ROOT, 'scripts', 'devchain.py'), 'deploy', '--rpc', rpcUrl, '--treasury', accounts[9], '--mint-to', ...accounts.slice(1, 8)], { cwd: ROOT }),
+        );
+        stack.usdc = deployed.usdcAddress;
+        stack.treasury = deployed.treasuryAddress;
+        await rpc(rpcUrl, 'evm_setIntervalMining', [1]);
+        phase('anvil + token');
+      })(),
+    ]);
+    const { dbUrl, redisUrl, rpcUrl } = stack;
 
     const webPort = await freePort();
     stack.baseUrl = `http://127.0.0.1:${webPort}`;
@@ -116,12 +135,23 @@ export async function startStack() {
       PYTHONUNBUFFERED: '1',
     };
     const manage = (...args) => run(PY, [path.join(ROOT, 'manage.py'), ...args], { env: stack.env, cwd: ROOT });
-    await building;
-    await manage('collectstatic', '--noinput');
-    await manage('migrate', '--noinput');
-    await manage('seed_demo');
-    await manage('createsuperuser', '--noinput', '--username', STAFF.username, '--email', 'staff@e2e.invalid');
-    await manage('shell', '-c', `from django.contrib.auth import get_user_model as g; u=g().objects.get(username=${JSON.stringify(STAFF.username)}); u.set_password(${JSON.stringify(STAFF.password)}); u.save()`);
+    // The bundle and its collectstatic, beside the database's migrate, demo seed and staff user.
+    await settled([
+      (async () => {
+        await building;
+        phase('bundle built');
+        await manage('collectstatic', '--noinput');
+        phase('collectstatic');
+      })(),
+      (async () => {
+        await manage('migrate', '--noinput');
+        phase('migrate');
+        await manage('seed_demo');
+        phase('seed');
+        await manage('shell', '-c', `from django.contrib.auth import get_user_model as g; g().objects.create_superuser(${JSON.stringify(STAFF.username)}, 'staff@e2e.invalid', ${JSON.stringify(STAFF.password)})`);
+        phase('staff user');
+      })(),
+    ]);
 
     const gunicorn = startProcess('gunicorn', path.join(ROOT, '.venv', 'bin', 'gunicorn'), ['config.wsgi:application', '--bind', `127.0.0.1:${webPort}`, '--workers', '2', '--threads', '2', '--access-logfile', '-'], { env: stack.env, cwd: ROOT, logDir });
     stack.processes.push(gunicorn);
@@ -134,6 +164,7 @@ export async function startStack() {
       },
       { what: 'gunicorn /healthz 200', timeoutMs: 60000, handle: gunicorn },
     );
+    phase('gunicorn answers');
     return stack;
   } catch (error) {
     await stopStack(stack);
