@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { responsesOf, settledResponse, submitGuess, toast, waitForGame } from '../lib/game.mjs';
+import { expectToast, responsesOf, settledResponse, submitGuess, toast, waitForGame } from '../lib/game.mjs';
 import { rpc } from '../lib/rpc.mjs';
 import { state, withPlayer } from '../lib/suite.mjs';
 
@@ -28,10 +28,15 @@ export function register() {
       const { hash } = wallet.sentTransactions[0];
       assert.equal((await rpc(stack.rpcUrl, 'eth_getTransactionReceipt', [hash])).status, '0x1', 'the payment was mined');
       assert.deepEqual(await responsesOf(player), [], 'the server never heard of the claim');
+      const mine = page.getByRole('region', { name: 'My submissions' });
+      const entry = mine.getByRole('listitem').filter({ hasText: hash });
+      await entry.getByText('Payment made, not yet recorded by Geopoem: it is sent again on your next visit', { exact: true }).waitFor();
 
       await page.unroute('**/api/responses');
       await page.reload();
       await page.getByRole('tablist').waitFor();
+      await expectToast(page, ['Submission Recovered', 'A paid guess from an earlier visit had not reached Geopoem; it has now been submitted.']);
+      await entry.getByText('Recorded by Geopoem', { exact: true }).waitFor();
       const row = await settledResponse(hash);
       assert.equal(row.status, 'confirmed', `claim ${row.status}: ${row.rejection_code} ${row.rejection_reason}`);
       assert.equal(row.submission_text, '40.68925, -74.0445');

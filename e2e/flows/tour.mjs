@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 
 import { assertNoViolations } from '../lib/axe.mjs';
-import { confirmDialog, fillGuess, openGame, openTab, SPEC } from '../lib/game.mjs';
+import { confirmDialog, expectToast, fillGuess, openGame, openTab, SPEC } from '../lib/game.mjs';
 import { screenshot, withPlayer } from '../lib/suite.mjs';
 
 export const TABS = [
@@ -16,6 +16,15 @@ export const TABS = [
   ['Legal & Terms', 'legal'],
 ];
 
+// A second EIP-6963 wallet: announced only, never used.
+const SECOND_WALLET = `(() => {
+  const provider = { request: async () => { throw Object.assign(new Error('User rejected the request.'), { code: 4001 }); }, on() {}, removeListener() {} };
+  const info = Object.freeze({ uuid: '0b6c2f7e-1d5a-4c1e-8f3b-6a2d9e4c7b10', name: 'Other Wallet', icon: 'data:image/svg+xml,%3Csvg xmlns=%22http://www.w3.org/2000/svg%22 viewBox=%220 0 1 1%22/%3E', rdns: 'org.geopoem.e2e.other' });
+  const announce = () => window.dispatchEvent(new CustomEvent('eip6963:announceProvider', { detail: Object.freeze({ info, provider }) }));
+  window.addEventListener('eip6963:requestProvider', announce);
+  announce();
+})();`;
+
 async function settle(page) {
   // Loading states end: no spinner left in the open panel.
   await page.getByRole('tabpanel').waitFor();
@@ -24,7 +33,7 @@ async function settle(page) {
 
 export function register() {
   test('axe-core finds no violation on any tab or dialog', { timeout: 120000 }, async () => {
-    await withPlayer({}, async ({ page }) => {
+    await withPlayer({}, async ({ context, page }) => {
       await openGame(page);
       for (const [name] of TABS) {
         await openTab(page, name);
@@ -56,7 +65,18 @@ export function register() {
       await page.getByRole('option', { name: /Four Thousand Summers/ }).click();
       await page.getByRole('heading', { name: 'Earliest Correct Response' }).waitFor();
       await assertNoViolations(page, "the Winners' Circle with a challenge chosen");
-      await page.getByRole('button', { name: SPEC.connect }).waitFor();
+
+      // The wallet chooser: it opens when a second wallet announces itself (EIP-6963). The second
+      // one is a bare announcement the player does not pick.
+      await context.addInitScript({ content: SECOND_WALLET });
+      await page.reload();
+      await page.getByRole('button', { name: SPEC.connect }).click();
+      const chooser = page.getByRole('dialog', { name: 'Choose a wallet' });
+      await chooser.getByRole('button', { name: 'Other Wallet' }).waitFor();
+      await assertNoViolations(page, 'the wallet chooser dialog');
+      await screenshot(page, 'wallet-chooser-1280');
+      await chooser.getByRole('button', { name: 'E2E Wallet' }).click();
+      await expectToast(page, SPEC.connected);
     });
   });
 
