@@ -211,7 +211,7 @@ class Stack:
         while time.monotonic() < deadline:
             assert process.poll() is None, f"worker {name} exited:\n{self.tail()}"
             try:
-                if Celery(broker=self.redis.url).control.ping(destination=[node], timeout=0.5):
+                if Celery(broker=self.redis.url, set_as_current=False).control.ping(destination=[node], timeout=0.5):
                     return process
             except Exception:  # noqa: BLE001 - a broker connection that dropped: ask again
                 time.sleep(0.2)
@@ -295,7 +295,7 @@ class Stack:
 
     def send_verify(self, response_id: int) -> None:
         """What the POST's on-commit hook sends: one verify_response message on the broker."""
-        Celery(broker=self.redis.url).send_task("chain.verify_response", args=[response_id])
+        Celery(broker=self.redis.url, set_as_current=False).send_task("chain.verify_response", args=[response_id])
 
     # --- The private database, read with plain SQL --------------------------------------------
 
