@@ -79,6 +79,25 @@ class Figures:
         return "\n".join(lines)
 
 
+def warm_up(url: str, workers: int) -> None:
+    """Each gunicorn worker's first answers build templates, URL resolvers and the bundle's stats:
+    send every read route a few concurrent rounds first, so the timed window measures the steady
+    state (and a slow shared machine does not spend the whole short CI run on cold starts)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import requests
+
+    paths = ["/", "/api/challenges/active", "/api/challenges/resolved", "/api/responses?limit=1", "/api/schema/"]
+
+    def get(path: str) -> int:
+        return requests.get(url + path, headers={"X-Forwarded-Proto": "https"}, timeout=60).status_code
+
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        for _ in range(3):
+            codes = list(pool.map(get, [p for p in paths for _ in range(workers)]))
+            assert all(code == 200 for code in codes), codes
+
+
 def run_load(
     *,
     database_url: str,
@@ -115,6 +134,7 @@ def run_load(
         procs.collectstatic(tmp / "static", env)
     results = tmp / "results.json"
     with procs.gunicorn(env, workers=workers, log=tmp / "gunicorn.log") as url:
+        warm_up(url, workers)
         locust_env = {**os.environ, "LOAD_CHALLENGE_ID": str(challenge_id), "LOAD_RESULTS": str(results)}
         cmd = [str(procs.BIN / "locust"), "-f", str(LOCUSTFILE), "--headless", "--host", url,
                "-u", str(users), "-r", str(users), "-t", f"{seconds}s", "--stop-timeout", "10",

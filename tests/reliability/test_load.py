@@ -1,6 +1,6 @@
 """The short load run CI keeps (the long one is `make load`, load/run.py): gunicorn with the
-production settings (4 worker processes, PostgreSQL, Redis DB 7 as cache and broker) under locust's
-mix of page and API reads and claim POSTs for a few seconds. No answer may be a 5xx or missing, and
+production settings (4 worker processes, PostgreSQL, Redis DB 7 as cache and broker), warmed up, then
+under locust's mix of page and API reads and claim POSTs for 8 seconds. No answer may be a 5xx or missing, and
 every claim answered 201 must be exactly one row in the database (identical re-posts answer 200 and
 add none)."""
 
@@ -13,7 +13,7 @@ from .conftest import REDIS_DB_URL
 
 pytestmark = [pytest.mark.integration, pytest.mark.postgresql]
 
-LOAD_SECONDS = 6
+LOAD_SECONDS = 8
 LOAD_USERS = 10
 LOAD_FIGURES: list = []  # printed in the terminal summary (conftest.py)
 
