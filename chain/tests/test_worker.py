@@ -85,6 +85,10 @@ def _point_app_at(url: str) -> None:
 
 @pytest.fixture(scope="module")
 def broker():
+    # The project's app must be the current one: shared tasks (`verify_response.delay` in the POST's
+    # on-commit hook) send through the current app, and any bare Celery() made earlier in the same
+    # process would have taken that place.
+    celery_app.set_current()
     saved = (celery_app.conf.broker_url, celery_app.conf.broker_transport_options)
     redis = Broker()
     redis.start()
