@@ -20,5 +20,8 @@ export default defineConfig({
     server: { deps: { inline: ["ethers"] } },
     // Two cores shared by several engineers: a small pool keeps the run polite.
     maxWorkers: 2,
+    // Lazy chunks (ethers, dialogs, Leaflet) load during the tests; on a loaded two-core machine a
+    // whole flow can take several seconds. A generous limit keeps slowness from reading as failure.
+    testTimeout: 20_000,
   },
 });

@@ -1,10 +1,13 @@
 import "@testing-library/jest-dom/vitest";
-import { cleanup } from "@testing-library/react";
+import { cleanup, configure } from "@testing-library/react";
 import { afterEach, beforeEach } from "vitest";
 import { CONFIG_ELEMENT_ID, resetPublicConfigForTests } from "@/config";
 import { resetToastsForTests } from "@/components/toast-store";
 import { resetSubmissionsCacheForTests } from "@/wallet/pending";
 import { TEST_CONFIG } from "./fixtures";
+
+// findBy*/waitFor wait up to 5 s (default 1 s): lazy chunks import slowly on a loaded machine.
+configure({ asyncUtilTimeout: 5000 });
 
 // jsdom lacks these pointer and layout APIs that Radix's primitives call.
 Element.prototype.hasPointerCapture ??= () => false;
