@@ -79,8 +79,13 @@ def lighthouse(url: str, out: Path) -> dict:
                     "cumulative-layout-shift", "speed-index")
     }  # fmt: skip
     console = [item.get("description", "")[:200] for item in report["audits"]["errors-in-console"]["details"]["items"]]
+    shifted = [
+        item.get("node", {}).get("selector", "")
+        for item in report["audits"].get("layout-shifts", {}).get("details", {}).get("items", [])
+    ]
     return {
         "consoleErrors": console,
+        "layoutShiftElements": shifted,
         "scores": {category: round(report["categories"][category]["score"] * 100) for category in CATEGORIES},
         "notPassed": failed,
         "metrics": metrics,
