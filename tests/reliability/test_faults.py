@@ -29,7 +29,13 @@ from responses.services import response_create
 from . import procs
 from .stack import ANVIL_CHAIN_ID, Stack
 
-pytestmark = [pytest.mark.integration, pytest.mark.postgresql]
+pytestmark = [
+    pytest.mark.integration,
+    pytest.mark.postgresql,
+    # Every test of the module in pytest-django's transactional group, so they run together and the
+    # module's stack starts once (a `db` test would be moved ahead of the others, splitting it).
+    pytest.mark.django_db(transaction=True),
+]
 
 FAULTS_SURVIVED: list[str] = []  # printed in the terminal summary (conftest.py)
 
