@@ -202,7 +202,8 @@ describe("Active Challenge: submission", () => {
     // The first use of the wallet loads ethers' lazy chunk: allow it time.
     expect(await screen.findByRole("button", { name: /Sending transaction\.\.\./ }, { timeout: 5000 })).toBeDisabled();
     await act(async () => sent.resolve(TX_HASH));
-    expect(await screen.findByRole("button", { name: /Submitting solution\.\.\./ })).toBeDisabled();
+    // Waiting, confirmed, then submitting: each message is painted first (a frame each).
+    expect(await screen.findByRole("button", { name: /Submitting solution\.\.\./ }, { timeout: 5000 })).toBeDisabled();
     await act(async () => posted.resolve(json({ id: 1, status: "pending" }, 201)));
 
     expect(await screen.findByText("Solution Submitted")).toBeInTheDocument();
