@@ -73,7 +73,7 @@ test-e2e: $(VENV)/.installed node_modules/.installed
 
 # The benchmarks of issue 8 (bench/): API throughput against a floor view (wrk), a million responses,
 # verification latency on anvil, and the page (bundle size, Lighthouse). Writes docs/performance.md.
-# Uses PostgreSQL database geopoem_bench (dropped and created) and Redis DB 8. About 15 minutes.
+# Uses PostgreSQL database geopoem_bench (dropped and created) and Redis DB 8. About 25 minutes.
 .PHONY: bench
 bench: build
 	@command -v wrk >/dev/null || { echo "bench: needs wrk (apt-get install wrk)"; exit 1; }
