@@ -125,9 +125,25 @@ WEBPACK_LOADER = {
 # every process, so the throttle holds across gunicorn workers) and kombu's filesystem transport.
 REDIS_URL = env("REDIS_URL", default="")
 if REDIS_URL:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
+    # Timeouts on every Redis socket: a Redis that accepts but never answers must not hang a claim
+    # POST (its enqueue and its throttle read); the claim is stored and the sweeper re-queues it.
+    _REDIS_SOCKET_OPTIONS = {"socket_connect_timeout": 2, "socket_timeout": 5}
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "OPTIONS": _REDIS_SOCKET_OPTIONS,
+        }
+    }
     CELERY_BROKER_URL = REDIS_URL
-    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600, **_REDIS_SOCKET_OPTIONS}
+    # Give up publishing after two quick retries: the sweeper re-queues what was not sent.
+    CELERY_TASK_PUBLISH_RETRY_POLICY = {
+        "max_retries": 2,
+        "interval_start": 0,
+        "interval_step": 0.2,
+        "interval_max": 0.5,
+    }
 else:
     CACHES = {
         "default": {
