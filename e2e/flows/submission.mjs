@@ -55,7 +55,7 @@ export function register() {
       const dialog = confirmDialog(page);
       await dialog.waitFor();
       await dialog.getByText('40.6892, -74.044512', { exact: true }).waitFor();
-      await dialog.getByText('2.5 USDC', { exact: true }).waitFor();
+      await dialog.getByText('2.50 USDC', { exact: true }).waitFor();
       await screenshot(page, 'confirm-dialog-1280');
       await dialog.getByRole('button', { name: 'Cancel' }).click();
       await dialog.waitFor({ state: 'hidden' });

@@ -20,3 +20,16 @@ export function formatUsdc(amount: string): string {
   const [whole = "0", fraction = ""] = amount.trim().replace(/^[+-]/, "").split(".");
   return `${negative ? "-" : ""}${whole || "0"}.${fraction.padEnd(2, "0").slice(0, 2)}`;
 }
+
+const DECIMAL = /^(-?)(\d+)(?:\.(\d+))?$/;
+
+/** A USDC amount with at least 2 decimals and no trailing zeros beyond them: "82.750000" →
+ * "82.75", "5.000000" → "5.00", "1.234500" → "1.2345". Stakes may carry up to 6 decimals and a
+ * player should see exactly what was paid. */
+export function formatStake(amount: string): string {
+  const match = DECIMAL.exec(amount.trim());
+  if (!match) return amount;
+  const [, sign, whole, fraction = ""] = match;
+  const trimmed = fraction.replace(/0+$/, "").padEnd(2, "0");
+  return `${sign}${whole}.${trimmed}`;
+}

@@ -141,7 +141,7 @@ describe("Active Challenge: confirm dialog", () => {
     const user = await fillForm("29.9791759,31.1342589", "2.50");
     const dialog = await screen.findByRole("dialog", { name: "Confirm Solution Submission" });
     expect(within(dialog).getByText("29.979175, 31.134258")).toBeInTheDocument();
-    expect(within(dialog).getByText("2.5 USDC")).toBeInTheDocument();
+    expect(within(dialog).getByText("2.50 USDC")).toBeInTheDocument();
     expect(within(dialog).getByText(/receives any payout/)).toBeInTheDocument();
     expect(within(dialog).getByText(/Legal & Terms/)).toBeInTheDocument();
     await user.click(within(dialog).getByRole("button", { name: "Cancel" }));

@@ -1,5 +1,6 @@
 import { Dialog } from "@/components/Dialog";
 import { getPublicConfig } from "@/config";
+import { formatStake } from "@/lib/format";
 import { downloadOfflineRecord } from "@/wallet/pending";
 
 export interface PendingGuess {
@@ -50,7 +51,7 @@ export function ConfirmDialog({
             <dt>Coordinates</dt>
             <dd className="mono">{guess.text}</dd>
             <dt>Stake</dt>
-            <dd>{guess.stake} USDC</dd>
+            <dd>{formatStake(guess.stake)} USDC</dd>
           </dl>
           <ul className="notes">
             <li>
@@ -66,7 +67,7 @@ export function ConfirmDialog({
             </li>
             <li>
               Next step: your wallet asks you to select an account, switch to the {config.chainName} network and approve a
-              transfer of {guess.stake} USDC.
+              transfer of {formatStake(guess.stake)} USDC.
             </li>
             <li>The wallet address that pays the bid receives any payout.</li>
             <li>By confirming you accept the terms in the Legal &amp; Terms tab; please read them first.</li>

@@ -41,7 +41,7 @@ describe("My submissions", () => {
     const item = screen.getByRole("listitem");
     expect(within(item).getByText("#7")).toBeInTheDocument();
     expect(within(item).getByText("29.979175, 31.134258")).toBeInTheDocument();
-    expect(within(item).getByText("2.5 USDC")).toBeInTheDocument();
+    expect(within(item).getByText("2.50 USDC")).toBeInTheDocument();
     expect(await within(item).findByText("Rejected")).toBeInTheDocument();
     expect(within(item).getByText(/mined after the challenge closed/)).toBeInTheDocument();
     expect(within(item).getByRole("link", { name: /View transaction/ })).toHaveAttribute(

@@ -2,7 +2,7 @@ import { useQuery } from "@tanstack/react-query";
 import { ApiError } from "@/api/http";
 import { responseStatusQuery } from "@/api/queries";
 import { explorerLink, getPublicConfig } from "@/config";
-import { formatTimestamp } from "@/lib/format";
+import { formatStake, formatTimestamp } from "@/lib/format";
 import { downloadOfflineRecord, removeSubmission, useSubmissions, type StoredSubmission } from "@/wallet/pending";
 
 const LOCAL_STATE_TEXT: Record<StoredSubmission["state"], string> = {
@@ -40,7 +40,7 @@ function SubmissionItem({ record }: { record: StoredSubmission }) {
         <dt>Coordinates</dt>
         <dd className="mono">{record.text}</dd>
         <dt>Stake</dt>
-        <dd>{record.stake} USDC</dd>
+        <dd>{formatStake(record.stake)} USDC</dd>
         <dt>Made</dt>
         <dd>{formatTimestamp(Math.floor(record.createdAt / 1000))}</dd>
         <dt>In this browser</dt>
