@@ -31,6 +31,11 @@ from challenges.commitments import guess_commitment, new_salt
 from . import procs
 
 ANVIL_CHAIN_ID = 31337
+# The platform's anvil binary itself, not node_modules/.bin/anvil: that Node wrapper forwards SIGTERM
+# and exits at once, so waiting for its PID would not wait for anvil to write its state and close
+# its port (a restart then raced the old node).
+_BINARIES = sorted((procs.BASE_DIR / "node_modules" / "@foundry-rs").glob("anvil-*/bin/anvil"))
+ANVIL_BINARY = _BINARIES[0] if _BINARIES else ANVIL
 CELERY = str(procs.BIN / "celery")
 
 
@@ -46,7 +51,7 @@ class Anvil:
         self.process: subprocess.Popen | None = None
 
     def start(self) -> None:
-        cmd = [str(ANVIL), "--host", "127.0.0.1", "--port", str(self.port), "--chain-id", str(ANVIL_CHAIN_ID),
+        cmd = [str(ANVIL_BINARY), "--host", "127.0.0.1", "--port", str(self.port), "--chain-id", str(ANVIL_CHAIN_ID),
                "--silent", "--dump-state", str(self.state)]  # fmt: skip
         if self.state.exists():
             cmd += ["--load-state", str(self.state)]
