@@ -1,5 +1,5 @@
 import { QueryClientProvider, type QueryClient } from "@tanstack/react-query";
-import { Toaster } from "@/components/Toaster";
+import { LazyToaster } from "@/components/LazyToaster";
 import { NotFoundPage } from "@/pages/NotFoundPage";
 import { PageFrame } from "@/pages/PageFrame";
 import { TabsShell } from "@/pages/TabsShell";
@@ -24,7 +24,7 @@ export function App({
           <PageFrame wallet={<WalletControl />}>
             <TabsShell />
           </PageFrame>
-          <Toaster />
+          <LazyToaster />
           <RecoverLostSubmissions />
         </WalletProvider>
     </QueryClientProvider>
