@@ -1,4 +1,4 @@
-import { StrictMode } from "react";
+import { StrictMode, startTransition } from "react";
 import { createRoot } from "react-dom/client";
 import { makeQueryClient } from "@/api";
 import { App } from "@/App";
@@ -6,9 +6,14 @@ import "@/styles/main.css";
 
 const root = document.getElementById("root");
 if (root) {
-  createRoot(root).render(
-    <StrictMode>
-      <App queryClient={makeQueryClient()} />
-    </StrictMode>,
-  );
+  // A transition makes the first render concurrent: React yields to the browser every few
+  // milliseconds instead of rendering the whole page in one long task (Lighthouse's total
+  // blocking time on a throttled phone). Nothing on the page is shown before it anyway.
+  startTransition(() => {
+    createRoot(root).render(
+      <StrictMode>
+        <App queryClient={makeQueryClient()} />
+      </StrictMode>,
+    );
+  });
 }
