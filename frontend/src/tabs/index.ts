@@ -2,41 +2,50 @@ import { lazy, type ComponentType, type LazyExoticComponent } from "react";
 import { ActiveChallengeTab } from "./active";
 
 /** The seven tabs in page order. Active Challenge is the default and ships in the initial
- * bundle; the others load when first opened, which keeps the first paint small. */
+ * bundle; the others are chunks of their own, loaded when first opened and fetched ahead of
+ * time when their trigger is hovered or focused, or once the browser is idle after load. */
 export interface TabDefinition {
   value: string;
   label: string;
   Component: ComponentType | LazyExoticComponent<ComponentType>;
+  /** Starts loading the tab's chunk (the same promise every time); absent for the Active tab. */
+  preload?: () => Promise<unknown>;
 }
 
 export const DEFAULT_TAB = "active";
 
+function lazyTab(
+  value: string,
+  label: string,
+  load: () => Promise<ComponentType>,
+): TabDefinition {
+  let pending: Promise<{ default: ComponentType }> | undefined;
+  const preload = () => {
+    pending ??= load().then(
+      (Component) => ({ default: Component }),
+      (error: unknown) => {
+        pending = undefined; // a failed fetch (e.g. offline) is tried again on the next attempt
+        throw error;
+      },
+    );
+    return pending;
+  };
+  return { value, label, Component: lazy(preload), preload };
+}
+
 export const TABS: readonly TabDefinition[] = [
   { value: "active", label: "Active Challenge", Component: ActiveChallengeTab },
-  {
-    value: "resolved",
-    label: "Resolved Challenges",
-    Component: lazy(() => import("./resolved").then((m) => ({ default: m.ResolvedTab }))),
-  },
-  {
-    value: "winners",
-    label: "Winners' Circle",
-    Component: lazy(() => import("./winners").then((m) => ({ default: m.WinnersTab }))),
-  },
-  {
-    value: "getting-started",
-    label: "Getting Started",
-    Component: lazy(() => import("./getting-started").then((m) => ({ default: m.GettingStartedTab }))),
-  },
-  {
-    value: "sepolia",
-    label: "Sepolia Testnet",
-    Component: lazy(() => import("./sepolia").then((m) => ({ default: m.SepoliaTab }))),
-  },
-  { value: "faq", label: "FAQ", Component: lazy(() => import("./faq").then((m) => ({ default: m.FaqTab }))) },
-  {
-    value: "legal",
-    label: "Legal & Terms",
-    Component: lazy(() => import("./legal").then((m) => ({ default: m.LegalTab }))),
-  },
+  lazyTab("resolved", "Resolved Challenges", () => import("./resolved").then((m) => m.ResolvedTab)),
+  lazyTab("winners", "Winners' Circle", () => import("./winners").then((m) => m.WinnersTab)),
+  lazyTab("getting-started", "Getting Started", () =>
+    import("./getting-started").then((m) => m.GettingStartedTab),
+  ),
+  lazyTab("sepolia", "Sepolia Testnet", () => import("./sepolia").then((m) => m.SepoliaTab)),
+  lazyTab("faq", "FAQ", () => import("./faq").then((m) => m.FaqTab)),
+  lazyTab("legal", "Legal & Terms", () => import("./legal").then((m) => m.LegalTab)),
 ];
+
+/** Fetches every lazy tab's chunk (errors are left to the tab's own load when it is opened). */
+export function preloadAllTabs(): void {
+  for (const tab of TABS) void tab.preload?.().catch(() => undefined);
+}

@@ -8,6 +8,20 @@ import { ChallengeCard } from "./ChallengeCard";
 import type { CoordinatesAddonProps } from "./CoordinatesAddon";
 import { SubmissionForm } from "./SubmissionForm";
 
+/** What the tab shows while the challenge loads: the two cards' outlines at about their usual
+ * height (main.css, .skeleton-*), so "My submissions" below does not jump down when the challenge
+ * arrives (Lighthouse's cumulative layout shift). One status element announces the loading. */
+function ActiveChallengeSkeleton() {
+  return (
+    <div className="grid-2 active-skeleton">
+      <div className="card skeleton-card skeleton-challenge">
+        <Spinner label="Loading the active challenge..." />
+      </div>
+      <div className="card skeleton-card skeleton-form" aria-hidden="true" />
+    </div>
+  );
+}
+
 /** The default tab: the active challenge, the submission form, and this browser's guesses. */
 export function ActiveChallengeTab({
   coordinatesAddon,
@@ -18,7 +32,7 @@ export function ActiveChallengeTab({
 }) {
   const { data, isPending, isError } = useQuery(activeChallengeQuery());
   let body;
-  if (isPending) body = <Spinner label="Loading the active challenge..." />;
+  if (isPending) body = <ActiveChallengeSkeleton />;
   else if (isError) body = <Alert tone="error">Failed to load active challenge. Please try again later.</Alert>;
   else if (!data) body = <Alert>No active challenge available at the moment.</Alert>;
   else
