@@ -1,19 +1,16 @@
-import { lazy, Suspense, useEffect, useState } from "react";
-import { whenIdle } from "@/lib/idle";
+import { lazy, Suspense, useState } from "react";
 import { useToasts } from "./toast-store";
 
-const loadToaster = () => import("./Toaster").then((m) => ({ default: m.Toaster }));
-const Toaster = lazy(loadToaster);
+const Toaster = lazy(() => import("./Toaster").then((m) => ({ default: m.Toaster })));
 
-/** The notification region, loaded outside the initial bundle (Radix Toast and its layers are
- * not needed for the first paint): it mounts once the browser is idle after load, or at once
- * when a toast is raised before that. Toasts raised meanwhile wait in the store and show when
- * it mounts. */
+/** The notification region, outside the initial bundle (Radix Toast and its layers are not
+ * needed for the first paint): it loads and mounts with the
+ * first toast, which waits in the store until it has, and stays mounted from then on. */
 export function LazyToaster() {
   const toasts = useToasts();
-  const [idle, setIdle] = useState(false);
-  useEffect(() => whenIdle(() => setIdle(true)), []);
-  if (!idle && toasts.length === 0) return null;
+  const [wanted, setWanted] = useState(false);
+  if (toasts.length > 0 && !wanted) setWanted(true); // state derived from the store, set in render
+  if (!wanted && toasts.length === 0) return null;
   return (
     <Suspense fallback={null}>
       <Toaster />

@@ -1,16 +1,14 @@
 import * as Tabs from "@radix-ui/react-tabs";
-import { Suspense, useEffect, useState } from "react";
+import { Suspense, useState } from "react";
 import { Spinner } from "@/components/Spinner";
-import { whenIdle } from "@/lib/idle";
-import { DEFAULT_TAB, preloadAllTabs, TABS } from "@/tabs";
+import { DEFAULT_TAB, TABS } from "@/tabs";
 
 /** The seven tabs (Radix Tabs: arrow keys move between them, only the open panel is mounted).
- * A tab other than Active Challenge is a lazy chunk: hovering or focusing its trigger starts
- * the download, and all of them are fetched once the browser is idle after load; while one is
- * still loading its panel shows a spinner with a text alternative. */
+ * A tab other than Active Challenge is a lazy chunk (see @/tabs):
+ * hovering or focusing its trigger loads and runs it ahead of the click; while one is still
+ * loading its panel shows a spinner with a text alternative. */
 export function TabsShell() {
   const [value, setValue] = useState(DEFAULT_TAB);
-  useEffect(() => whenIdle(preloadAllTabs, { timeout: 5000 }), []);
   return (
     <Tabs.Root value={value} onValueChange={setValue} className="tabs">
       <Tabs.List className="tabs-list" aria-label="Geopoem sections">

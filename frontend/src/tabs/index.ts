@@ -2,8 +2,10 @@ import { lazy, type ComponentType, type LazyExoticComponent } from "react";
 import { ActiveChallengeTab } from "./active";
 
 /** The seven tabs in page order. Active Challenge is the default and ships in the initial
- * bundle; the others are chunks of their own, loaded when first opened and fetched ahead of
- * time when their trigger is hovered or focused, or once the browser is idle after load. */
+ * bundle; the others are chunks of their own, loaded when first opened, or ahead of the click
+ * when their trigger is hovered or focused. (Not on idle: webpack's prefetch links are created
+ * inside the main script's first task, and running the chunks at idle inserts their CSS, which
+ * recalculates the page's style; both measured as long tasks in Lighthouse's mobile run.) */
 export interface TabDefinition {
   value: string;
   label: string;
@@ -44,8 +46,3 @@ export const TABS: readonly TabDefinition[] = [
   lazyTab("faq", "FAQ", () => import("./faq").then((m) => m.FaqTab)),
   lazyTab("legal", "Legal & Terms", () => import("./legal").then((m) => m.LegalTab)),
 ];
-
-/** Fetches every lazy tab's chunk (errors are left to the tab's own load when it is opened). */
-export function preloadAllTabs(): void {
-  for (const tab of TABS) void tab.preload?.().catch(() => undefined);
-}
