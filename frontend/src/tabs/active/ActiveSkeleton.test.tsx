@@ -17,12 +17,12 @@ describe("Active Challenge: space reserved while loading", () => {
       </WalletProvider>,
     );
     const skeleton = container.querySelector(".active-skeleton");
-    expect(skeleton).not.toBeNull();
-    expect(skeleton?.querySelector(".skeleton-challenge")).not.toBeNull();
-    expect(skeleton?.querySelector(".skeleton-form")).toHaveAttribute("aria-hidden", "true");
+    if (!skeleton) throw new Error("no skeleton while loading");
+    expect(skeleton.querySelector(".skeleton-challenge")).not.toBeNull();
+    expect(skeleton.querySelector(".skeleton-form")).toHaveAttribute("aria-hidden", "true");
     expect(screen.getByRole("status")).toHaveTextContent("Loading the active challenge...");
     const submissions = screen.getByRole("heading", { name: "My submissions" });
     // The skeleton comes first in the document, so the panel sits below the reserved space.
-    expect(skeleton?.compareDocumentPosition(submissions) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
+    expect(skeleton.compareDocumentPosition(submissions) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
   });
 });
