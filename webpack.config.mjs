@@ -50,6 +50,15 @@ export default (_env, argv) => {
       // Deterministic ids: the same package-lock.json and sources give the same file names.
       moduleIds: "deterministic",
       chunkIds: "deterministic",
+      // The initial code as three scripts (React DOM, the other libraries, the app): the browser
+      // compiles and runs each in a task of its own, so no single long task blocks the page for
+      // all of it (Lighthouse's total blocking time on a throttled phone).
+      splitChunks: {
+        cacheGroups: {
+          reactDom: { test: /[\\/]node_modules[\\/](react-dom|scheduler)[\\/]/, name: "react-dom", chunks: "initial", priority: 20 },
+          vendor: { test: /[\\/]node_modules[\\/]/, name: "vendor", chunks: "initial", priority: 10 },
+        },
+      },
       minimizer: [new EsbuildPlugin({ target: "es2020", css: true })],
     },
     devtool: production ? false : "eval-cheap-module-source-map",
