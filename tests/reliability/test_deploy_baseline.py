@@ -87,6 +87,13 @@ def test_plain_http_is_redirected_to_https(production_server):
     assert answer.headers["Location"] == f"https://127.0.0.1:{port}/"
 
 
+def test_the_health_probe_is_answered_over_plain_http(production_server):
+    """A load balancer probes over plain HTTP: /healthz answers (200 or 503), never a redirect."""
+    answer = requests.get(production_server.url + "/healthz", timeout=30, allow_redirects=False)
+    assert answer.status_code in (200, 503), answer.status_code
+    assert "parts" in answer.json()
+
+
 def test_check_deploy_is_clean_with_production_settings(production_server):
     env = {**production_server.env, "DJANGO_SETTINGS_MODULE": "config.settings.production"}
     result = subprocess.run(  # noqa: S603
