@@ -1,5 +1,5 @@
 import { useQuery } from "@tanstack/react-query";
-import type { ComponentType } from "react";
+import { useDeferredValue, type ComponentType } from "react";
 import { activeChallengeQuery } from "@/api/queries";
 import { Alert } from "@/components/Alert";
 import { Spinner } from "@/components/Spinner";
@@ -30,7 +30,14 @@ export function ActiveChallengeTab({
   coordinatesAddon?: ComponentType<CoordinatesAddonProps> | null;
   sleep?: (ms: number) => Promise<void>;
 }) {
-  const { data, isPending, isError } = useQuery(activeChallengeQuery());
+  const query = useQuery(activeChallengeQuery());
+  // The answer is rendered as a deferred update: React renders the challenge card and the form in
+  // the background in short slices instead of one long task when the answer arrives (the query
+  // hook's own update is synchronous). Status and data are deferred together, so they stay paired.
+  const data = useDeferredValue(query.data);
+  const status = useDeferredValue(query.status);
+  const isPending = status === "pending";
+  const isError = status === "error";
   let body;
   if (isPending) body = <ActiveChallengeSkeleton />;
   else if (isError) body = <Alert tone="error">Failed to load active challenge. Please try again later.</Alert>;
