@@ -127,7 +127,7 @@ REDIS_URL = env("REDIS_URL", default="")
 if REDIS_URL:
     # Timeouts on every Redis socket: a Redis that accepts but never answers must not hang a claim
     # POST (its enqueue and its throttle read); the claim is stored and the sweeper re-queues it.
-    _REDIS_SOCKET_OPTIONS = {"socket_connect_timeout": 2, "socket_timeout": 5}
+    _REDIS_SOCKET_OPTIONS = {"socket_connect_timeout": 1, "socket_timeout": 2}
     CACHES = {
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",

@@ -300,6 +300,58 @@ def test_redis_stopped_while_claims_arrive(stack):
     FAULTS_SURVIVED.append("Redis stopped while claims arrive")
 
 
+class SilentServer:
+    """A TCP server that accepts connections and never answers: a stalled Redis or a half-open
+    network, the fault a stopped Redis does not show (connections are refused at once there)."""
+
+    def __init__(self, port: int) -> None:
+        self.sock = socket.socket()
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind(("127.0.0.1", port))
+        self.sock.listen(128)
+        self.held: list[socket.socket] = []
+        self.thread = threading.Thread(target=self._accept, daemon=True)
+        self.thread.start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            self.held.append(conn)
+
+    def close(self) -> None:
+        self.sock.close()
+        for conn in self.held:
+            conn.close()
+
+
+def test_a_redis_that_hangs_does_not_hang_the_claims(stack):
+    """Redis accepts connections but never answers. Every Redis socket has a timeout (settings), so
+    each POST still answers 201 well within gunicorn's 30 s worker timeout and stores the claim;
+    once Redis answers again the sweeper re-queues the claims and the worker confirms them."""
+    pot = stack.pot()
+    claims = [stack.pay("1.5"), stack.pay("2")]
+    stack.mine(1)
+    stack.redis.stop()
+    silent = SilentServer(stack.redis.port)
+    try:
+        took = []
+        for claim in claims:
+            started = time.monotonic()
+            post_all(stack, [claim])
+            took.append(time.monotonic() - started)
+        assert set(stack.statuses(claims).values()) == {"pending"}
+        assert max(took) < 20, took
+    finally:
+        silent.close()
+        stack.redis.start()
+    print(f"\nredis hung: POSTs answered 201 in {', '.join(f'{t:.1f}' for t in took)} s")
+    assert_confirmed_once(stack, claims, pot)
+    FAULTS_SURVIVED.append("Redis hung (accepts, never answers) while claims arrive")
+
+
 # --- Two workers -----------------------------------------------------------------------------
 
 
