@@ -22,10 +22,11 @@ const units = (decimal) => {
   const [whole, fraction = ''] = decimal.split('.');
   return BigInt(whole + fraction.padEnd(6, '0').slice(0, 6));
 };
-/** What the card shows for a decimal sum: cut to 2 decimals on the string ("9.500000" -> "9.50"). */
-const usdc2 = (decimal) => {
+/** What the card shows for a decimal sum: every significant decimal, at least 2, on the string
+ * ("9.500000" -> "9.50", "1.234500" -> "1.2345"). */
+const usdcShown = (decimal) => {
   const [whole, fraction = ''] = decimal.split('.');
-  return `${whole}.${fraction.padEnd(2, '0').slice(0, 2)}`;
+  return `${whole}.${fraction.replace(/0+$/, '').padEnd(2, '0')}`;
 };
 
 export function register() {
@@ -90,8 +91,8 @@ export function register() {
       await page.reload();
       await page.getByText('The Torch on the Tide').first().waitFor();
       const totalBids = page.getByRole('tabpanel').locator('dt', { hasText: 'Total bids' }).locator('xpath=following-sibling::dd[1]');
-      assert.equal(await totalBids.textContent(), `${usdc2(after.staked_sum)} USDC`);
-      assert.notEqual(usdc2(after.staked_sum), usdc2(challenge.staked_sum));
+      assert.equal(await totalBids.textContent(), `${usdcShown(after.staked_sum)} USDC`);
+      assert.notEqual(usdcShown(after.staked_sum), usdcShown(challenge.staked_sum));
 
       // "My submissions" lists the claim as confirmed by the server.
       const mine = page.getByRole('region', { name: 'My submissions' });

@@ -1,5 +1,5 @@
 import type { Challenge } from "@/api/types";
-import { formatTimestamp, formatUsdc } from "@/lib/format";
+import { formatStake, formatTimestamp } from "@/lib/format";
 
 /** The left card: the active challenge as the spec lists it. The poem and instructions are
  * HTML the server sanitised (challenges/models.py). */
@@ -16,7 +16,7 @@ export function ChallengeCard({ challenge }: { challenge: Challenge }) {
         <dt>Proximity threshold</dt>
         <dd>{challenge.proximityThreshold == null ? "Not specified" : `${challenge.proximityThreshold} meters`}</dd>
         <dt>Total bids</dt>
-        <dd>{formatUsdc(challenge.stakedSum)} USDC</dd>
+        <dd>{formatStake(challenge.stakedSum)} USDC</dd>
         <dt>Started</dt>
         <dd>{formatTimestamp(challenge.startTimestamp)}</dd>
       </dl>
