@@ -9,7 +9,7 @@ from django.db.models import Exists, OuterRef
 from django.urls import reverse
 from django.utils.html import format_html
 
-from challenges.admin import address_link, tx_link
+from challenges.admin import ChainSearchMixin, address_link, tx_link
 from responses.models import Response
 
 from .models import ChainCursor, Payment
@@ -39,7 +39,8 @@ class ClaimFilter(admin.SimpleListFilter):
 
 
 @admin.register(Payment)
-class PaymentAdmin(admin.ModelAdmin):
+class PaymentAdmin(ChainSearchMixin, admin.ModelAdmin):
+    address_field = "from_address"
     list_display = [
         "id",
         "tx_display",
@@ -74,16 +75,6 @@ class PaymentAdmin(admin.ModelAdmin):
         "updated_at",
     ]
     readonly_fields = fields
-
-    def get_search_results(self, request, queryset, search_term):
-        # Hashes are stored lowercase, addresses checksummed: match whatever case is pasted.
-        term = search_term.strip()
-        if term.lower().startswith("0x"):
-            return (
-                queryset.filter(transaction_hash=term.lower()) | queryset.filter(from_address__iexact=term),
-                False,
-            )
-        return super().get_search_results(request, queryset, search_term)
 
     @admin.display(description="Transaction", ordering="transaction_hash")
     def tx_display(self, obj: Payment) -> str:

@@ -78,6 +78,23 @@ def address_link(address: str) -> str:
     )
 
 
+class ChainSearchMixin:
+    """Search by transaction hash or address in whatever case staff paste: hashes are stored
+    lowercase, addresses checksummed. `address_field` names the model's address column."""
+
+    address_field = ""
+
+    def get_search_results(self, request, queryset, search_term):
+        term = search_term.strip()
+        if term.lower().startswith("0x"):
+            return (
+                queryset.filter(transaction_hash=term.lower())
+                | queryset.filter(**{f"{self.address_field}__iexact": term}),
+                False,
+            )
+        return super().get_search_results(request, queryset, search_term)
+
+
 def usdc(value) -> str:
     """Money as staff read it: exact, 6 decimals, never in exponent notation."""
     return f"{Decimal(value).quantize(TOKEN_UNIT):f}"

@@ -3,13 +3,14 @@ what the player sent or what the chain said. Claims change only through verifica
 
 from django.contrib import admin
 
-from challenges.admin import address_link, tx_link
+from challenges.admin import ChainSearchMixin, address_link, tx_link
 
 from .models import Response
 
 
 @admin.register(Response)
-class ResponseAdmin(admin.ModelAdmin):
+class ResponseAdmin(ChainSearchMixin, admin.ModelAdmin):
+    address_field = "submitter_address"
     list_display = [
         "id",
         "challenge",
@@ -48,16 +49,6 @@ class ResponseAdmin(admin.ModelAdmin):
         "updated_at",
     ]
     readonly_fields = fields
-
-    def get_search_results(self, request, queryset, search_term):
-        # Addresses are stored checksummed and hashes lowercase: match either case a staff member pastes.
-        term = search_term.strip()
-        if term.lower().startswith("0x"):
-            return (
-                queryset.filter(submitter_address__iexact=term) | queryset.filter(transaction_hash=term.lower()),
-                False,
-            )
-        return super().get_search_results(request, queryset, search_term)
 
     @admin.display(description="Submitter", ordering="submitter_address")
     def submitter_display(self, obj: Response) -> str:
