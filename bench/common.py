@@ -25,6 +25,13 @@ REDIS_URL = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/8")
 DATABASE = os.environ.get("BENCH_DATABASE", "geopoem_bench")
 
 
+def command(name: str, *env_names: str) -> str:
+    """The command that produced a result, with the environment it was given (database, Redis,
+    counts), so a figure can be reproduced exactly."""
+    given = [f"{n}={os.environ[n]}" for n in ("BENCH_DATABASE", "BENCH_REDIS_URL", *env_names) if n in os.environ]
+    return " ".join([*given, f".venv/bin/python -m bench.run {name}"])
+
+
 def log(message: str) -> None:
     print(f"[bench {time.strftime('%H:%M:%S')}] {message}", flush=True)
 
@@ -69,6 +76,10 @@ def django_env(database_url: str, **extra: str) -> dict[str, str]:
         BENCH_BUNDLE_DIR=str(BUNDLE / "build"),
     )
     env.pop("BENCH_NO_CACHE", None)
+    # Production refuses to start without a chain and a treasury; the benchmark's chain parts set their own.
+    env.setdefault("CHAIN_RPC_URLS", "http://127.0.0.1:9")
+    env.setdefault("CHAIN_ID", "11155111")
+    env.setdefault("TREASURY_ADDRESS", "0x000000000000000000000000000000000000dEaD")
     env.update(extra)
     return env
 

@@ -1,6 +1,7 @@
 """`make bench`: every benchmark of issue 8, then docs/performance.md.
-`python -m bench.run [api|scale|verify|page|report ...]` runs a subset; the report always uses the
-latest result of each benchmark in bench/results/."""
+`python -m bench.run [api|scale|verify|page|admin_budget|report ...]` runs a subset (admin_budget, the
+admin's 30-second budget on 200,000 responses, only when named); the report always uses the latest
+result of each benchmark in bench/results/."""
 
 import sys
 

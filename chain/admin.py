@@ -10,9 +10,9 @@ from django.urls import reverse
 from django.utils.html import format_html
 
 from challenges.admin import ChainSearchMixin, address_link, tx_link
-from responses.models import Response
 
 from .models import ChainCursor, Payment
+from .selectors import payer_claims
 
 
 class ClaimFilter(admin.SimpleListFilter):
@@ -28,7 +28,7 @@ class ClaimFilter(admin.SimpleListFilter):
 
     def queryset(self, request, queryset):
         # The same rule as chain.selectors.payments_unclaimed: matched by transaction hash.
-        claimed = Exists(Response.objects.filter(transaction_hash=OuterRef("transaction_hash")))
+        claimed = Exists(payer_claims().filter(transaction_hash=OuterRef("transaction_hash")))
         if self.value() == "unclaimed":
             return queryset.filter(removed=False).exclude(claimed)
         if self.value() == "claimed":

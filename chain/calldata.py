@@ -1,4 +1,4 @@
-"""The stake transfer's calldata (design section 5):
+"""The stake transfer's calldata (docs/protocol.md section 2):
 
     0xa9059cbb ‖ pad32(treasury) ‖ uint256(amountUnits)
                ‖ bytes32(commitment) ‖ uint256(challengeId) ‖ uint256(unixSeconds)

@@ -14,6 +14,12 @@ from typing import Any, TypeVar
 import requests
 from django.conf import settings
 from web3 import HTTPProvider, Web3
+from web3._utils.method_formatters import (
+    BLOCK_RESULT_FORMATTERS,
+    receipt_formatter,
+    transaction_result_formatter,
+    type_aware_apply_formatters_to_dict,
+)
 from web3.exceptions import BlockNotFound, ProviderConnectionError, TransactionNotFound, Web3RPCError
 
 logger = logging.getLogger(__name__)
@@ -50,6 +56,9 @@ class ChainClient:
             Web3(HTTPProvider(url, request_kwargs={"timeout": timeout}, exception_retry_configuration=None))
             for url in self.urls
         ]
+        # HTTP requests this client sent (each failover attempt and each batch counts once): the
+        # head watcher reports it per block, and a test holds it bounded however many claims wait.
+        self.http_requests = 0
 
     @property
     def w3(self) -> Web3:
@@ -60,6 +69,7 @@ class ChainClient:
         """Run fn against each node in order until one answers."""
         last: BaseException | None = None
         for url, w3 in zip(self.urls, self._nodes, strict=True):
+            self.http_requests += 1
             try:
                 return fn(w3)
             except (TransactionNotFound, BlockNotFound):
@@ -108,6 +118,61 @@ class ChainClient:
 
     def chain_id(self) -> int:
         return self.call("eth_chainId", lambda w3: w3.eth.chain_id)
+
+    # --- Batches (the head watcher: one round of requests per block) ------------------------
+
+    def receipts(self, tx_hashes: Sequence[str]) -> dict[str, Any | None]:
+        """Each hash's receipt (None: the node does not know it), in JSON-RPC batches."""
+        return self.batch([("eth_getTransactionReceipt", [h], h) for h in tx_hashes])
+
+    def blocks_and_transactions(
+        self, numbers: Sequence[int], tx_hashes: Sequence[str]
+    ) -> tuple[dict[int, Any | None], dict[str, Any | None]]:
+        """Blocks by number and transactions by hash, together in the same batches."""
+        found = self.batch(
+            [("eth_getBlockByNumber", [hex(n), False], ("block", n)) for n in numbers]
+            + [("eth_getTransactionByHash", [h], ("tx", h)) for h in tx_hashes]
+        )
+        blocks = {key[1]: value for key, value in found.items() if key[0] == "block"}
+        transactions = {key[1]: value for key, value in found.items() if key[0] == "tx"}
+        return blocks, transactions
+
+    def batch(self, calls: Sequence[tuple[str, list[Any], Any]]) -> dict[Any, Any | None]:
+        """Run (method, params, key) calls as JSON-RPC batch requests of at most
+        CHAIN_RPC_BATCH_SIZE calls; returns each key's formatted result (None for a null one). A
+        node that fails the request, or answers any call in it with an error, is skipped for that
+        chunk (failover as in call()).
+
+        web3's own batch (w3.batch_requests) raises for the whole batch when one receipt is unknown
+        (a null result), the common case here; so the raw batch goes through the provider and each
+        result through web3's own result formatter for its method."""
+        size = max(1, int(settings.CHAIN_RPC_BATCH_SIZE))
+        found: dict[Any, Any | None] = {}
+        for start in range(0, len(calls), size):
+            chunk = calls[start : start + size]
+
+            def fetch(w3: Web3, chunk: Sequence[tuple[str, list[Any], Any]] = chunk) -> list[Any]:
+                answers = w3.provider.make_batch_request([(method, params) for method, params, _ in chunk])
+                if not isinstance(answers, list) or len(answers) != len(chunk):
+                    raise ValueError("batch: malformed answer")
+                results = []
+                for (method, _, _), answer in zip(chunk, answers, strict=True):
+                    if "error" in answer:
+                        raise ValueError(f"batch {method}: {answer['error']}")
+                    result = answer.get("result")
+                    results.append(None if result is None else _RESULT_FORMATTERS[method](result))
+                return results
+
+            results = self.call(f"batch of {len(chunk)}", fetch)
+            found.update(zip([key for _, _, key in chunk], results, strict=True))
+        return found
+
+
+_RESULT_FORMATTERS: dict[str, Callable[[Any], Any]] = {
+    "eth_getTransactionReceipt": receipt_formatter,
+    "eth_getTransactionByHash": transaction_result_formatter,
+    "eth_getBlockByNumber": type_aware_apply_formatters_to_dict(BLOCK_RESULT_FORMATTERS),
+}
 
 
 def get_client() -> ChainClient:

@@ -2,15 +2,23 @@
 
 from django.db.models import Exists, OuterRef, QuerySet
 
-from responses.models import Response
+from responses.models import Response, ResponseStatus
 
 from .models import Payment
+from .services import NOT_THE_PAYERS_CLAIM
+
+
+def payer_claims() -> QuerySet[Response]:
+    """Claims that may be the payer's own: every claim but a stranger's that verification already
+    told apart (rejected for another sender or another guess's commitment)."""
+    return Response.objects.exclude(status=ResponseStatus.REJECTED, rejection_code__in=NOT_THE_PAYERS_CLAIM)
 
 
 def payments_unclaimed() -> QuerySet[Payment]:
-    """Payments to the treasury that no claim names: the player's POST never arrived. Matched by
-    transaction hash, so a claim posted after the payment was indexed takes it off this list at once."""
-    claimed = Response.objects.filter(transaction_hash=OuterRef("transaction_hash"))
+    """Payments to the treasury that no claim of the payer names: the player's POST never arrived.
+    Matched by transaction hash, so a claim posted after the payment was indexed takes it off this
+    list at once; a stranger's claim on the hash, once rejected as not the payer's, does not."""
+    claimed = payer_claims().filter(transaction_hash=OuterRef("transaction_hash"))
     return (
         Payment.objects.filter(removed=False)
         .annotate(claimed=Exists(claimed))

@@ -1,4 +1,4 @@
-"""Payment verification (design section 6) and the ledger's writes.
+"""Payment verification (docs/protocol.md section 2) and the ledger's writes.
 
 `payment_verify` reads one claim's transaction from the chain and decides: confirmed, rejected
 with a reason code, or "not yet" (raises VerificationPending; the task retries). Every status
@@ -8,6 +8,7 @@ challenge's staked sum and response count (with F expressions, in the same datab
 
 from __future__ import annotations
 
+import functools
 import logging
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -24,7 +25,7 @@ from challenges.models import Challenge
 from responses.models import Response, ResponseStatus
 
 from .calldata import TRANSFER_SELECTOR, CalldataError, decode_transfer
-from .client import ChainClient, get_client
+from .client import ChainClient, ChainUnavailable, get_client
 from .models import ChainCursor, Payment
 from .transfers import TRANSFER_TOPIC, Transfer, transfer_from_log, usdc_transfers
 
@@ -64,6 +65,11 @@ REASON_SENTENCES: dict[str, str] = {
     Reason.NOT_FOUND: "The payment transaction could not be found on chain.",
     Reason.REORGED: "The payment's block was dropped from the chain and the transaction did not return.",
 }
+
+# Rejections that say a claim is not the payer's: it names another sender, or carries a guess the
+# payment did not commit to (a stranger's claim on someone else's hash). Such a claim neither links
+# nor hides the payment in the ledger (chain.selectors.payments_unclaimed).
+NOT_THE_PAYERS_CLAIM = (Reason.WRONG_SENDER, Reason.COMMITMENT_MISMATCH)
 
 
 class VerificationPending(Exception):
@@ -107,7 +113,7 @@ def _block_time(block: Any) -> datetime:
     return datetime.fromtimestamp(int(_field(block, "timestamp")), tz=UTC)
 
 
-def _is_deep_enough(client: ChainClient, block_number: int) -> bool:
+def _is_deep_enough(client: ChainClient | ChainReads, block_number: int) -> bool:
     setting = str(settings.CHAIN_CONFIRMATIONS).strip().lower()
     if setting == "finalized":
         finalized = client.get_block("finalized")
@@ -136,9 +142,10 @@ def _reject(response: Response, code: str) -> Outcome:
             rejection_reason=REASON_SENTENCES[code],
             updated_at=_now(),
         )
-        Payment.objects.filter(transaction_hash=response.transaction_hash, response__isnull=True).update(
-            response=response
-        )
+        if code not in NOT_THE_PAYERS_CLAIM:
+            Payment.objects.filter(transaction_hash=response.transaction_hash, response__isnull=True).update(
+                response=response
+            )
     if changed:
         logger.info("response %s rejected: %s", response.pk, code)
     return _current(response.pk, code, bool(changed))
@@ -230,35 +237,85 @@ def _touch(response: Response) -> None:
 # --- Verification ------------------------------------------------------------------------------
 
 
+def claim_check_at_post(
+    *, transaction_hash: str, submitter_address: str, commitment: str, challenge_id: int, client: ChainClient
+) -> str | None:
+    """The part of verification that tells a payer's claim from a stranger's, run while the POST waits.
+
+    Returns the reason code of a claim that can never be confirmed by this transaction (another
+    sender, another guess's commitment, another challenge), or None when it may match or the chain
+    cannot say (no node answered in time, the node does not know the hash, a payment the full
+    verification must judge). The sender and calldata are fixed by the transaction's hash, so a
+    transaction still in the node's mempool is judged as safely as a mined one. One RPC call."""
+    try:
+        tx = client.get_transaction(transaction_hash)
+    except ChainUnavailable:
+        return None
+    if tx is None or str(_field(tx, "to") or "").lower() != settings.USDC_ADDRESS.lower():
+        return None
+    if str(_field(tx, "from")).lower() != submitter_address.lower():
+        return Reason.WRONG_SENDER
+    try:
+        decoded = decode_transfer(bytes(_field(tx, "input")))
+    except CalldataError:
+        return None
+    if decoded.commitment is None or decoded.commitment != commitment.lower():
+        return Reason.COMMITMENT_MISMATCH
+    if decoded.challenge_id != challenge_id:
+        return Reason.CHALLENGE_MISMATCH
+    return None
+
+
+def post_check_client() -> ChainClient:
+    """The client of claim_check_at_post: short timeouts, so a slow node cannot hold the POST."""
+    return _client_for(tuple(settings.CHAIN_RPC_URLS), settings.CHAIN_POST_CHECK_TIMEOUT_SECONDS)
+
+
+@functools.lru_cache(maxsize=4)
+def _client_for(urls: tuple[str, ...], timeout: float) -> ChainClient:
+    # Built once per configuration: building the web3 nodes costs about 5 ms, on every POST otherwise.
+    return ChainClient(urls, timeout=timeout)
+
+
 def payment_verify(*, response_id: int, client: ChainClient | None = None) -> Outcome:
     """Decide one claim. Returns the outcome; raises VerificationPending when the chain cannot say
     yet, and client.ChainUnavailable when no RPC node answers (both mean: try again later)."""
     response = Response.objects.select_related("challenge").get(pk=response_id)
     if response.status != ResponseStatus.PENDING:
         return Outcome(status=response.status, code=response.rejection_code)
-    client = client or get_client()
+    return payment_decide(response=response, chain=client or get_client())
+
+
+def payment_decide(*, response: Response, chain: ChainClient | ChainReads, touch: bool = True) -> Outcome:
+    """The decision on one pending claim, from what `chain` answers: the live client (one claim's
+    own calls, payment_verify) or the head watcher's batch of one block (ChainReads). One place
+    decides, whichever way the facts were fetched. touch=False: the caller records the check of
+    every claim left pending itself (the head watcher, in one UPDATE per round)."""
+    client = chain
     tx_hash = response.transaction_hash
+
+    def wait(why: str) -> VerificationPending:
+        if touch:
+            _touch(response)
+        return VerificationPending(why)
 
     # 1. Receipt present and status 1.
     receipt = client.get_receipt(tx_hash)
     if receipt is None:
-        return _unknown_transaction(response)
+        return _unknown_transaction(response, touch=touch)
     if int(_field(receipt, "status")) != 1:
         return _reject(response, Reason.TX_FAILED)
 
     # 2. Deep enough, and the receipt's block is still the canonical one at its height.
     block_number = int(_field(receipt, "blockNumber"))
     if not _is_deep_enough(client, block_number):
-        _touch(response)
-        raise VerificationPending("not deep enough yet")
+        raise wait("not deep enough yet")
     block = client.get_block(block_number)
     if block is None or _hex(_field(block, "hash")) != _hex(_field(receipt, "blockHash")):
-        _touch(response)
-        raise VerificationPending("block replaced: the node is switching chains")
+        raise wait("block replaced: the node is switching chains")
     tx = client.get_transaction(tx_hash)
     if tx is None:
-        _touch(response)
-        raise VerificationPending("receipt without transaction: inconsistent node")
+        raise wait("receipt without transaction: inconsistent node")
 
     # 3. A direct call of the USDC contract with value 0.
     usdc = settings.USDC_ADDRESS.lower()
@@ -315,7 +372,7 @@ def payment_verify(*, response_id: int, client: ChainClient | None = None) -> Ou
     return _confirm(response, receipt=receipt, block=block, tx=tx, transfer=transfer)
 
 
-def _unknown_transaction(response: Response) -> Outcome:
+def _unknown_transaction(response: Response, *, touch: bool = True) -> Outcome:
     """No receipt: pending until the deadline, then not_found (or reorged for a claim that was
     confirmed once and whose transaction never came back)."""
     if response.reorged_at is not None:
@@ -326,7 +383,8 @@ def _unknown_transaction(response: Response) -> Outcome:
         code = Reason.NOT_FOUND
     if _now() >= deadline:
         return _reject(response, code)
-    _touch(response)
+    if touch:
+        _touch(response)
     raise VerificationPending("transaction not found yet")
 
 
@@ -334,6 +392,111 @@ def verification_deadline(response: Response) -> datetime:
     if response.reorged_at is not None:
         return response.reorged_at + timedelta(seconds=settings.CHAIN_REORG_TIMEOUT_SECONDS)
     return response.created_at + timedelta(seconds=settings.CHAIN_NOT_FOUND_TIMEOUT_SECONDS)
+
+
+# --- Head watcher: every pending claim re-checked once per block ------------------------------
+
+HEAD_SEEN_KEY = "chain:head-watcher:seen"
+
+
+class ChainReads:
+    """What one batch round read for one head: answers the calls payment_decide makes, as
+    ChainClient would, without asking the node again. The round reads the receipt of every claim it
+    decides (None: the node does not know it, as for the live client); a block or transaction it did
+    not read answers None, which payment_decide treats as "not yet", never as a verdict."""
+
+    def __init__(
+        self,
+        *,
+        head: int,
+        receipts: dict[str, Any | None],
+        blocks: dict[Any, Any | None],
+        transactions: dict[str, Any | None],
+    ) -> None:
+        self.head = head
+        self._receipts = receipts
+        self._blocks = blocks
+        self._transactions = transactions
+
+    def block_number(self) -> int:
+        return self.head
+
+    def get_receipt(self, tx_hash: str) -> Any | None:
+        return self._receipts.get(tx_hash)
+
+    def get_block(self, block: int | str) -> Any | None:
+        return self._blocks.get(block)
+
+    def get_transaction(self, tx_hash: str) -> Any | None:
+        return self._transactions.get(tx_hash)
+
+
+@dataclass(frozen=True)
+class HeadRound:
+    head: int
+    claims: int  # pending claims re-checked
+    decided: int  # of which confirmed or rejected in this round
+    http_requests: int  # RPC requests of the round, eth_blockNumber included
+
+
+def _needs_block_and_transaction(receipt: Any, head: int, finalized: int | None) -> int | None:
+    """The block number whose block and transaction payment_decide will read for this receipt, or
+    None when it stops before (unknown, failed, or not deep enough yet)."""
+    if receipt is None or int(_field(receipt, "status")) != 1:
+        return None
+    number = int(_field(receipt, "blockNumber"))
+    if finalized is not None:
+        return number if finalized >= number else None
+    return number if head - number + 1 >= int(str(settings.CHAIN_CONFIRMATIONS).strip()) else None
+
+
+def pending_claims_on_head(*, client: ChainClient | None = None, last_head: int | None) -> HeadRound | None:
+    """When the head is not `last_head`, re-check every pending claim (oldest check first, up to
+    CHAIN_HEAD_MAX_CLAIMS) in one round: one eth_blockNumber, the receipts in batches, then the
+    blocks and transactions of the receipts deep enough in batches — so
+    1 + ceil(claims / B) + ceil((deep claims + their blocks) / B) requests with B =
+    CHAIN_RPC_BATCH_SIZE, however the claims are spread. Returns None when the head is still
+    `last_head` (one request spent). Raises ChainUnavailable when a node fails: the caller tries at the next beat."""
+    client = client or get_client()
+    head = client.block_number()
+    # Only the same head is skipped: a lower one (a node behind the last one asked, a development
+    # chain started afresh) is a head to check too, or the watcher would wait for a height that may
+    # never come back.
+    if head == last_head:
+        return None
+    claims = list(
+        Response.objects.select_related("challenge")
+        .filter(status=ResponseStatus.PENDING)
+        .order_by("updated_at")[: settings.CHAIN_HEAD_MAX_CLAIMS]
+    )
+    if not claims:
+        return HeadRound(head, 0, 0, client.http_requests)
+    hashes = sorted({c.transaction_hash for c in claims})
+    receipts = client.receipts(hashes)
+    finalized = None
+    extra_blocks: dict[Any, Any | None] = {}
+    if str(settings.CHAIN_CONFIRMATIONS).strip().lower() == "finalized":
+        block = client.get_block("finalized")
+        extra_blocks["finalized"] = block
+        finalized = int(_field(block, "number")) if block is not None else -1
+    deep = {h: n for h, r in receipts.items() if (n := _needs_block_and_transaction(r, head, finalized)) is not None}
+    blocks: dict[Any, Any | None] = {}
+    transactions: dict[str, Any | None] = {}
+    if deep:
+        blocks, transactions = client.blocks_and_transactions(sorted(set(deep.values())), sorted(deep))
+    reads = ChainReads(head=head, receipts=receipts, blocks={**blocks, **extra_blocks}, transactions=transactions)
+    decided = 0
+    for response in claims:
+        try:
+            outcome = payment_decide(response=response, chain=reads, touch=False)
+        except VerificationPending:
+            continue
+        decided += outcome.status != ResponseStatus.PENDING
+    # Every claim of the round is recorded as checked in one UPDATE (not one per claim): the sweeper
+    # leaves them alone while blocks come, and the next round starts with the claims checked least
+    # recently when more than CHAIN_HEAD_MAX_CLAIMS wait.
+    Response.objects.filter(pk__in=[c.pk for c in claims], status=ResponseStatus.PENDING).update(updated_at=_now())
+    return HeadRound(head, len(claims), decided, client.http_requests)
 
 
 # --- Reorgs ------------------------------------------------------------------------------------
@@ -378,9 +541,9 @@ def confirmed_recheck(*, client: ChainClient | None = None) -> list[int]:
     since = max(0, head - settings.CHAIN_REORG_DEPTH_BLOCKS)
     moved = []
     # Demo claims (seed_demo) were never on a chain: there is nothing to re-check them against.
-    recent = Response.objects.filter(
-        status=ResponseStatus.CONFIRMED, block_number__gte=since, challenge__is_demo=False
-    ).order_by("block_number")
+    recent = Response.objects.filter(status=ResponseStatus.CONFIRMED, block_number__gte=since, is_demo=False).order_by(
+        "block_number"
+    )
     canonical: dict[int, str | None] = {}
     for response in recent:
         number = response.block_number
@@ -473,7 +636,7 @@ def payments_index(*, client: ChainClient | None = None) -> IndexResult | None:
                 transaction_index=int(transfer.transaction_index or 0),
                 block_time=block_times[number],
                 decoded_input=decoded,
-                response=Response.objects.filter(transaction_hash=transfer.transaction_hash).first(),
+                response=_payer_claim(transfer.transaction_hash, _ledger_commitment(existing, decoded)),
             )
             recorded += 1
         # Ledger rows in the scanned range that the canonical chain no longer holds.
@@ -490,6 +653,23 @@ def payments_index(*, client: ChainClient | None = None) -> IndexResult | None:
         )
     )
     return IndexResult(from_block, to_block, recorded, removed, pending)
+
+
+def _ledger_commitment(existing: Payment | None, decoded: Any | None) -> str:
+    if decoded is not None and decoded.commitment:
+        return decoded.commitment
+    return existing.commitment if existing is not None else ""
+
+
+def _payer_claim(transaction_hash: str, commitment: str) -> Response | None:
+    """The claim a ledger row links to: the one carrying the commitment the calldata holds (the
+    confirmed claim, when there is one). Several claims can name one hash; a stranger's never
+    carries the payment's commitment, so it is never linked."""
+    claims = Response.objects.filter(transaction_hash=transaction_hash)
+    confirmed = claims.filter(status=ResponseStatus.CONFIRMED).first()
+    if confirmed is not None or not commitment:
+        return confirmed
+    return claims.filter(commitment=commitment).first()
 
 
 def _checksum(address: str) -> str:

@@ -3,22 +3,31 @@ the services change a claim only through conditional UPDATEs on its current stat
 
 acks_late + prefetch 1 (settings) + reject_on_worker_lost: a message is acknowledged only after its
 task finished, so a worker killed mid-task leaves the message to the broker; and whatever the broker
-does with it, the beat sweeper re-queues every claim left pending without a recent check."""
+does with it, the beat sweeper re-queues every claim left pending without a recent check.
+
+Verification follows the chain, not a timer (docs/chain.md "Verification driven by blocks"): a
+claim that is merely not deep enough (or whose transaction the node does not know yet) is left to
+the head watcher, which re-checks every pending claim once per new block in one round of batched
+RPC requests. The per-claim backoff is kept only for RPC failures."""
 
 from __future__ import annotations
 
 import logging
 import random
+import uuid
 
 from celery import shared_task
 from django.conf import settings
+from django.core.cache import cache
 
 from .client import ChainUnavailable
 from .services import (
+    HEAD_SEEN_KEY,
     VerificationPending,
     confirmed_recheck,
     payment_verify,
     payments_index,
+    pending_claims_on_head,
     stale_pending_claims,
 )
 
@@ -47,7 +56,11 @@ def retry_countdown(retries: int) -> float:
 def verify_response(self, response_id: int) -> str:
     try:
         outcome = payment_verify(response_id=response_id)
-    except (VerificationPending, ChainUnavailable) as exc:
+    except VerificationPending as exc:
+        # Not a failure: the chain has not said yet. The head watcher re-checks it at each block.
+        logger.info("response %s: %s; the head watcher re-checks it at the next block", response_id, exc)
+        return "pending"
+    except ChainUnavailable as exc:
         if self.request.retries >= settings.CHAIN_VERIFY_MAX_RETRIES:
             # Left pending: the sweeper picks it up again once it is stale.
             logger.warning(
@@ -94,3 +107,42 @@ def recheck_confirmed() -> int:
     for response_id in moved:
         verify_response.delay(response_id)
     return len(moved)
+
+
+HEAD_LOCK_KEY = "chain:head-watcher:lock"
+
+
+@shared_task(name="chain.watch_head", ignore_result=True)
+def watch_head() -> int:
+    """The head watcher, on beat every CHAIN_HEAD_INTERVAL_SECONDS. One runs at a time per
+    deployment: a lock in the shared cache (Redis), taken with an atomic add and held at most
+    HEAD_LOCK_SECONDS, so a round that died with its worker does not stop the next ones for long.
+    The last head a round completed is kept in the cache: a round that failed (no node answered)
+    leaves it, so the next beat tries the same block again. Returns the claims re-checked."""
+    token = uuid.uuid4().hex
+    if not cache.add(HEAD_LOCK_KEY, token, timeout=HEAD_LOCK_SECONDS):
+        return 0
+    try:
+        try:
+            result = pending_claims_on_head(last_head=cache.get(HEAD_SEEN_KEY))
+        except ChainUnavailable as exc:
+            logger.warning("head watcher: %s; next beat tries again", exc)
+            return 0
+        if result is None:
+            return 0
+        cache.set(HEAD_SEEN_KEY, result.head, timeout=None)
+        if result.claims:
+            logger.info(
+                "head %s: %s pending claims re-checked, %s decided, %s RPC requests",
+                result.head,
+                result.claims,
+                result.decided,
+                result.http_requests,
+            )
+        return result.claims
+    finally:
+        if cache.get(HEAD_LOCK_KEY) == token:
+            cache.delete(HEAD_LOCK_KEY)
+
+
+HEAD_LOCK_SECONDS = 60

@@ -7,14 +7,15 @@ page). Once a challenge is published, the commitment players saw (poem, threshol
 salt) is read-only, and a posted change to it is refused as a whole."""
 
 import csv
-from collections.abc import Iterable
+import io
+from collections.abc import Iterable, Iterator
 from decimal import Decimal
 
 from django import forms
 from django.conf import settings
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
-from django.db import transaction
+from django.db import connection, transaction
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, StreamingHttpResponse
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
@@ -24,21 +25,21 @@ from django.utils.html import escape, format_html, format_html_join
 from django.utils.safestring import mark_safe
 
 from responses.coordinates import COORDINATES_MESSAGE, CoordinateError, canonical_coordinates
-from responses.models import Response
 
 from .commitments import new_salt, solution_commitment
-from .models import Challenge, ChallengeStatus, Payout, PayoutStatus
+from .models import Challenge, ChallengeResolution, ChallengeStatus, Payout, PayoutStatus, ResolutionStatus
 from .payouts import (
     PayoutError,
     normalise_tx_hash,
     payout_enqueue_verification,
     payout_record_transaction,
-    payouts_create,
 )
 from .sanitize import ALLOWED_TAGS, sanitize_html, sanitize_with_report
 from .scoring import TOKEN_UNIT
-from .selectors import challenge_winners
-from .services import ChallengeStateError, challenge_close, challenge_publish, challenge_resolve
+from .selectors import challenge_resolution, challenge_winners, response_export_rows
+from .services import ChallengeStateError, challenge_close, challenge_publish, challenge_resolve_start
+
+RESOLVING_REFRESH_SECONDS = 2
 
 # The fields of the commitment players saw: frozen once a challenge is published.
 LOCKED_FIELDS = ("poem_title", "poem_text", "instructions_text", "proximity_threshold_m", "solution")
@@ -100,21 +101,36 @@ def usdc(value) -> str:
     return f"{Decimal(value).quantize(TOKEN_UNIT):f}"
 
 
-def csv_response(filename: str, header: list[str], rows: Iterable[list]) -> StreamingHttpResponse:
-    class Echo:
-        def write(self, value: str) -> str:
-            return value
+def csv_line(values: Iterable) -> str:
+    """One CSV line as PostgreSQL's COPY writes it (quoted only when needed, "\n" line ends)."""
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerow(["" if value is None else value for value in values])
+    return out.getvalue()
 
-    writer = csv.writer(Echo())
 
-    def lines():
-        yield writer.writerow(header)
-        for row in rows:
-            yield writer.writerow(["" if value is None else value for value in row])
+def copy_csv(queryset) -> Iterator[bytes]:
+    """The rows of `queryset` (a values_list of text-ready columns) as CSV, written by PostgreSQL
+    itself with COPY and streamed as it comes: 200,000 responses in a few seconds, where formatting
+    each row in Python took most of a minute (bench/admin_budget.py)."""
+    sql, params = queryset.query.get_compiler(connection=connection).as_sql()
+    with connection.cursor() as cursor:
+        # psycopg 3 merges the parameters client-side for COPY.
+        with cursor.cursor.copy(f"COPY ({sql}) TO STDOUT WITH (FORMAT csv)", params) as copy:
+            for block in copy:
+                yield bytes(block)
 
-    response = StreamingHttpResponse(lines(), content_type="text/csv; charset=utf-8")
+
+def csv_response(filename: str, lines: Iterable[str | bytes]) -> StreamingHttpResponse:
+    response = StreamingHttpResponse(lines, content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     return response
+
+
+def resolution_text(resolution: ChallengeResolution) -> str:
+    if resolution.status == ResolutionStatus.RUNNING:
+        return f"Resolving… {resolution.scored:,} of {resolution.total:,}"
+    payouts = f"{resolution.payouts} payout(s) created" if resolution.payouts else "no prize is due"
+    return f"Resolved: {resolution.correct:,} correct of {resolution.scored:,} scored; {payouts}."
 
 
 # --- Challenge authoring --------------------------------------------------------------------------
@@ -180,7 +196,7 @@ class ChallengeAdmin(admin.ModelAdmin):
     list_display = [
         "id",
         "poem_title",
-        "status",
+        "status_display",
         "threshold_display",
         "staked_sum",
         "response_count",
@@ -192,6 +208,8 @@ class ChallengeAdmin(admin.ModelAdmin):
     list_filter = ["status", "is_demo"]
     search_fields = ["poem_title"]
     actions = ["publish_selected", "close_selected", "resolve_selected", "export_selected"]
+    list_select_related = ["resolution"]
+    change_list_template = "admin/challenges/challenge/change_list.html"
 
     # --- Fields --------------------------------------------------------------------------------
 
@@ -201,7 +219,7 @@ class ChallengeAdmin(admin.ModelAdmin):
             authored.insert(4, "solution_input")
         else:
             authored.insert(4, "solution")
-        shown = ["solution_sha256", "salt_display", "status", "start_timestamp", "closed_at", "resolved_at"]
+        shown = ["solution_sha256", "salt_display", "status_display", "start_timestamp", "closed_at", "resolved_at"]
         if obj is None:
             return authored
         return [*authored, *shown, "staked_sum", "response_count", "winners_display", "preview"]
@@ -210,7 +228,7 @@ class ChallengeAdmin(admin.ModelAdmin):
         always = [
             "solution_sha256",
             "salt_display",
-            "status",
+            "status_display",
             "start_timestamp",
             "closed_at",
             "resolved_at",
@@ -222,6 +240,15 @@ class ChallengeAdmin(admin.ModelAdmin):
         if obj is not None and obj.is_published:
             return [*LOCKED_FIELDS, "is_demo", *always]
         return always
+
+    @admin.display(description="Status", ordering="status")
+    def status_display(self, obj: Challenge) -> str:
+        """The status, with the resolution's progress while the worker scores, and its result."""
+        try:
+            resolution = obj.resolution
+        except ChallengeResolution.DoesNotExist:
+            return obj.get_status_display()
+        return resolution_text(resolution)
 
     @admin.display(description="Proximity threshold")
     def threshold_display(self, obj: Challenge) -> str:
@@ -275,7 +302,10 @@ class ChallengeAdmin(admin.ModelAdmin):
         body = format_html_join(
             "",
             "<li>{}: response #{} by {} ({} m), prize {} USDC</li>",
-            ((label, r.pk, r.submitter_address, f"{r.distance_m or 0:.2f}", usdc(prize)) for label, r, prize in rows),
+            (
+                (label, r.pk, r.submitter_address, f"{r.distance_meters or 0:.2f}", usdc(prize))
+                for label, r, prize in rows
+            ),
         )
         return format_html(
             "<ul>{}<li>Operations: {} USDC</li><li>Unallocated (rounding): {} USDC</li></ul>",
@@ -289,6 +319,26 @@ class ChallengeAdmin(admin.ModelAdmin):
         if obj is not None and obj.is_published:
             return False
         return super().has_delete_permission(request, obj)
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        # While the worker resolves, the page refreshes itself (a meta refresh: no script, so the
+        # admin's CSP is untouched) until the result shows.
+        obj = self.get_object(request, object_id)
+        resolution = challenge_resolution(challenge=obj) if obj is not None else None
+        extra_context = {
+            **(extra_context or {}),
+            "resolving": resolution is not None and resolution.status == ResolutionStatus.RUNNING,
+            "refresh_seconds": RESOLVING_REFRESH_SECONDS,
+        }
+        return super().change_view(request, object_id, form_url, extra_context)
+
+    def changelist_view(self, request, extra_context=None):
+        extra_context = {
+            **(extra_context or {}),
+            "resolving": ChallengeResolution.objects.filter(status=ResolutionStatus.RUNNING).exists(),
+            "refresh_seconds": RESOLVING_REFRESH_SECONDS,
+        }
+        return super().changelist_view(request, extra_context)
 
     # --- Saving -------------------------------------------------------------------------------
 
@@ -357,8 +407,9 @@ class ChallengeAdmin(admin.ModelAdmin):
         },
         "resolve": {
             "title": "Resolve and reveal",
-            "explain": "Every confirmed response is scored, the solution and its salt are published, and "
-            "the payouts are created. This cannot be undone.",
+            "explain": "The challenge is closed at once if it is active. The worker then scores every "
+            "confirmed response, publishes the solution and its salt, and creates the payouts; the "
+            "challenge's page shows its progress. This cannot be undone.",
         },
     }
 
@@ -412,11 +463,10 @@ class ChallengeAdmin(admin.ModelAdmin):
                 challenge = challenge_close(challenge=challenge)
                 done = "Closed: no new claims are accepted."
             else:
-                with transaction.atomic():
-                    challenge = challenge_resolve(challenge=challenge)
-                    payouts = payouts_create(challenge=challenge)
-                done = f"Resolved and revealed: {challenge.solution}. " + (
-                    f"{len(payouts)} payout(s) created." if payouts else "No correct response: no prize is due."
+                resolution = challenge_resolve_start(challenge=challenge, user=request.user)
+                done = (
+                    f"Resolution started: the worker scores {resolution.total:,} confirmed response(s), then "
+                    "reveals the solution and creates the payouts. Its progress is shown below."
                 )
         except (ChallengeStateError, PayoutError) as exc:
             messages.error(request, f"{self.LIFECYCLE[step]['title']} refused: {exc}")
@@ -477,29 +527,7 @@ class ChallengeAdmin(admin.ModelAdmin):
         if not self.has_view_permission(request, challenge):
             raise PermissionDenied
 
-        def rows():
-            responses = Response.objects.filter(challenge=challenge).order_by(
-                "block_number", "transaction_index", "log_index", "id"
-            )
-            for r in responses.iterator(chunk_size=2000):
-                yield [
-                    "response",
-                    r.pk,
-                    challenge.pk,
-                    "",
-                    r.status,
-                    r.rejection_code,
-                    r.submitter_address,
-                    r.submission_text,
-                    r.submission_stake,
-                    r.transaction_hash,
-                    r.block_number,
-                    r.transaction_index,
-                    r.log_index,
-                    r.submission_timestamp.isoformat() if r.submission_timestamp else "",
-                    "" if r.distance_m is None else f"{r.distance_m:.2f}",
-                    "" if r.is_correct is None else r.is_correct,
-                ]
+        def payout_rows():
             for p in Payout.objects.filter(challenge=challenge).order_by("id"):
                 yield [
                     "payout",
@@ -520,8 +548,19 @@ class ChallengeAdmin(admin.ModelAdmin):
                     "",
                 ]
 
+        def lines():
+            yield csv_line(self.EXPORT_HEADER)
+            if connection.vendor == "postgresql":
+                yield from copy_csv(response_export_rows(challenge=challenge))
+            else:  # make run's SQLite fallback: the same rows, formatted in Python
+                for row in response_export_rows(challenge=challenge).iterator(chunk_size=2000):
+                    *before, distance, correct = row
+                    yield csv_line([*before, None if distance is None else f"{float(distance):.2f}", correct])
+            for row in payout_rows():
+                yield csv_line(row)
+
         stamp = timezone.now().strftime("%Y%m%dT%H%M%SZ")
-        return csv_response(f"challenge-{challenge.pk}-{stamp}.csv", self.EXPORT_HEADER, rows())
+        return csv_response(f"challenge-{challenge.pk}-{stamp}.csv", lines())
 
 
 # --- Payouts --------------------------------------------------------------------------------------

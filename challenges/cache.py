@@ -25,9 +25,10 @@ from django.core.cache import cache
 from django.db import transaction
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
-from django.http import HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.utils.crypto import get_random_string
 
+from config.conditional import conditional_json
 from config.renderers import NullableJSONRenderer
 from responses.models import Response, ResponseStatus
 
@@ -43,14 +44,18 @@ def _new_version() -> str:
     return get_random_string(12)
 
 
-def public_json(name: str, build: Callable[[], Any]) -> HttpResponse:
+def public_json(name: str, build: Callable[[], Any], request: HttpRequest | None = None) -> HttpResponse:
     """The public answer `name` as JSON, from the cache when it is current, else built by `build()`
     (which may raise, e.g. a 404: nothing is cached then) and stored.
 
     One cache round trip per hit: the entry and the version token are read together, and an entry
     counts only if it was stored under the current token. The rendered bytes are cached, so a hit
     costs neither serialisation nor rendering. A reader that built from rows older than a bump
-    stores them under the old token, where nobody reads them."""
+    stores them under the old token, where nobody reads them.
+
+    With `request`, the answer carries an ETag and a matching If-None-Match gets a bodiless 304
+    (config/conditional.py): the page re-reads the active challenge every ~2 s while a claim is
+    pending, and most of those reads change nothing."""
     key = f"challenges:public:{name}"
     try:
         found = cache.get_many([VERSION_KEY, key])
@@ -62,7 +67,7 @@ def public_json(name: str, build: Callable[[], Any]) -> HttpResponse:
             version = cache.get(VERSION_KEY)
     except Exception as exc:  # noqa: BLE001 - the cache (Redis) is down: answer from the database
         logger.warning("public cache unavailable (%s): %s built uncached", type(exc).__name__, name)
-        return HttpResponse(NullableJSONRenderer().render(build()), content_type="application/json")
+        return _answer(request, NullableJSONRenderer().render(build()))
     if entry is not None and entry[0] == version:
         body = entry[1]
     else:
@@ -71,7 +76,13 @@ def public_json(name: str, build: Callable[[], Any]) -> HttpResponse:
             cache.set(key, (version, body), timeout=PUBLIC_CACHE_SECONDS)
         except Exception as exc:  # noqa: BLE001
             logger.warning("public cache unavailable (%s): %s not stored", type(exc).__name__, name)
-    return HttpResponse(body, content_type="application/json")
+    return _answer(request, body)
+
+
+def _answer(request: HttpRequest | None, body: bytes) -> HttpResponse:
+    if request is None:
+        return HttpResponse(body, content_type="application/json")
+    return conditional_json(request, body)
 
 
 def _bump_version() -> None:

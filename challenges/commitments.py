@@ -1,4 +1,4 @@
-"""Salted SHA-256 commitments (design section 5). The salt keeps a 6-decimal coordinate from
+"""Salted SHA-256 commitments (docs/protocol.md section 1). The salt keeps a 6-decimal coordinate from
 being brute-forced off a public chain; the bound chain, challenge and sender stop a commitment
 from being replayed elsewhere. After resolution anyone can recompute both."""
 

@@ -1,6 +1,16 @@
 """Demonstration data for a local run: one active challenge and two resolved ones with confirmed
-responses. Every row is marked is_demo, and the demo claims carry made-up transaction hashes that
-no chain holds: they exist to show the Resolved tab and the Winners' Circle, not to be paid."""
+responses. The challenges and the seeded claims are marked is_demo; the claims carry made-up
+transaction hashes and blocks that no chain holds: they exist to show the Resolved tab and the
+Winners' Circle, not to be paid. A claim a player makes on the active demo challenge is real and
+is not marked.
+
+The demo tells one consistent story, since it is the first thing a player sees: the first resolved
+challenge ran from 30 to 20 days ago, the second from 18 to 10 days ago, the active one starts
+now; every claim lies inside its challenge's window, and its block number grows with its time
+(12-second blocks), so "earliest" means the same by block and by clock. Each rule shows: a correct
+guess that is earliest, another correct one with the highest stake, a wrong guess with the highest
+stake of all, and a challenge without threshold where a guess 1.82 m off is wrong and only the
+exact hit wins (both prizes)."""
 
 import hashlib
 from dataclasses import dataclass
@@ -15,8 +25,9 @@ from django.utils import timezone
 from responses.coordinates import parse_coordinates
 from responses.models import Response, ResponseStatus
 
+from .cache import invalidate_public_challenge_cache
 from .commitments import guess_commitment, new_salt
-from .models import Challenge, ChallengeStatus
+from .models import Challenge, ChallengeStatus, Payout
 from .services import challenge_create, challenge_publish, challenge_resolve
 
 
@@ -27,12 +38,21 @@ class DemoPoem:
     instructions: str
     threshold_m: int | None
     solution: str
-    guesses: tuple[tuple[str, str], ...] = ()  # (coordinates, stake)
+    # (coordinates, stake, hours after the start)
+    guesses: tuple[tuple[str, str, int], ...] = ()
+    # Days before the seeding: when the challenge started and when it was resolved.
+    started_days_ago: int = 0
+    resolved_days_ago: int = 0
 
 
 INSTRUCTIONS = (
     "<p>Find the place this poem describes and enter its latitude and longitude.</p>"
     "<p>A guess within the proximity threshold of the hidden solution is correct.</p>"
+)
+EXACT_INSTRUCTIONS = (
+    "<p>Find the place this poem describes and enter its latitude and longitude.</p>"
+    "<p>This challenge has no proximity threshold: it counts as 0 m, so only a guess on the exact"
+    " coordinates of the solution is correct. A guess even a metre away is not.</p>"
 )
 
 RESOLVED = (
@@ -50,11 +70,13 @@ RESOLVED = (
         threshold_m=150,
         solution="29.979175, 31.134258",
         guesses=(
-            ("29.9792, 31.1342", "5.00"),
-            ("29.97918, 31.13426", "25.50"),
-            ("30.0444, 31.2357", "40.00"),
-            ("29.9753, 31.1376", "12.25"),
+            ("29.9792, 31.1342", "5.00", 26),  # correct (6 m), the earliest correct
+            ("29.97918, 31.13426", "25.50", 53),  # correct (0.6 m), the highest staked correct
+            ("30.0444, 31.2357", "40.00", 96),  # Cairo: the highest stake, but wrong
+            ("29.9753, 31.1376", "12.25", 150),  # 530 m off: outside the 150 m threshold
         ),
+        started_days_ago=30,
+        resolved_days_ago=20,
     ),
     DemoPoem(
         title="Sails That Never Leave",
@@ -64,13 +86,16 @@ RESOLVED = (
             "The bridge across the water hums its coat-hanger song;<br>"
             "the harbour claps for me each night at eight.</p>"
         ),
-        instructions=INSTRUCTIONS,
+        instructions=EXACT_INSTRUCTIONS,
         threshold_m=None,
         solution="-33.856784, 151.215296",
         guesses=(
-            ("-33.8568, 151.2153", "3.00"),
-            ("-33.852222, 151.210556", "8.00"),
+            ("-33.8568, 151.2153", "3.00", 20),  # 1.82 m off: wrong without a threshold
+            ("-33.856784, 151.215296", "2.00", 70),  # the exact hit: the only correct guess, wins both
+            ("-33.852222, 151.210556", "8.00", 121),  # the highest stake, wrong
         ),
+        started_days_ago=18,
+        resolved_days_ago=10,
     ),
 )
 
@@ -97,13 +122,25 @@ DEMO_ADDRESSES = (
 )
 
 
+# Made-up blocks: block DEMO_FIRST_BLOCK at the start of the story, one every 12 seconds after it.
+DEMO_FIRST_BLOCK = 1000
+DEMO_BLOCK_SECONDS = 12
+STORY_DAYS = max(p.started_days_ago for p in RESOLVED)
+
+
 def _demo_tx_hash(title: str, index: int) -> str:
+    # responses/migrations/0003 recognises claims seeded before Response.is_demo by this form.
     return "0x" + hashlib.sha256(f"geopoem-demo|{title}|{index}".encode()).hexdigest()
 
 
-def _add_demo_responses(challenge: Challenge, poem: DemoPoem) -> None:
-    start = challenge.start_timestamp or timezone.now()
-    for index, (coordinates, stake) in enumerate(poem.guesses):
+def _demo_block(at, story_start) -> int:
+    return DEMO_FIRST_BLOCK + int((at - story_start).total_seconds()) // DEMO_BLOCK_SECONDS
+
+
+def _add_demo_responses(challenge: Challenge, poem: DemoPoem, *, now) -> None:
+    start = challenge.start_timestamp
+    story_start = now - timedelta(days=STORY_DAYS)
+    for index, (coordinates, stake, hours) in enumerate(poem.guesses):
         parsed = parse_coordinates(coordinates)
         address = DEMO_ADDRESSES[index % len(DEMO_ADDRESSES)]
         salt = new_salt()
@@ -121,14 +158,18 @@ def _add_demo_responses(challenge: Challenge, poem: DemoPoem) -> None:
                 salt=salt,
             ),
             submission_stake=Decimal(stake),
-            submission_timestamp=start + timedelta(minutes=10 * (index + 1)),
+            submission_timestamp=start + timedelta(hours=hours),
             transaction_hash=_demo_tx_hash(poem.title, index),
             submitter_address=address,
             status=ResponseStatus.CONFIRMED,
-            block_number=1000 + index,
+            block_number=_demo_block(start + timedelta(hours=hours), story_start),
             transaction_index=0,
             log_index=0,
+            is_demo=True,
         )
+    # The rows' own creation times follow the story too (the admin shows them).
+    for response in challenge.responses.filter(is_demo=True):
+        Response.objects.filter(pk=response.pk).update(created_at=response.submission_timestamp)
     totals = challenge.responses.filter(status=ResponseStatus.CONFIRMED).aggregate(
         total=Sum("submission_stake"), count=Count("id")
     )
@@ -140,6 +181,7 @@ def _add_demo_responses(challenge: Challenge, poem: DemoPoem) -> None:
 def seed_demo() -> list[str]:
     """Create whatever demo challenge is missing; running it again changes nothing."""
     report: list[str] = []
+    now = timezone.now()
     for poem in RESOLVED:
         if Challenge.objects.filter(is_demo=True, poem_title=poem.title).exists():
             report.append(f"kept resolved demo '{poem.title}'")
@@ -157,8 +199,18 @@ def seed_demo() -> list[str]:
                 is_demo=True,
             )
             challenge = challenge_publish(challenge=challenge)
-            _add_demo_responses(challenge, poem)
+            # Back-dated to the story's days: publishing and resolving stamp "now".
+            started = now - timedelta(days=poem.started_days_ago)
+            resolved = now - timedelta(days=poem.resolved_days_ago)
+            Challenge.objects.filter(pk=challenge.pk).update(start_timestamp=started)
+            challenge.refresh_from_db()
+            _add_demo_responses(challenge, poem, now=now)
             challenge_resolve(challenge=challenge)
+            Challenge.objects.filter(pk=challenge.pk).update(
+                created_at=started, closed_at=resolved, resolved_at=resolved
+            )
+            Payout.objects.filter(challenge=challenge).update(created_at=resolved)
+            invalidate_public_challenge_cache()
         report.append(f"created resolved demo '{poem.title}' (#{challenge.pk})")
     if Challenge.objects.filter(is_demo=True, poem_title=ACTIVE.title).exists():
         report.append(f"kept active demo '{ACTIVE.title}'")

@@ -70,6 +70,42 @@ class Challenge(models.Model):
         return self.status != ChallengeStatus.DRAFT
 
 
+class ResolutionStatus(models.TextChoices):
+    RUNNING = "running", "Resolving"
+    DONE = "done", "Resolved"
+
+
+class ChallengeResolution(models.Model):
+    """One resolution run of a challenge, written when staff start it and moved by the worker.
+
+    The one-to-one key is the guard against a second start: two clicks, two tabs or two staff
+    members insert the same row and the database refuses the second. `last_response_id` is where the
+    scoring got to (every confirmed response with a smaller or equal id is scored): each chunk moves it in
+    the same transaction as its UPDATE, so a worker killed mid-way leaves a consistent point to resume
+    from, and `scored` counts every response exactly once whatever the number of restarts."""
+
+    challenge = models.OneToOneField(Challenge, on_delete=models.PROTECT, related_name="resolution")
+    status = models.CharField(max_length=16, choices=ResolutionStatus.choices, default=ResolutionStatus.RUNNING)
+    total = models.PositiveIntegerField(help_text="Confirmed responses to score.")
+    scored = models.PositiveIntegerField(default=0)
+    correct = models.PositiveIntegerField(default=0)
+    last_response_id = models.BigIntegerField(default=0)
+    started_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    started_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    payouts = models.PositiveIntegerField(default=0, help_text="Payout rows created when it finished.")
+    runs = models.PositiveIntegerField(default=0, help_text="Times a worker picked it up (more than 1: resumed).")
+
+    class Meta:
+        indexes = [models.Index(fields=["status", "updated_at"], name="resolution_status_updated")]
+
+    def __str__(self) -> str:
+        return f"Resolution of challenge #{self.challenge_id}: {self.scored} of {self.total}"
+
+
 class PayoutKind(models.TextChoices):
     EARLIEST = "earliest", "Earliest correct response (40 %)"
     HIGHEST = "highest", "Highest staked correct response (40 %)"

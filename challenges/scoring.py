@@ -1,4 +1,4 @@
-"""Pure scoring rules (design section 7): distance, correctness, winners and the prize split.
+"""Pure scoring rules (docs/protocol.md section 4): distance, correctness, winners and the prize split.
 
 The database applies the same haversine in bulk at resolution (see services.challenge_resolve);
 these functions are the reference it is tested against."""

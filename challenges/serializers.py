@@ -22,6 +22,7 @@ class ChallengeSerializer(serializers.ModelSerializer):
     stakedSum = serializers.DecimalField(source="staked_sum", max_digits=20, decimal_places=6)
     responseCount = serializers.IntegerField(source="response_count")
     startTimestamp = serializers.SerializerMethodField()
+    closedTimestamp = serializers.SerializerMethodField()
     resolvedTimestamp = serializers.SerializerMethodField()
     isDemo = serializers.BooleanField(source="is_demo")
 
@@ -39,6 +40,7 @@ class ChallengeSerializer(serializers.ModelSerializer):
             "stakedSum",
             "responseCount",
             "startTimestamp",
+            "closedTimestamp",
             "resolvedTimestamp",
             "status",
             "isDemo",
@@ -52,6 +54,11 @@ class ChallengeSerializer(serializers.ModelSerializer):
 
     def get_startTimestamp(self, obj: Challenge) -> int | None:
         return epoch_seconds(obj.start_timestamp)
+
+    def get_closedTimestamp(self, obj: Challenge) -> int | None:
+        """The end of the open window: a payment mined after it is `late` (whole seconds, floored,
+        as block times are)."""
+        return epoch_seconds(obj.closed_at)
 
     def get_resolvedTimestamp(self, obj: Challenge) -> int | None:
         return epoch_seconds(obj.resolved_at)

@@ -24,7 +24,7 @@ class ActiveChallengeView(APIView):
             return ChallengeSerializer(challenge).data if challenge else None
 
         # Public and the same for everyone: cached, invalidated on change (challenges/cache.py).
-        return public_json("active", build)
+        return public_json("active", build, request)
 
 
 class ResolvedChallengesView(APIView):

@@ -5,17 +5,19 @@ from typing import Any
 from django.core.exceptions import RequestDataTooBig
 from rest_framework import exceptions, status
 from rest_framework.response import Response
-from rest_framework.views import exception_handler
 
 
 class ApiError(exceptions.APIException):
     """A domain rejection with its status, sentence and per-field details."""
 
-    def __init__(self, message: str, *, status_code: int = 400, errors: dict[str, list[str]] | None = None):
+    def __init__(
+        self, message: str, *, status_code: int = 400, errors: dict[str, list[str]] | None = None, code: str = ""
+    ):
         super().__init__(detail=message)
         self.status_code = status_code
         self.message = message
         self.errors = errors or {}
+        self.reason_code = code  # a machine-readable reason, sent as "code" when set
 
 
 _SENTENCES = {
@@ -39,11 +41,17 @@ def _flatten(detail: Any) -> dict[str, list[str]]:
 def api_exception_handler(exc: Exception, context: dict) -> Response | None:
     if isinstance(exc, RequestDataTooBig):
         return Response({"message": "The request body is too large.", "errors": {}}, status=413)
+    # Imported here: rest_framework.views imports the default parser (responses/parsers.py), which
+    # raises ApiError from this module.
+    from rest_framework.views import exception_handler
+
     response = exception_handler(exc, context)
     if response is None:
         return None
     if isinstance(exc, ApiError):
         body = {"message": exc.message, "errors": exc.errors}
+        if exc.reason_code:
+            body["code"] = exc.reason_code
     elif isinstance(exc, exceptions.ValidationError):
         errors = _flatten(exc.detail)
         first = next((messages[0] for messages in errors.values() if messages), None)

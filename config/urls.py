@@ -24,6 +24,7 @@ api = [
 urlpatterns = [
     path("", views.index, name="index"),
     path("healthz", health.healthz, name="healthz"),
+    path("verify_challenge.py", views.verify_challenge_script, name="verify-challenge-script"),
     path(settings.ADMIN_URL, admin.site.urls),
     *api,
     # Every other path: JSON 404 under /api/, the page with status 404 elsewhere (also with DEBUG on).
@@ -31,3 +32,4 @@ urlpatterns = [
 ]
 
 handler404 = "config.views.page_not_found"
+handler400 = "config.views.bad_request"

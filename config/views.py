@@ -1,6 +1,8 @@
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.views.decorators.csrf import ensure_csrf_cookie
+from django.views.decorators.http import require_safe
 
 from .public_config import public_config
 
@@ -18,3 +20,25 @@ def page_not_found(request: HttpRequest, exception: Exception | None = None) -> 
     if request.path.startswith("/api/"):
         return JsonResponse({"message": "Not found.", "errors": {}}, status=404)
     return render(request, "index.html", {"public_config": public_config()}, status=404)
+
+
+@require_safe
+def verify_challenge_script(request: HttpRequest) -> HttpResponse:
+    """The outcome verifier (verify_challenge.py at the repository's top level, standard library
+    only) as a download, the very file the tests run: players re-check a challenge without
+    installing the project (docs/protocol.md section 5)."""
+    script = (settings.BASE_DIR / "verify_challenge.py").read_bytes()
+    response = HttpResponse(script, content_type="text/x-python; charset=utf-8")
+    response["Content-Disposition"] = 'attachment; filename="verify_challenge.py"'
+    response["X-Content-Type-Options"] = "nosniff"
+    return response
+
+
+def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    """Django's own 400 (a body its form parser refuses, a bad Host): JSON in the API's error shape
+    under /api/, Django's plain page elsewhere."""
+    if request.path.startswith("/api/"):
+        return JsonResponse({"message": "The request is not valid.", "errors": {}}, status=400)
+    from django.views.defaults import bad_request as django_bad_request
+
+    return django_bad_request(request, exception)

@@ -12,9 +12,11 @@ import * as maps from './flows/maps.mjs';
 import * as network from './flows/network.mjs';
 import * as notFound from './flows/not-found.mjs';
 import * as refusals from './flows/refusals.mjs';
+import * as squatter from './flows/squatter.mjs';
 import * as submission from './flows/submission.mjs';
 import * as timeout from './flows/timeout.mjs';
 import * as tour from './flows/tour.mjs';
+import * as ux from './flows/ux.mjs';
 import * as walletConnect from './flows/wallet-connect.mjs';
 
 describe('Geopoem end to end', { concurrency: 1 }, () => {
@@ -30,7 +32,9 @@ describe('Geopoem end to end', { concurrency: 1 }, () => {
   notFound.register();
   walletConnect.register();
   tour.register();
+  ux.register();
   submission.register();
+  squatter.register();
   refusals.register();
   insufficient.register();
   network.register();

@@ -89,7 +89,7 @@ class Player(FastHttpUser):
             body = {
                 "challengeId": CHALLENGE_ID,
                 "submissionText": f"{random.uniform(-89, 89):.6f}, {random.uniform(-179, 179):.6f}",
-                "submissionStake": random.choice(["1", "2.50", "10", "12.345678"]),
+                "submissionStake": random.choice(["1", "2.50", "10", "12.34"]),
                 "transactionHash": "0x" + secrets.token_hex(32),
                 "submitterAddress": random.choice(ADDRESSES),
                 "submissionSalt": secrets.token_hex(32),

@@ -2,10 +2,32 @@
 what the player sent or what the chain said. Claims change only through verification."""
 
 from django.contrib import admin
+from django.db.models import Q
 
 from challenges.admin import ChainSearchMixin, address_link, tx_link
+from challenges.models import ChallengeStatus
+from challenges.selectors import responses_with_scores
 
-from .models import Response
+from .models import Response, ResponseStatus
+
+
+class CorrectFilter(admin.SimpleListFilter):
+    """Correct or not, as the public reads it: resolution writes `is_correct` on the correct
+    responses only, so "no" is every other confirmed response of a resolved challenge."""
+
+    title = "correct"
+    parameter_name = "correct"
+
+    def lookups(self, request, model_admin):
+        return [("yes", "Yes"), ("no", "No")]
+
+    def queryset(self, request, queryset):
+        scored = Q(status=ResponseStatus.CONFIRMED, challenge__status=ChallengeStatus.RESOLVED)
+        if self.value() == "yes":
+            return queryset.filter(scored, is_correct=True)
+        if self.value() == "no":
+            return queryset.filter(scored).exclude(is_correct=True)
+        return queryset
 
 
 @admin.register(Response)
@@ -20,11 +42,11 @@ class ResponseAdmin(ChainSearchMixin, admin.ModelAdmin):
         "submission_stake",
         "tx_display",
         "block_number",
-        "distance_m",
-        "is_correct",
+        "distance_display",
+        "correct_display",
         "created_at",
     ]
-    list_filter = ["challenge", "status", "rejection_code", "is_correct"]
+    list_filter = ["challenge", "status", "rejection_code", CorrectFilter]
     search_fields = ["=submitter_address", "=transaction_hash"]
     list_select_related = ["challenge"]
     date_hierarchy = "created_at"
@@ -43,12 +65,24 @@ class ResponseAdmin(ChainSearchMixin, admin.ModelAdmin):
         "transaction_index",
         "log_index",
         "submission_timestamp",
-        "distance_m",
-        "is_correct",
+        "distance_display",
+        "correct_display",
         "created_at",
         "updated_at",
     ]
     readonly_fields = fields
+
+    def get_queryset(self, request):
+        # Distance and correctness are computed for the rows of the page shown (not stored).
+        return responses_with_scores(super().get_queryset(request))
+
+    @admin.display(description="Distance (m)")
+    def distance_display(self, obj: Response) -> str:
+        return "-" if obj.distance_meters is None else f"{obj.distance_meters:.2f}"
+
+    @admin.display(description="Correct", boolean=True)
+    def correct_display(self, obj: Response) -> bool | None:
+        return obj.correct
 
     @admin.display(description="Submitter", ordering="submitter_address")
     def submitter_display(self, obj: Response) -> str:

@@ -1,4 +1,4 @@
-"""The canonical "lat, lon" form (design section 5), computed on decimal strings, never floats.
+"""The canonical "lat, lon" form (docs/protocol.md section 1), computed on decimal strings, never floats.
 
 Python and TypeScript both implement this; `tests/vectors.json` proves they agree.
 """

@@ -1,6 +1,6 @@
 from django.db import models
-from django.db.models import Q
-from django.db.models.functions import Lower
+from django.db.models import F, Q
+from django.db.models.functions import Lower, Upper
 
 
 class ResponseStatus(models.TextChoices):
@@ -11,7 +11,7 @@ class ResponseStatus(models.TextChoices):
 
 class Response(models.Model):
     """A player's claim: a guess backed by a stake transaction. It counts only once the chain
-    confirms the payment."""
+    confirms the payment (docs/protocol.md, section 3)."""
 
     challenge = models.ForeignKey("challenges.Challenge", on_delete=models.PROTECT, related_name="responses")
     submission_text = models.CharField(max_length=64, help_text='Canonical "lat, lon".')
@@ -22,7 +22,10 @@ class Response(models.Model):
     commitment = models.CharField(max_length=64, help_text="Guess commitment the calldata must carry.")
     submission_stake = models.DecimalField(max_digits=20, decimal_places=6)
     submission_timestamp = models.DateTimeField(null=True, blank=True, help_text="Block time once confirmed.")
-    transaction_hash = models.CharField(max_length=66, unique=True)
+    # Not unique: anyone can read a stake's hash (in the mempool, before it is mined) and post a claim
+    # on it first. Any number of claims may wait on one transaction; the one whose commitment the
+    # calldata carries confirms, and at most one ever is (the constraints below).
+    transaction_hash = models.CharField(max_length=66)
     submitter_address = models.CharField(max_length=42)
 
     status = models.CharField(max_length=16, choices=ResponseStatus.choices, default=ResponseStatus.PENDING)
@@ -36,9 +39,18 @@ class Response(models.Model):
     # Set when a confirmed claim's block left the canonical chain; it is pending again until its
     # transaction returns (confirmed anew) or CHAIN_REORG_TIMEOUT_SECONDS pass (rejected, `reorged`).
     reorged_at = models.DateTimeField(null=True, blank=True)
+    # Set only by seed_demo (challenges/demo.py): a made-up claim on no chain, confirmed without a
+    # payment to show the resolved screens. A real claim, also one on a demo challenge, is never
+    # marked, so it is verified and re-checked for reorgs like any other.
+    is_demo = models.BooleanField(default=False, help_text="Seeded demonstration claim, never on a chain.")
 
-    distance_m = models.FloatField(null=True, blank=True, help_text="Written at resolution.")
-    is_correct = models.BooleanField(null=True, blank=True, help_text="Written at resolution.")
+    # Written at resolution on the correct responses only (True); every other row is left as it is,
+    # so resolving a million responses writes a handful of rows, not a million. The distance is not
+    # stored: it is computed in SQL when a page is read (responses/selectors.py), with the same
+    # expression that decided this flag. Read correctness through that selector, not this column.
+    is_correct = models.BooleanField(
+        null=True, blank=True, help_text="True on the correct responses of a resolved challenge, else empty."
+    )
 
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -49,10 +61,25 @@ class Response(models.Model):
             models.CheckConstraint(
                 condition=Q(transaction_hash=Lower("transaction_hash")), name="response_tx_hash_lowercase"
             ),
+            # A transaction pays for one guess: whatever code runs, the database holds at most one
+            # confirmed claim per hash, so the stake is counted once.
+            models.UniqueConstraint(
+                fields=["transaction_hash"],
+                condition=Q(status="confirmed"),
+                name="response_one_confirmed_per_tx",
+            ),
+            # The same guess (same commitment) on the same transaction is one row: a re-post is a
+            # replay, also when twenty arrive at once.
+            models.UniqueConstraint(fields=["transaction_hash", "commitment"], name="response_tx_commitment_unique"),
         ]
         indexes = [
             models.Index(fields=["challenge", "status", "id"], name="response_challenge_status"),
+            # A wallet's claims, newest first (GET /api/responses?address=, an `iexact` look-up: UPPER).
+            models.Index(Upper("submitter_address"), F("id").desc(), name="response_submitter_recent"),
             models.Index(fields=["status", "updated_at"], name="response_status_updated"),
+            # Resolution reads only the latitudes within the threshold of the solution (written once,
+            # at the claim, and never changed: no cost to verification's HOT updates).
+            models.Index(fields=["challenge", "submission_lat"], name="response_challenge_lat"),
             # Winners are indexed look-ups among the correct responses of a challenge.
             models.Index(
                 fields=["challenge", "block_number", "transaction_index", "log_index"],

@@ -27,24 +27,26 @@ def read_limit(request: Request) -> int:
     return int(raw)
 
 
-def encode_cursor(last_id: int) -> str:
-    return base64.urlsafe_b64encode(f"after:{last_id}".encode()).decode().rstrip("=")
+def encode_cursor(last_id: int, direction: str = "after") -> str:
+    return base64.urlsafe_b64encode(f"{direction}:{last_id}".encode()).decode().rstrip("=")
 
 
-def read_cursor(request: Request) -> int:
+def read_cursor(request: Request, direction: str = "after") -> int | None:
+    """The id the page goes on from: ids after it (oldest first) or before it (newest first, the
+    address list). None without a cursor; a cursor of the other direction is refused."""
     raw = request.query_params.get("cursor")
     if not raw:
-        return 0
+        return None
     try:
         text = base64.urlsafe_b64decode(raw + "=" * (-len(raw) % 4)).decode()
         prefix, _, number = text.partition(":")
-        if prefix != "after" or not is_whole_number(number):
+        if prefix != direction or not is_whole_number(number):
             raise ValueError
         return int(number)
     except (ValueError, binascii.Error, UnicodeDecodeError):
         raise ApiError("The cursor is not valid.", errors={"cursor": ["Not a cursor this API gave."]}) from None
 
 
-def next_link(request: Request, last_id: int) -> str:
-    url = replace_query_param(request.build_absolute_uri(), "cursor", encode_cursor(last_id))
+def next_link(request: Request, last_id: int, direction: str = "after") -> str:
+    url = replace_query_param(request.build_absolute_uri(), "cursor", encode_cursor(last_id, direction))
     return f'<{url}>; rel="next"'

@@ -9,7 +9,7 @@ from challenges.commitments import is_salt
 
 from .coordinates import COORDINATES_MESSAGE, CoordinateError, parse_coordinates
 from .models import Response
-from .stakes import StakeError, parse_stake
+from .stakes import StakeError, parse_stake, stake_step_error
 
 TX_HASH = re.compile(r"^0x[0-9a-fA-F]{64}$", re.ASCII)
 ADDRESS = re.compile(r"^0x[0-9a-fA-F]{40}$", re.ASCII)
@@ -21,9 +21,12 @@ class StakeField(serializers.Field):
 
     def to_internal_value(self, data: object):
         try:
-            return parse_stake(data)
+            amount = parse_stake(data)
         except StakeError as exc:
             raise serializers.ValidationError(str(exc)) from None
+        if step_error := stake_step_error(amount):
+            raise serializers.ValidationError(step_error)
+        return amount
 
     def to_representation(self, value) -> str:
         return str(value)
@@ -87,6 +90,7 @@ class ResponseSerializer(serializers.ModelSerializer):
             "submissionTimestamp",
             "transactionHash",
             "submitterAddress",
+            "commitment",
             "status",
             "rejectionCode",
             "rejectionReason",
@@ -102,8 +106,45 @@ class ResponseSerializer(serializers.ModelSerializer):
 
 
 class ScoredResponseSerializer(ResponseSerializer):
-    distanceMeters = serializers.FloatField(source="distance_m", allow_null=True)
-    isCorrect = serializers.BooleanField(source="is_correct", allow_null=True)
+    """A response as an outcome: its score, and once the challenge is resolved (never before) what
+    anyone needs to re-check it from public data (docs/protocol.md section 5): the salt that opens
+    the commitment its payment carried, and its place in chain order (block, transaction, log).
+    Reads the annotations of challenges.selectors.responses_with_scores: the distance is not stored
+    but computed when the page is read."""
+
+    distanceMeters = serializers.FloatField(source="distance_meters", allow_null=True)
+    isCorrect = serializers.BooleanField(source="correct", allow_null=True)
+    submissionSalt = serializers.SerializerMethodField()
+    blockNumber = serializers.SerializerMethodField()
+    transactionIndex = serializers.SerializerMethodField()
+    logIndex = serializers.SerializerMethodField()
 
     class Meta(ResponseSerializer.Meta):
-        fields = [*ResponseSerializer.Meta.fields, "distanceMeters", "isCorrect"]
+        fields = [
+            *ResponseSerializer.Meta.fields,
+            "distanceMeters",
+            "isCorrect",
+            "submissionSalt",
+            "blockNumber",
+            "transactionIndex",
+            "logIndex",
+        ]
+
+    def _after_resolution(self, obj: Response, value):
+        return value if obj.challenge.is_resolved else None
+
+    def get_submissionSalt(self, obj: Response) -> str | None:
+        """The salt of the guess commitment the payment carried; null until the challenge is resolved."""
+        return self._after_resolution(obj, obj.submission_salt)
+
+    def get_blockNumber(self, obj: Response) -> int | None:
+        """The payment's block; null until the challenge is resolved."""
+        return self._after_resolution(obj, obj.block_number)
+
+    def get_transactionIndex(self, obj: Response) -> int | None:
+        """The payment's index in its block; null until the challenge is resolved."""
+        return self._after_resolution(obj, obj.transaction_index)
+
+    def get_logIndex(self, obj: Response) -> int | None:
+        """The index of the payment's USDC Transfer log in its block; null until the challenge is resolved."""
+        return self._after_resolution(obj, obj.log_index)

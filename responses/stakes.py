@@ -6,9 +6,15 @@ from decimal import Decimal
 from django.conf import settings
 
 MIN_STAKE_MESSAGE = "Minimum stake amount is 1.00 USDC"
+# frontend/src/lib/stake.ts words it the same, from the same STAKE_STEP (public config).
+STAKE_STEP_MESSAGE = "Stake amount must be a multiple of {step} USDC (at most {places} decimals)."
 STAKE_FORMAT_MESSAGE = "Stake must be a decimal amount of USDC with at most 6 decimals."
 
 _STAKE = re.compile(r"^\s*\+?([0-9]{1,15}(?:\.[0-9]*)?|\.[0-9]+)\s*$", re.ASCII)
+
+
+# A stake has at most 15 integer digits and 6 decimals; beyond this a number is refused unformatted.
+_MAX_PLACES = 20
 
 
 class StakeError(ValueError):
@@ -20,7 +26,11 @@ def parse_stake(value: object, *, maximum: Decimal | None = None) -> Decimal:
     6 places. More places, a sign, an exponent or anything else that is not plain decimal is
     refused rather than rounded: the player pays exactly what they typed."""
     if isinstance(value, Decimal | int) and not isinstance(value, bool):
-        value = format(Decimal(value), "f")
+        number = Decimal(value)
+        # Refused before formatting: format(Decimal("1e999999999999999999"), "f") needs an exabyte.
+        if not number.is_finite() or not -_MAX_PLACES <= number.adjusted() <= _MAX_PLACES:
+            raise StakeError(STAKE_FORMAT_MESSAGE)
+        value = format(number, "f")
     if not isinstance(value, str):
         raise StakeError(STAKE_FORMAT_MESSAGE)
     match = _STAKE.match(value)
@@ -36,6 +46,15 @@ def parse_stake(value: object, *, maximum: Decimal | None = None) -> Decimal:
     if amount > maximum:
         raise StakeError(f"Maximum stake amount is {maximum} USDC")
     return amount.quantize(unit)
+
+
+def stake_step_error(amount: Decimal) -> str | None:
+    """The sentence refusing a stake that is not a multiple of STAKE_STEP (0.01: whole cents), or None.
+    parse_stake itself keeps the token's 6 decimals: it is the exact codec; the step is the game's rule."""
+    step = settings.STAKE_STEP
+    if amount % step == 0:
+        return None
+    return STAKE_STEP_MESSAGE.format(step=step, places=-step.as_tuple().exponent)
 
 
 def stake_to_units(amount: Decimal) -> int:

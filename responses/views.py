@@ -1,5 +1,7 @@
 import logging
+import re
 
+from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
@@ -8,16 +10,32 @@ from rest_framework.response import Response as ApiResponse
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
+from chain.services import REASON_SENTENCES
 from config.api_errors import ApiError
 from config.api_security import CsrfProtected
+from config.client_ip import client_ip
+from config.conditional import conditional_json
+from config.renderers import NullableJSONRenderer
 
 from . import pagination
 from .parsers import DecimalJSONParser
-from .selectors import response_get_by_hash, response_list_public
+from .selectors import response_get_by_hash, response_list_by_address, response_list_public
 from .serializers import ResponseCreateInputSerializer, ResponseSerializer, ScoredResponseSerializer
-from .services import ChallengeNotFound, ChallengeNotOpen, TransactionAlreadyUsed, response_create
+from .services import (
+    ChallengeNotFound,
+    ChallengeNotOpen,
+    ClaimCannotMatch,
+    TransactionAlreadyUsed,
+    response_create,
+)
 
 ERROR_SCHEMA = OpenApiResponse(description='{"message": "...", "errors": {...}}')
+REFUSED_SCHEMA = OpenApiResponse(
+    description='The transaction shows this claim can never be confirmed: {"message": "<the reason\'s sentence>", '
+    '"errors": {}, "code": "wrong_sender" | "commitment_mismatch" | "challenge_mismatch"}. Nothing was stored.'
+)
+COMMITMENT = re.compile(r"^[0-9a-fA-F]{64}$", re.ASCII)
+ADDRESS = re.compile(r"^0x[0-9a-fA-F]{40}$", re.ASCII)
 logger = logging.getLogger(__name__)
 
 
@@ -32,6 +50,9 @@ class ClaimThrottle(ScopedRateThrottle):
         except Exception as exc:  # noqa: BLE001 - any cache failure: count nothing, refuse nothing
             logger.warning("claim throttle skipped: cache unavailable (%s)", type(exc).__name__)
             return True
+
+    def get_ident(self, request) -> str:
+        return client_ip(request)  # behind TRUSTED_PROXY_HOPS proxies; a forged X-Forwarded-For is not read
 
 
 class ResponseListCreateView(APIView):
@@ -56,25 +77,56 @@ class ResponseListCreateView(APIView):
                 description=f"Page size, 1 to {pagination.MAX_LIMIT}.",
             ),
             OpenApiParameter("cursor", OpenApiTypes.STR, description="From the previous page's Link header."),
+            OpenApiParameter(
+                "address",
+                {"type": "string", "pattern": "^0x[0-9a-fA-F]{40}$"},
+                description="Instead: every claim naming this payer address, any status, newest first, "
+                "coordinates only once the challenge is resolved (My submissions on another device). "
+                "Claims rejected as not the payer's (wrong_sender, commitment_mismatch) are left out. "
+                "With challengeId too: only that challenge's.",
+            ),
         ],
         responses={200: ScoredResponseSerializer(many=True), 400: ERROR_SCHEMA},
     )
     def get(self, request: Request) -> ApiResponse:
-        """Confirmed responses of resolved challenges, oldest first; next page in the Link header."""
+        """Confirmed responses of resolved challenges, oldest first; next page in the Link header.
+        With `address`: that payer's claims of any status, newest first (docs/protocol.md, section 3)."""
+        if "address" in request.query_params:
+            return self._by_address(request)
         raw_challenge = request.query_params.get("challengeId")
         if raw_challenge is not None and not pagination.is_whole_number(raw_challenge):
             raise ApiError("challengeId must be a whole number.", errors={"challengeId": ["Not a number."]})
         limit = pagination.read_limit(request)
-        page = list(
-            response_list_public(
-                challenge_id=int(raw_challenge) if raw_challenge else None, after_id=pagination.read_cursor(request)
-            )[: limit + 1]
-        )
+        after_id = pagination.read_cursor(request) or 0
+        challenge_id = int(raw_challenge) if raw_challenge else None
+        page = list(response_list_public(challenge_id=challenge_id, after_id=after_id)[: limit + 1])
         headers = {}
         if len(page) > limit:
             page = page[:limit]
             headers["Link"] = pagination.next_link(request, page[-1].pk)
         return ApiResponse(ScoredResponseSerializer(page, many=True).data, headers=headers)
+
+    def _by_address(self, request: Request) -> ApiResponse:
+        address = request.query_params["address"]
+        if not ADDRESS.match(address):
+            raise ApiError(
+                "address must be 0x followed by 40 hexadecimal characters.", errors={"address": ["Not an address."]}
+            )
+        raw_challenge = request.query_params.get("challengeId")
+        if raw_challenge is not None and not pagination.is_whole_number(raw_challenge):
+            raise ApiError("challengeId must be a whole number.", errors={"challengeId": ["Not a number."]})
+        limit = pagination.read_limit(request)
+        before = pagination.read_cursor(request, "before")
+        claims = response_list_by_address(
+            address=address, challenge_id=int(raw_challenge) if raw_challenge else None, before_id=before
+        )
+        page = list(claims[: limit + 1])
+        headers = {}
+        if len(page) > limit:
+            page = page[:limit]
+            headers["Link"] = pagination.next_link(request, page[-1].pk, "before")
+        # ResponseSerializer: coordinates (and no distance) only once the challenge is resolved.
+        return ApiResponse(ResponseSerializer(page, many=True).data, headers=headers)
 
     @extend_schema(
         operation_id="responses_create",
@@ -87,13 +139,16 @@ class ResponseListCreateView(APIView):
             404: ERROR_SCHEMA,
             409: ERROR_SCHEMA,
             413: ERROR_SCHEMA,
+            422: REFUSED_SCHEMA,
             415: ERROR_SCHEMA,
             429: ERROR_SCHEMA,
         },
     )
     def post(self, request: Request) -> ApiResponse:
-        """Record a claim for a mined stake transaction. It is `pending` until the chain confirms it.
-        Re-posting the identical claim answers 200 with the stored one."""
+        """Record a claim for a stake transaction. It is `pending` until the chain confirms it.
+        Re-posting the identical claim answers 200 with the stored one; another claim on a hash whose
+        claim is confirmed answers 409; a claim the transaction shows cannot match answers 422 with
+        its reason code and is not stored (docs/protocol.md, section 3)."""
         serializer = ResponseCreateInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
@@ -112,15 +167,35 @@ class ResponseListCreateView(APIView):
             raise ApiError("This challenge is not accepting submissions.", status_code=409) from None
         except TransactionAlreadyUsed:
             raise ApiError("This transaction has already been used for a submission.", status_code=409) from None
+        except ClaimCannotMatch as refusal:
+            raise ApiError(REASON_SENTENCES[refusal.code], status_code=422, code=refusal.code) from None
         body = ResponseSerializer(result.response, context={"reveal_text": True}).data
         return ApiResponse(body, status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK)
 
 
 class ResponseStatusView(APIView):
-    @extend_schema(operation_id="responses_status", responses={200: ResponseSerializer, 404: ERROR_SCHEMA})
-    def get(self, request: Request, transaction_hash: str) -> ApiResponse:
+    @extend_schema(
+        operation_id="responses_status",
+        parameters=[
+            OpenApiParameter(
+                "commitment",
+                {"type": "string", "pattern": "^[0-9a-fA-F]{64}$"},
+                description="The guess commitment of the claim asked about (64 hex characters). Without it: "
+                "the transaction's confirmed claim, else its only claim; 404 when several claims wait on it.",
+            ),
+        ],
+        responses={200: ResponseSerializer, 400: ERROR_SCHEMA, 404: ERROR_SCHEMA},
+    )
+    def get(self, request: Request, transaction_hash: str) -> HttpResponse:
         """A claim's status and rejection reason; its coordinates only once the challenge is resolved."""
-        response = response_get_by_hash(transaction_hash=transaction_hash)
+        commitment = request.query_params.get("commitment")
+        if commitment is not None and not COMMITMENT.match(commitment):
+            raise ApiError(
+                "commitment must be 64 hexadecimal characters.",
+                errors={"commitment": ["Not a commitment."]},
+            )
+        response = response_get_by_hash(transaction_hash=transaction_hash, commitment=commitment)
         if response is None:
             raise ApiError("No submission uses this transaction.", status_code=404)
-        return ApiResponse(ResponseSerializer(response).data)
+        # Followed every ~2 s while the claim is pending: an ETag lets an unchanged answer be a 304.
+        return conditional_json(request, NullableJSONRenderer().render(ResponseSerializer(response).data))

@@ -150,6 +150,9 @@ def chain_env(info: dict, rpc_url: str) -> dict[str, str]:
         "CHAIN_CURRENCY_SYMBOL": "ETH",
         "CHAIN_RPC_URLS": rpc_url,
         "CHAIN_PUBLIC_RPC_URL": rpc_url,
+        # No public explorer knows a local chain: no links, unless a local explorer is named.
+        "CHAIN_EXPLORER_URL": os.environ.get("DEVCHAIN_EXPLORER_URL", ""),
+        "CHAIN_IS_LOCAL": "true",
         "USDC_ADDRESS": info["usdcAddress"],
         "TREASURY_ADDRESS": info["treasuryAddress"],
         "CHAIN_CONFIRMATIONS": os.environ.get("DEVCHAIN_CONFIRMATIONS", "1"),

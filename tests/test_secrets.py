@@ -22,6 +22,7 @@ def every_public_answer(api, challenge, claim) -> str:
         "/api/responses",
         f"/api/responses?challengeId={challenge.pk}",
         f"/api/responses/{claim.transaction_hash}",
+        f"/api/responses/{claim.transaction_hash}?commitment={claim.commitment}",
         "/api/schema/",
         "/some/unknown/page",
         "/api/unknown",
@@ -54,7 +55,10 @@ def test_a_draft_is_invisible(api, make_challenge, make_response):
     assert draft.poem_title not in text and draft.solution_sha256 not in text
 
 
-def test_after_resolution_the_reveal_is_public_but_guess_salts_stay_private(api, make_challenge, make_response):
+def test_after_resolution_the_reveal_and_the_guess_salts_are_public(api, make_challenge, make_response):
+    """Issue 13: once resolved, every outcome must be re-checkable from public data, so each guess's
+    salt (which opens the commitment its payment carried) is published with it; before resolution
+    it never is (test_nothing_secret_leaks_before_resolution, responses/tests/test_api_outcomes.py)."""
     challenge = make_challenge(solution=SECRET_SOLUTION)
     claim = make_response(challenge, GUESS, "3")
     challenge_resolve(challenge=challenge)
@@ -62,8 +66,9 @@ def test_after_resolution_the_reveal_is_public_but_guess_salts_stay_private(api,
     assert (resolved["solutionReveal"], resolved["solutionSalt"]) == (SECRET_SOLUTION, challenge.solution_salt)
     listed = api.get("/api/responses").json()
     assert listed[0]["submissionText"] == GUESS
-    text = every_public_answer(api, challenge, claim)
-    assert claim.submission_salt not in text
+    assert listed[0]["submissionSalt"] == claim.submission_salt
+    # The claim's own status look-up stays a status: no salt there.
+    assert claim.submission_salt not in api.get(f"/api/responses/{claim.transaction_hash}").content.decode()
 
 
 def test_the_page_embeds_only_public_config(api, make_challenge):
@@ -74,3 +79,84 @@ def test_the_page_embeds_only_public_config(api, make_challenge):
     assert challenge.solution not in page and challenge.solution_salt not in page
     assert {"chainId", "usdcAddress", "treasuryAddress", "explorerUrl"} <= set(config)
     assert "secret" not in json.dumps(config).lower()
+
+
+# --- Every claim state (issue 13, part 4) ----------------------------------------------------------
+# The tests above build their claims confirmed (the factory's default); a claim can also be pending,
+# rejected, or confirmed and then sent back to pending by a reorg. None of them may show its text,
+# coordinates or salt through any public answer before the challenge is resolved.
+CLAIM_STATES = ["pending", "rejected", "confirmed", "reorged_to_pending"]
+
+
+def claim_lookup(api, claim):
+    """The player's page looking up its claim. One place to adapt when the look-up takes more
+    (the claim's commitment): the plain /api/responses/{tx} path is what old links use."""
+    return api.get(f"/api/responses/{claim.transaction_hash}")
+
+
+def make_claim_in_state(make_response, challenge, state: str, text: str = GUESS):
+    """A claim left in the given state by the code that puts claims there: the factory for pending,
+    rejected and confirmed rows, and the reorg service (chain/services.py) for reorged_to_pending."""
+    from chain.services import REASON_SENTENCES, Reason, response_unconfirm_reorged
+    from responses.models import ResponseStatus
+
+    if state == "pending":
+        claim = make_response(challenge, text, "3", status=ResponseStatus.PENDING)
+    elif state == "rejected":
+        claim = make_response(challenge, text, "3", status=ResponseStatus.REJECTED)
+        code = Reason.COMMITMENT_MISMATCH
+        type(claim).objects.filter(pk=claim.pk).update(rejection_code=code, rejection_reason=REASON_SENTENCES[code])
+    else:
+        claim = make_response(challenge, text, "3", status=ResponseStatus.CONFIRMED)
+        if state == "reorged_to_pending":
+            type(claim).objects.filter(pk=claim.pk).update(block_hash="0x" + "c3" * 32)
+            claim.refresh_from_db()
+            assert response_unconfirm_reorged(response=claim)
+    claim.refresh_from_db()
+    expected = {"pending": "pending", "rejected": "rejected", "confirmed": "confirmed", "reorged_to_pending": "pending"}
+    assert claim.status == expected[state]
+    assert (claim.reorged_at is not None) == (state == "reorged_to_pending")
+    return claim
+
+
+def secrets_of(challenge, claim) -> list[str]:
+    return [
+        challenge.solution,
+        challenge.solution_salt,
+        claim.submission_salt,
+        claim.submission_text,
+        "12.3457",
+        "98.7654",
+        str(claim.submission_lat),
+        str(claim.submission_lon),
+    ]
+
+
+@pytest.mark.parametrize("stage", ["active", "closed"])
+@pytest.mark.parametrize("state", CLAIM_STATES)
+def test_no_claim_state_shows_its_guess_before_resolution(api, make_challenge, make_response, state, stage):
+    challenge = make_challenge(solution=SECRET_SOLUTION)
+    claim = make_claim_in_state(make_response, challenge, state)
+    if stage == "closed":
+        # Resolving waits for pending claims; closing does not, so a claim of any state can sit on
+        # a closed challenge for as long as the chain takes.
+        challenge_close(challenge=challenge)
+    looked_up = claim_lookup(api, claim)
+    assert looked_up.status_code == 200
+    body = looked_up.json()
+    assert body["status"] == claim.status and body["transactionHash"] == claim.transaction_hash
+    assert body["submissionText"] is None
+    text = every_public_answer(api, challenge, claim) + looked_up.content.decode()
+    for secret in secrets_of(challenge, claim):
+        assert secret not in text, (state, secret)
+
+
+@pytest.mark.parametrize("state", CLAIM_STATES)
+def test_another_players_claim_in_any_state_stays_hidden_next_to_mine(api, make_challenge, make_response, state):
+    """The look-up of one claim never carries another's guess, and the lists carry none at all."""
+    challenge = make_challenge(solution=SECRET_SOLUTION)
+    mine = make_claim_in_state(make_response, challenge, "confirmed", text="1.5, 2.5")
+    theirs = make_claim_in_state(make_response, challenge, state)
+    text = claim_lookup(api, mine).content.decode() + every_public_answer(api, challenge, theirs)
+    for secret in (theirs.submission_text, theirs.submission_salt, "12.3457", "98.7654", mine.submission_text):
+        assert secret not in text, (state, secret)

@@ -147,8 +147,14 @@ def draft(chain, make_challenge):
     return make
 
 
-def post_claim(draft: Draft, tx_hash: str):
-    """Store the claim the way POST /api/responses does."""
+# Nothing listens on the discard port: a node that refuses every connection (a real outage).
+UNREACHABLE_RPC = "http://127.0.0.1:9"
+
+
+def post_claim(draft: Draft, tx_hash: str, *, chain_readable: bool = True):
+    """Store the claim the way POST /api/responses does. chain_readable=False: the RPC is down while
+    the POST runs, so the claim is stored pending unchecked and only verification can judge it."""
+    from chain.client import ChainClient
     from responses.services import response_create
 
     return response_create(
@@ -158,4 +164,5 @@ def post_claim(draft: Draft, tx_hash: str):
         transaction_hash=tx_hash,
         submitter_address=draft.address,
         submission_salt=draft.salt,
+        client=None if chain_readable else ChainClient([UNREACHABLE_RPC], timeout=2),
     ).response

@@ -194,7 +194,7 @@ def test_the_sweeper_picks_only_stale_pending_claims(chain, draft, settings):
 
 
 def test_the_reorg_recheck_leaves_the_demo_claims_alone(chain):
-    """seed_demo's claims are confirmed with made-up blocks (design: demo data); on a young chain
+    """seed_demo's claims are confirmed with made-up blocks (docs/decisions.md: Demo data); on a young chain
     (anvil, `make run`) those blocks are in the re-checked window and missing, which must not move
     them back to pending and empty the resolved demo challenges."""
     from challenges.demo import seed_demo
@@ -239,3 +239,69 @@ def test_a_confirmation_and_a_reorg_make_the_cached_public_answers_stale(
     with django_capture_on_commit_callbacks(execute=True):
         assert confirmed_recheck() == [response.pk]
     assert probe() == 3
+
+
+def test_a_real_claim_on_a_demo_challenge_is_rechecked_for_reorgs(chain, draft, make_challenge):
+    """`make run`'s active challenge is a demo challenge, but what players stake on it is real:
+    only the claims seed_demo made are skipped (Response.is_demo), not every claim of a demo challenge."""
+    d = draft(challenge=make_challenge(is_demo=True))
+    snapshot = chain.snapshot()
+    tx = chain.pay(chain.stake_calldata(d))
+    chain.mine(1)
+    response = post_claim(d, tx)
+    assert payment_verify(response_id=response.pk).status == ResponseStatus.CONFIRMED
+    response.refresh_from_db()
+    assert response.is_demo is False
+
+    chain.revert(snapshot)
+    chain.mine(4)
+    assert confirmed_recheck() == [response.pk]
+    response.refresh_from_db()
+    assert response.status == ResponseStatus.PENDING
+
+
+def test_two_payments_in_one_block_keep_their_own_transaction_indexes(chain, draft, settings):
+    # Anvil mines one transaction per block unless told otherwise; a real block holds many, and the
+    # chain order of equal blocks is the transaction index (docs/protocol.md section 4).
+    start_index_here(chain, settings)
+    first, second = draft(), draft(stake="3.5")
+    w3 = chain.w3
+    nonce = w3.eth.get_transaction_count(chain.player, "pending")
+    w3.provider.make_request("evm_setAutomine", [False])
+    try:
+        hashes = [
+            "0x"
+            + bytes(
+                w3.eth.send_transaction(
+                    {
+                        "from": chain.player,
+                        "to": chain.usdc,
+                        "data": chain.stake_calldata(d),
+                        "gas": 200_000,
+                        "nonce": nonce + i,
+                    }
+                )
+            ).hex()
+            for i, d in enumerate((first, second))
+        ]
+        chain.mine(1)
+    finally:
+        w3.provider.make_request("evm_setAutomine", [True])
+    receipts = [w3.eth.get_transaction_receipt(h) for h in hashes]
+    assert receipts[0]["blockNumber"] == receipts[1]["blockNumber"]
+
+    assert payments_index().recorded == 2
+    indexes = dict(Payment.objects.values_list("transaction_hash", "transaction_index"))
+    assert indexes == {hashes[0]: 0, hashes[1]: 1}
+
+
+def test_the_first_index_run_without_a_start_block_reads_the_recent_blocks(chain, draft, settings):
+    # A new deployment with no CHAIN_INDEX_START_BLOCK and no cursor yet starts
+    # CHAIN_REORG_DEPTH_BLOCKS below the head: a payment mined just before is recorded.
+    settings.CHAIN_INDEX_START_BLOCK = 0
+    assert not ChainCursor.objects.filter(name=INDEX_CURSOR).exists()
+    tx = chain.pay(chain.stake_calldata(draft()))
+    chain.mine(1)
+    payments_index()
+    assert Payment.objects.filter(transaction_hash=tx).exists()
+    assert ChainCursor.objects.get(name=INDEX_CURSOR).block_number >= chain.w3.eth.block_number - 1

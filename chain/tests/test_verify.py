@@ -16,6 +16,7 @@ from chain.services import REASON_SENTENCES, Outcome, VerificationPending, payme
 from challenges.commitments import guess_commitment
 from challenges.models import Challenge
 from responses.models import Response, ResponseStatus
+from responses.services import ClaimCannotMatch
 
 from .conftest import ANVIL_CHAIN_ID, post_claim
 
@@ -121,11 +122,20 @@ def test_another_token_is_wrong_token(chain, draft):
     assert_rejected(post_claim(d, tx), "wrong_token")
 
 
+def assert_refused_at_post(d, tx, code):
+    """The chain is readable while the POST runs: the claim is refused with the code, nothing stored."""
+    with pytest.raises(ClaimCannotMatch) as refusal:
+        post_claim(d, tx)
+    assert refusal.value.code == code
+    assert not Response.objects.exists()
+
+
 def test_a_different_sender_is_wrong_sender(chain, draft):
     d = draft()  # claimed by chain.player
     tx = chain.pay(chain.stake_calldata(d), sender=chain.other)
     chain.mine(1)
-    assert_rejected(post_claim(d, tx), "wrong_sender")
+    assert_refused_at_post(d, tx, "wrong_sender")
+    assert_rejected(post_claim(d, tx, chain_readable=False), "wrong_sender")
 
 
 def test_another_recipient_is_wrong_recipient(chain, draft):
@@ -150,19 +160,24 @@ def test_a_commitment_for_other_coordinates_is_commitment_mismatch(chain, draft)
     )
     tx = chain.pay(chain.stake_calldata(d, commitment=other_coordinates))
     chain.mine(1)
-    assert_rejected(post_claim(d, tx), "commitment_mismatch")
+    assert_refused_at_post(d, tx, "commitment_mismatch")
+    assert_rejected(post_claim(d, tx, chain_readable=False), "commitment_mismatch")
 
 
 def test_a_plain_transfer_without_commitment_is_commitment_mismatch(chain, draft):
     d = draft()
     tx = chain.pay(chain.stake_calldata_plain(chain.treasury, 2_500_000))
     chain.mine(1)
-    assert_rejected(post_claim(d, tx), "commitment_mismatch")
+    assert_refused_at_post(d, tx, "commitment_mismatch")
+    assert_rejected(post_claim(d, tx, chain_readable=False), "commitment_mismatch")
 
 
 def test_another_challenge_id_is_challenge_mismatch(chain, draft):
-    _, response = paid_claim(chain, draft, challenge_id=999_999)
-    assert_rejected(response, "challenge_mismatch")
+    d = draft()
+    tx = chain.pay(chain.stake_calldata(d, challenge_id=999_999))
+    chain.mine(1)
+    assert_refused_at_post(d, tx, "challenge_mismatch")
+    assert_rejected(post_claim(d, tx, chain_readable=False), "challenge_mismatch")
 
 
 def test_a_fake_transfer_log_from_another_contract_is_no_transfer_log(chain, draft, settings):
@@ -249,9 +264,10 @@ def test_an_unknown_hash_is_pending_before_the_deadline_and_not_found_after(chai
     assert_rejected(response, "not_found")
 
 
-def test_the_same_transaction_for_two_claims_is_201_then_409(chain, draft, api):
+def test_another_guess_on_a_paid_transaction_is_422_then_409_once_confirmed(chain, draft, api):
     d1 = draft()
     tx = chain.pay(chain.stake_calldata(d1))
+    chain.mine(1)
 
     def body(d, text):
         return {
@@ -265,8 +281,18 @@ def test_the_same_transaction_for_two_claims_is_201_then_409(chain, draft, api):
 
     first = api.post("/api/responses", data=json.dumps(body(d1, d1.text)), content_type="application/json")
     assert first.status_code == 201, first.content
+    # Another guess on the same payment: the calldata commits to the first, so it can never match.
     second = api.post("/api/responses", data=json.dumps(body(d1, "1, 2")), content_type="application/json")
-    assert second.status_code == 409, second.content
+    assert second.status_code == 422, second.content
+    assert second.json() == {
+        "message": REASON_SENTENCES["commitment_mismatch"],
+        "errors": {},
+        "code": "commitment_mismatch",
+    }
+    assert Response.objects.count() == 1
+    assert verify(Response.objects.get()).status == ResponseStatus.CONFIRMED
+    third = api.post("/api/responses", data=json.dumps(body(d1, "1, 2")), content_type="application/json")
+    assert third.status_code == 409, third.content
     assert Response.objects.count() == 1
 
 

@@ -7,7 +7,7 @@ those processes. Every process is started here and stopped by its own PID, also 
    POST→confirmed time printed (docs/chain.md keeps the figure); asserted only against a generous
    bound, never a tight timing.
 2. The worker killed with SIGKILL while the claim waits for depth, then restarted: the claim
-   confirms once (the sweeper re-queues it; the stake is counted once).
+   confirms once (the head watcher re-checks it at the next block; the stake is counted once).
 3. The broker down at POST time: 201 and the claim stored; once Redis is back, the sweeper's
    beat task re-queues it and the worker, reconnected by itself, confirms it."""
 
@@ -275,6 +275,9 @@ def test_ten_claims_go_from_post_to_confirmed_through_the_worker_on_one_second_b
     url, w3, treasury, player, usdc = timed_chain
     settings.CHAIN_ID = ANVIL_CHAIN_ID
     processes.configure(rpc_url=url, usdc=usdc, treasury=treasury)
+    # With beat, as the Procfile runs them: a claim not deep enough at its first check is re-checked
+    # by the beat's head watcher at the next block, not by a retry.
+    processes.beat()
     processes.worker("e2e")
     challenge = make_challenge()
     began = time.monotonic()
@@ -330,25 +333,25 @@ def test_a_worker_killed_while_the_claim_waits_for_depth_is_restarted_and_the_cl
     response_id = answer.json()["id"]
     posted_at = Response.objects.get(pk=response_id).updated_at
 
-    # Wait until the worker has looked (not deep enough: the claim touched) and holds the retry it
-    # scheduled (an unacknowledged message with a countdown), then kill it with SIGKILL.
+    # Wait until the worker has looked (not deep enough: the claim touched; no retry is scheduled
+    # for that, the head watcher owns it now), then kill it with SIGKILL.
     deadline = time.monotonic() + 15
-    while Response.objects.get(pk=response_id).updated_at == posted_at or not processes.holds_retry(first):
-        assert time.monotonic() < deadline, f"the worker never scheduled a retry:\n{processes.logs()}"
+    while Response.objects.get(pk=response_id).updated_at == posted_at:
+        assert time.monotonic() < deadline, f"the worker never looked at the claim:\n{processes.logs()}"
         time.sleep(0.05)
+    assert not processes.holds_retry(first), "a claim that is only not deep enough got a backoff retry"
     stop(first, sig=signal.SIGKILL)
     assert first.returncode == -signal.SIGKILL
     chain.mine(2)
     assert Response.objects.get(pk=response_id).status == ResponseStatus.PENDING
 
-    # Restarted, with beat: the retry died with the worker; the sweeper re-queues the stale claim.
+    # Restarted, with beat: nothing of the dead worker is needed; the head watcher's next round
+    # finds the claim among the pending ones and confirms it.
     processes.beat()
     processes.worker("restarted")
     response = wait_decided(response_id, processes)
     assert response.status == ResponseStatus.CONFIRMED, (response.rejection_code, processes.logs())
-    # The killed worker's message stays unacknowledged until the broker's visibility timeout (an
-    # hour); what brought the claim back is the sweeper.
-    assert "sweeper re-queued 1 pending claims" in processes.logs()
+    assert "pending claims re-checked, 1 decided" in processes.logs()
     assert_counted_once(d.challenge, [Decimal("3")])
     assert Payment.objects.filter(transaction_hash=tx_hash).count() == 1
 

@@ -15,8 +15,9 @@ from django.urls import reverse
 
 from challenges.commitments import solution_commitment
 from challenges.models import Challenge, ChallengeStatus, Payout, PayoutKind, PayoutStatus
+from challenges.selectors import responses_with_scores
 from responses.coordinates import COORDINATES_MESSAGE
-from responses.models import ResponseStatus
+from responses.models import Response, ResponseStatus
 
 pytestmark = pytest.mark.django_db
 
@@ -59,6 +60,25 @@ def form_data(**overrides) -> dict:
 
 def texts(response) -> list[str]:
     return [str(m) for m in get_messages(response.wsgi_request)]
+
+
+def run_resolution_worker(challenge) -> str:
+    """What the worker does with the task the admin queued: the task itself, run in this process
+    (chain-free; challenges/tests/test_resolve_worker.py runs it in a real worker)."""
+    from challenges.tasks import resolve_challenge
+
+    return resolve_challenge.apply(args=[challenge.pk]).get()
+
+
+def resolve_in_admin(staff, challenge, capture) -> object:
+    """Staff confirm "Resolve and reveal": the request queues the task on commit (and returns);
+    the worker's part then runs. Returns the (followed) answer to the POST."""
+    with capture() as callbacks:
+        response = staff.post(step_url(challenge, "resolve"), follow=True)
+    # The task, queued once the resolution row is committed (beside the public cache's bump).
+    assert [c.__qualname__ for c in callbacks].count("challenge_resolve_start.<locals>.<lambda>") == 1
+    assert run_resolution_worker(challenge) == "done"
+    return response
 
 
 # --- Authoring ------------------------------------------------------------------------------------
@@ -251,7 +271,9 @@ def test_resolving_with_pending_claims_is_an_admin_message_not_a_500(staff, make
     assert not Payout.objects.exists()
 
 
-def test_resolve_scores_by_the_rules_and_creates_exact_payouts(staff, make_challenge, make_response, settings):
+def test_resolve_scores_by_the_rules_and_creates_exact_payouts(
+    staff, make_challenge, make_response, settings, django_capture_on_commit_callbacks
+):
     settings.OPERATIONS_ADDRESS = "0x00000000000000000000000000000000000000Aa"
     # Solution at the pyramid; threshold 150 m. 0.001 degrees of latitude is about 111 m.
     challenge = make_challenge(solution="29.979175, 31.134258", threshold=150)
@@ -264,15 +286,16 @@ def test_resolve_scores_by_the_rules_and_creates_exact_payouts(staff, make_chall
     challenge.refresh_from_db()
     assert challenge.staked_sum == Decimal("75")
 
-    response = staff.post(step_url(challenge, "resolve"), follow=True)
-    assert any(m.startswith("Resolved and revealed: 29.979175, 31.134258") for m in texts(response))
+    response = resolve_in_admin(staff, challenge, django_capture_on_commit_callbacks)
+    assert any(m.startswith("Resolution started: the worker scores 4 confirmed response(s)") for m in texts(response))
     challenge.refresh_from_db()
     assert challenge.status == ChallengeStatus.RESOLVED and challenge.resolved_at is not None
-    for r in (far, edge, late_high, early_high):
-        r.refresh_from_db()
-    assert far.is_correct is False and far.distance_m > 1000
-    assert edge.is_correct is True and 100 < edge.distance_m < 150
-    assert late_high.is_correct and early_high.is_correct
+    far, edge, late_high, early_high = (
+        responses_with_scores(Response.objects.filter(pk=r.pk)).get() for r in (far, edge, late_high, early_high)
+    )
+    assert far.correct is False and far.distance_meters > 1000
+    assert edge.correct is True and 100 < edge.distance_meters < 150
+    assert late_high.correct and early_high.correct
 
     payouts = {p.kind: p for p in Payout.objects.filter(challenge=challenge)}
     assert payouts[PayoutKind.EARLIEST].response == edge
@@ -288,13 +311,17 @@ def test_resolve_scores_by_the_rules_and_creates_exact_payouts(staff, make_chall
     page = staff.get(change_url(challenge)).content.decode()
     assert challenge.solution_salt in page  # public from the reveal
     assert "Unallocated (rounding): 0.000000 USDC" in page
+    assert "Resolved: 3 correct of 4 scored; 3 payout(s) created." in page
+    assert 'http-equiv="refresh"' not in page  # done: the page no longer refreshes itself
 
 
-def test_one_response_can_win_both_prizes_and_dust_is_unallocated(staff, make_challenge, make_response):
+def test_one_response_can_win_both_prizes_and_dust_is_unallocated(
+    staff, make_challenge, make_response, django_capture_on_commit_callbacks
+):
     challenge = make_challenge(threshold=10)
     winner = make_response(challenge, "29.979175, 31.134258", "1.000001")
     make_response(challenge, "10, 10", "1")
-    staff.post(step_url(challenge, "resolve"))
+    resolve_in_admin(staff, challenge, django_capture_on_commit_callbacks)
     payouts = {p.kind: p for p in Payout.objects.filter(challenge=challenge)}
     # 2.000001 x 40 % = 0.8000004, rounded down to token units.
     assert payouts[PayoutKind.EARLIEST].response == winner == payouts[PayoutKind.HIGHEST].response
@@ -304,24 +331,27 @@ def test_one_response_can_win_both_prizes_and_dust_is_unallocated(staff, make_ch
     assert payouts[PayoutKind.OPERATIONS].amount == Decimal("0.400000")
 
 
-def test_with_no_correct_response_no_prize_is_due(staff, make_challenge, make_response):
+def test_with_no_correct_response_no_prize_is_due(
+    staff, make_challenge, make_response, django_capture_on_commit_callbacks
+):
     challenge = make_challenge(threshold=None)
     make_response(challenge, "29.979176, 31.134258", "4")  # 0.1 m away, but no threshold means 0 m
-    response = staff.post(step_url(challenge, "resolve"), follow=True)
-    assert any("No correct response: no prize is due." in m for m in texts(response))
+    resolve_in_admin(staff, challenge, django_capture_on_commit_callbacks)
     assert not Payout.objects.exists()
-    assert "Unallocated: 4.000000 USDC of 4.000000 USDC" in staff.get(change_url(challenge)).content.decode()
+    page = staff.get(change_url(challenge)).content.decode()
+    assert "Resolved: 0 correct of 1 scored; no prize is due." in page
+    assert "Unallocated: 4.000000 USDC of 4.000000 USDC" in page
 
 
 # --- Payouts in the admin, CSV --------------------------------------------------------------------
 
 
 @pytest.fixture
-def resolved(staff, make_challenge, make_response):
+def resolved(staff, make_challenge, make_response, django_capture_on_commit_callbacks):
     challenge = make_challenge()
     make_response(challenge, "29.979175, 31.134258", "10", address="0x" + "ab" * 20)
     make_response(challenge, "1, 1", "2")
-    staff.post(step_url(challenge, "resolve"))
+    resolve_in_admin(staff, challenge, django_capture_on_commit_callbacks)
     challenge.refresh_from_db()
     return challenge
 
@@ -357,19 +387,46 @@ def test_payouts_cannot_be_added_or_deleted_by_hand(staff, resolved):
 
 
 def test_csv_export_lists_the_responses_and_payouts_of_a_challenge(staff, resolved):
+    from datetime import UTC, datetime
+
+    mined = datetime(2026, 5, 4, 3, 2, 1, 123456, tzinfo=UTC)
+    resolved.responses.filter(submission_text="1, 1").update(submission_timestamp=mined)
     response = staff.get(reverse("admin:challenges_challenge_export", args=[resolved.pk]))
     assert response.status_code == 200 and response["Content-Type"].startswith("text/csv")
     rows = list(csv.DictReader(io.StringIO(b"".join(response.streaming_content).decode())))
     assert [r["record"] for r in rows] == ["response", "response", "payout", "payout", "payout"]
-    winner = rows[0]
+    winner, other = rows[0], rows[1]
     assert winner["address"] == "0x" + "ab" * 20 and winner["is_correct"] == "True"
     assert winner["amount_usdc"] == "10.000000" and winner["distance_m"] == "0.00"
+    # Written by PostgreSQL's COPY: the same columns and formats as before.
+    from challenges.scoring import haversine_m
+
+    assert other["is_correct"] == "False" and other["reason"] == "" and other["kind"] == ""
+    assert float(other["distance_m"]) == pytest.approx(haversine_m(1, 1, 29.979175, 31.134258), abs=0.006)
+    from django.db import connection
+
+    if connection.vendor == "postgresql":
+        assert other["submission_timestamp"] == mined.isoformat()
+    assert all(None not in r and len(r) == 16 for r in rows)
     payouts = {r["kind"]: (r["amount_usdc"], r["status"]) for r in rows[2:]}
     assert payouts == {
         "earliest": ("4.800000", "due"),
         "highest": ("4.800000", "due"),
         "operations": ("2.400000", "kept"),
     }
+
+
+def test_responses_list_shows_the_distance_computed_on_read_and_filters_correctness(staff, resolved):
+    url = reverse("admin:responses_response_changelist")
+    correct = staff.get(url, {"correct": "yes"}).content.decode()
+    assert "1 response" in correct and "0.00" in correct
+    wrong = staff.get(url, {"correct": "no"}).content.decode()
+    assert "1 response" in wrong
+    # The distance shown is computed as the page is read (nothing is stored): "1, 1" to the pyramid.
+    from challenges.scoring import haversine_m
+
+    shown = re.findall(r"field-distance_display[^>]*>([0-9.]+)<", wrong)
+    assert len(shown) == 1 and float(shown[0]) == pytest.approx(haversine_m(1, 1, 29.979175, 31.134258), abs=0.01)
 
 
 # --- Responses in the admin -----------------------------------------------------------------------

@@ -10,7 +10,8 @@ pytestmark = pytest.mark.django_db
 GIZA = "29.979175, 31.134258"
 CHALLENGE_FIELDS = {
     "id", "poemTitle", "poemText", "instructionsText", "proximityThreshold", "solutionSha256", "solutionReveal",
-    "solutionSalt", "stakedSum", "responseCount", "startTimestamp", "resolvedTimestamp", "status", "isDemo",
+    "solutionSalt", "stakedSum", "responseCount", "startTimestamp", "closedTimestamp", "resolvedTimestamp", "status",
+    "isDemo",
 }  # fmt: skip
 
 

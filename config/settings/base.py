@@ -7,7 +7,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import environ
-from csp.constants import NONE, SELF
+from csp.constants import NONCE, NONE, SELF
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 VAR_DIR = BASE_DIR / "var"
@@ -18,6 +18,10 @@ env.read_env(BASE_DIR / ".env", overwrite=False)
 DEBUG = env.bool("DEBUG", default=False)
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=[])
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
+# How many proxies in front of gunicorn append to X-Forwarded-For: 1 behind a Heroku-style router,
+# 0 when clients connect to gunicorn directly. The client is the Nth address from the right
+# (config/client_ip.py); the claim throttle, the admin lockout and the request log all use it.
+TRUSTED_PROXY_HOPS = env.int("TRUSTED_PROXY_HOPS", default=0)
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -38,10 +42,12 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "config.request_log.RequestLogMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "config.middleware.ApiBodySizeLimitMiddleware",
+    "config.middleware.ApiBodyCharsetMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -65,7 +71,10 @@ AXES_FAILURE_LIMIT = env.int("AXES_FAILURE_LIMIT", default=5)
 AXES_COOLOFF_TIME = timedelta(minutes=env.int("AXES_COOLOFF_MINUTES", default=15))
 AXES_LOCKOUT_PARAMETERS = ["ip_address"]
 AXES_RESET_ON_SUCCESS = True
-AXES_LOCKOUT_TEMPLATE = "admin/lockout.html"
+# The address is the client's behind the trusted proxies, never a client-written X-Forwarded-For
+# entry; the lockout answer names no user and carries no CORS header (config/admin_lockout.py).
+AXES_CLIENT_IP_CALLABLE = "config.client_ip.client_ip"
+AXES_LOCKOUT_CALLABLE = "config.admin_lockout.lockout_response"
 
 ROOT_URLCONF = "config.urls"
 WSGI_APPLICATION = "config.wsgi.application"
@@ -128,15 +137,21 @@ if REDIS_URL:
     # Timeouts on every Redis socket: a Redis that accepts but never answers must not hang a claim
     # POST (its enqueue and its throttle read); the claim is stored and the sweeper re-queues it.
     _REDIS_SOCKET_OPTIONS = {"socket_connect_timeout": 1, "socket_timeout": 2}
+    # TLS Redis (rediss://). Heroku Redis presents a self-signed certificate, so its deploys set
+    # REDIS_SSL_CERT_REQS=none (app.json); anything else keeps the default: verify it.
+    _REDIS_TLS = (
+        {"ssl_cert_reqs": env("REDIS_SSL_CERT_REQS", default="required")} if REDIS_URL.startswith("rediss://") else {}
+    )
     CACHES = {
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": REDIS_URL,
-            "OPTIONS": _REDIS_SOCKET_OPTIONS,
+            "OPTIONS": {**_REDIS_SOCKET_OPTIONS, **_REDIS_TLS},
         }
     }
     CELERY_BROKER_URL = REDIS_URL
     CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600, **_REDIS_SOCKET_OPTIONS}
+    CELERY_BROKER_USE_SSL = _REDIS_TLS or None
     # Give up publishing after two quick retries: the sweeper re-queues what was not sent.
     CELERY_TASK_PUBLISH_RETRY_POLICY = {
         "max_retries": 2,
@@ -173,12 +188,14 @@ CELERY_TIMEZONE = "UTC"
 # --- API ------------------------------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_RENDERER_CLASSES": ["config.renderers.NullableJSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_PARSER_CLASSES": ["responses.parsers.DecimalJSONParser"],
     "DEFAULT_AUTHENTICATION_CLASSES": [],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
     "UNAUTHENTICATED_USER": None,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "config.api_errors.api_exception_handler",
+    # DRF's own client identity for any throttle that does not ask config/client_ip.py.
+    "NUM_PROXIES": TRUSTED_PROXY_HOPS,
     "DEFAULT_THROTTLE_RATES": {"response_create": env("THROTTLE_RESPONSE_CREATE", default="20/min")},
 }
 SPECTACULAR_SETTINGS = {
@@ -199,6 +216,9 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = 2_621_440  # Django's default; the admin keeps it.
 
 # --- Game and chain -------------------------------------------------------------------------
 STAKE_MIN = Decimal("1.00")
+# The form's step (spec: "step 0.01"): a stake a player posts is a whole number of cents, refused
+# otherwise by the form and by the API alike (docs/decisions.md, stake precision).
+STAKE_STEP = Decimal("0.01")
 STAKE_MAX = Decimal(env.str("STAKE_MAX", default="1000000"))
 TOKEN_DECIMALS = 6
 
@@ -208,8 +228,19 @@ CHAIN_CURRENCY_NAME = env("CHAIN_CURRENCY_NAME", default="SepoliaETH")
 CHAIN_CURRENCY_SYMBOL = env("CHAIN_CURRENCY_SYMBOL", default="SepoliaETH")
 CHAIN_RPC_URLS = env.list("CHAIN_RPC_URLS", default=["https://ethereum-sepolia-rpc.publicnode.com"])
 CHAIN_PUBLIC_RPC_URL = env("CHAIN_PUBLIC_RPC_URL", default="https://rpc.sepolia.org")
-CHAIN_EXPLORER_URL = env("CHAIN_EXPLORER_URL", default="https://sepolia.etherscan.io")
+# The block explorer the page links transactions and addresses to: by default the public one of
+# the configured chain, and none for a chain no public explorer knows (anvil's 31337): the page then
+# shows hashes and addresses as text rather than links to where the transaction does not exist.
+# Set it to a local explorer (an Otterscan or Blockscout beside anvil) to get links back.
+PUBLIC_EXPLORERS = {1: "https://etherscan.io", 11155111: "https://sepolia.etherscan.io"}
+CHAIN_EXPLORER_URL = env("CHAIN_EXPLORER_URL", default=PUBLIC_EXPLORERS.get(CHAIN_ID, ""))
+# A development chain on the player's own machine (anvil, Hardhat): the "Sepolia Testnet" tab then
+# explains the local MetaMask set-up instead of Sepolia's faucets.
+CHAIN_IS_LOCAL = env.bool("CHAIN_IS_LOCAL", default=CHAIN_ID in (1337, 31337))
 CHAIN_RPC_TIMEOUT_SECONDS = env.float("CHAIN_RPC_TIMEOUT_SECONDS", default=10.0)
+# The check of a claim against its transaction while the POST waits (chain.services.claim_check_at_post):
+# one RPC call per node with this timeout; a node that does not answer in time leaves the claim pending.
+CHAIN_POST_CHECK_TIMEOUT_SECONDS = env.float("CHAIN_POST_CHECK_TIMEOUT_SECONDS", default=2.0)
 USDC_ADDRESS = env("USDC_ADDRESS", default="0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238")
 TREASURY_ADDRESS = env("TREASURY_ADDRESS", default="0x0000000000000000000000000000000000000000")
 # Where the 20 % operations share is sent; empty keeps it in the treasury (nothing to send).
@@ -235,6 +266,18 @@ CHAIN_INDEX_INTERVAL_SECONDS = env.float("CHAIN_INDEX_INTERVAL_SECONDS", default
 CHAIN_INDEX_MAX_BLOCKS = env.int("CHAIN_INDEX_MAX_BLOCKS", default=500)
 CHAIN_INDEX_START_BLOCK = env.int("CHAIN_INDEX_START_BLOCK", default=0)
 CHAIN_REORG_DEPTH_BLOCKS = env.int("CHAIN_REORG_DEPTH_BLOCKS", default=64)
+# The head watcher (docs/chain.md "Verification driven by blocks"): every CHAIN_HEAD_INTERVAL_SECONDS
+# the beat asks for the head; when it moved, every pending claim (up to CHAIN_HEAD_MAX_CLAIMS, oldest
+# check first) is re-checked from JSON-RPC batches of at most CHAIN_RPC_BATCH_SIZE calls.
+CHAIN_HEAD_INTERVAL_SECONDS = env.float("CHAIN_HEAD_INTERVAL_SECONDS", default=1.0)
+CHAIN_HEAD_MAX_CLAIMS = env.int("CHAIN_HEAD_MAX_CLAIMS", default=1000)
+CHAIN_RPC_BATCH_SIZE = env.int("CHAIN_RPC_BATCH_SIZE", default=100)
+
+# Resolution runs in the worker in chunks of this many responses (one UPDATE each, and one step of
+# the admin's progress); a resolution with no progress for CHALLENGE_RESOLVE_STALE_SECONDS is queued
+# again by the beat (its worker died): it resumes at the last committed chunk.
+CHALLENGE_RESOLVE_CHUNK = env.int("CHALLENGE_RESOLVE_CHUNK", default=100_000)
+CHALLENGE_RESOLVE_STALE_SECONDS = env.float("CHALLENGE_RESOLVE_STALE_SECONDS", default=60.0)
 
 # --- Public page content ----------------------------------------------------------------------
 SOCIAL_LINKS = env.dict(
@@ -261,18 +304,29 @@ MAP_ATTRIBUTION = env(
 # The bundle is built by webpack into files served from 'self': no inline script anywhere. The
 # page's public config is a <script type="application/json"> data block, which browsers never
 # execute, so script-src does not apply to it. Only the origins the page needs are listed:
-# YouTube's embed origins when there are videos, the map tiles' origin for images.
+# YouTube's embed origins when there are videos, the map tiles' origin for images, the public RPC
+# node's for the in-page verifier.
+# style-src carries a per-request nonce (never 'unsafe-inline'): Radix Dialog's scroll lock and
+# Radix Select inject a <style> element, which the page gives the nonce it reads from
+# <meta property="csp-nonce"> (templates/index.html, frontend/src/lib/csp-nonce.ts).
 _VIDEO_EMBED_ORIGINS = ["https://www.youtube-nocookie.com", "https://www.youtube.com"] if VIDEO_IDS else []
+# The videos' thumbnail host: the Getting Started tab loads one image to learn whether YouTube can be
+# reached, and shows a link instead of a broken player when it cannot.
+_VIDEO_THUMB_ORIGINS = ["https://i.ytimg.com"] if VIDEO_IDS else []
 _tiles = urlsplit(MAP_TILES_URL)
 _TILE_ORIGINS = [f"{_tiles.scheme}://{_tiles.netloc}"] if _tiles.scheme and _tiles.netloc else []
+# "Verify every outcome" reads the chain from the page through the public RPC node (docs/protocol.md
+# section 5): its origin is the one other place the page connects to.
+_rpc = urlsplit(CHAIN_PUBLIC_RPC_URL)
+_RPC_ORIGINS = [f"{_rpc.scheme}://{_rpc.netloc}"] if _rpc.scheme in ("http", "https") and _rpc.netloc else []
 CONTENT_SECURITY_POLICY = {
     "DIRECTIVES": {
         "default-src": [SELF],
         "script-src": [SELF],
-        "style-src": [SELF],
-        "img-src": [SELF, "data:", *_TILE_ORIGINS],
+        "style-src": [SELF, NONCE],
+        "img-src": [SELF, "data:", *_TILE_ORIGINS, *_VIDEO_THUMB_ORIGINS],
         "font-src": [SELF],
-        "connect-src": [SELF, *_TILE_ORIGINS],
+        "connect-src": [SELF, *_TILE_ORIGINS, *_RPC_ORIGINS],
         "frame-src": _VIDEO_EMBED_ORIGINS or [NONE],
         "object-src": [NONE],
         "base-uri": [NONE],
@@ -302,8 +356,20 @@ CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 # Intervals in seconds; each task is short and idempotent, so an overlap or a missed beat is harmless.
 CELERY_BEAT_SCHEDULE = {
     "chain-sweep-pending": {"task": "chain.sweep_pending", "schedule": CHAIN_SWEEP_INTERVAL_SECONDS},
+    # Expires after two intervals: a watcher message that waited behind other tasks is dropped, not
+    # run late in a pile (the next beat's message asks for the head anyway).
+    "chain-watch-head": {
+        "task": "chain.watch_head",
+        "schedule": CHAIN_HEAD_INTERVAL_SECONDS,
+        "options": {"expires": 2 * CHAIN_HEAD_INTERVAL_SECONDS},
+    },
     "chain-index-payments": {"task": "chain.index_payments", "schedule": CHAIN_INDEX_INTERVAL_SECONDS},
     "chain-recheck-confirmed": {"task": "chain.recheck_confirmed", "schedule": CHAIN_INDEX_INTERVAL_SECONDS},
     # Payout transactions left verifying by a lost message are queued again (challenges/tasks.py).
     "challenges-sweep-payouts": {"task": "challenges.sweep_payouts", "schedule": CHAIN_SWEEP_INTERVAL_SECONDS},
+    # Resolutions whose worker died are resumed (challenges/tasks.py).
+    "challenges-sweep-resolutions": {
+        "task": "challenges.sweep_resolutions",
+        "schedule": CHAIN_SWEEP_INTERVAL_SECONDS,
+    },
 }

@@ -1,11 +1,111 @@
-"""Production: everything secret comes from the environment and nothing falls back open."""
+"""Production: everything comes from the environment and nothing falls back to an embedded default.
+
+The process refuses to start (ImproperlyConfigured, one message naming every missing or unsafe
+variable) unless the environment names its database, Redis, chain and treasury and gives a
+SECRET_KEY that Django's own deploy check would accept. No SQLite, no file cache, no filesystem
+broker, no zero-address treasury, no chain the operator did not name.
+
+One exception, for the build: the Python buildpack runs `manage.py collectstatic --noinput` while the
+slug is built, when the add-on URLs may be set but not every config var. That command only copies
+and compresses static files, so for it alone the missing values are tolerated and replaced by parts
+that cannot serve anything (a database engine that refuses every query, a dummy cache, no broker).
+Every other command (check, migrate, shell, gunicorn, celery) demands everything.
+See docs/decisions.md, "Build-time collectstatic"."""
+
+import secrets
+import sys
+from pathlib import Path
+
+from django.core.checks.security.base import (
+    SECRET_KEY_INSECURE_PREFIX,
+    SECRET_KEY_MIN_LENGTH,
+    SECRET_KEY_MIN_UNIQUE_CHARACTERS,
+)
+from django.core.exceptions import ImproperlyConfigured
+from eth_utils import is_checksum_address, is_hex_address
 
 from .base import *  # noqa: F403
-from .base import env
+from .base import REDIS_URL, env
+
+# Circle's USDC on Sepolia: the default USDC_ADDRESS is right on that chain only.
+SEPOLIA_CHAIN_ID = 11155111
+ZERO_ADDRESS = "0x" + "0" * 40
+
+
+def _is_collectstatic_build() -> bool:
+    """True in `manage.py collectstatic` (the buildpack's build step) and nowhere else."""
+    return len(sys.argv) > 1 and Path(sys.argv[0]).name == "manage.py" and sys.argv[1] == "collectstatic"
+
+
+def _secret_key_problem(key: str) -> str | None:
+    """Django's check_secret_key (security.W009) logic, as a reason to refuse rather than a warning."""
+    if not key:
+        return "SECRET_KEY is not set"
+    if (
+        len(set(key)) < SECRET_KEY_MIN_UNIQUE_CHARACTERS
+        or len(key) < SECRET_KEY_MIN_LENGTH
+        or key.startswith(SECRET_KEY_INSECURE_PREFIX)
+    ):
+        return (
+            f"SECRET_KEY is insecure (it needs at least {SECRET_KEY_MIN_LENGTH} characters, "
+            f"{SECRET_KEY_MIN_UNIQUE_CHARACTERS} of them different, and no '{SECRET_KEY_INSECURE_PREFIX}' prefix; "
+            "generate one with `python -c 'import secrets; print(secrets.token_urlsafe(50))'`)"
+        )
+    return None
+
+
+def _treasury_problem(address: str) -> str | None:
+    if not address:
+        return "TREASURY_ADDRESS is not set"
+    if not is_hex_address(address) or not is_checksum_address(address):
+        return "TREASURY_ADDRESS must be a checksummed (EIP-55) address"
+    if address.lower() == ZERO_ADDRESS:
+        return "TREASURY_ADDRESS must not be the zero address"
+    return None
+
+
+def _problems() -> list[str]:
+    problems: list[str] = []
+    for name in ("ALLOWED_HOSTS", "DATABASE_URL", "REDIS_URL", "CHAIN_RPC_URLS", "CHAIN_ID"):
+        if not env.str(name, default="").strip():
+            problems.append(f"{name} is not set")
+    if (problem := _secret_key_problem(env.str("SECRET_KEY", default=""))) is not None:
+        problems.append(problem)
+    if (problem := _treasury_problem(env.str("TREASURY_ADDRESS", default="").strip())) is not None:
+        problems.append(problem)
+    chain_id = env.str("CHAIN_ID", default="").strip()
+    if chain_id and not chain_id.isdigit():
+        problems.append("CHAIN_ID must be a whole number")
+    elif chain_id and int(chain_id) != SEPOLIA_CHAIN_ID and not env.str("USDC_ADDRESS", default=""):
+        problems.append(f"USDC_ADDRESS is not set (the default is Circle's USDC on Sepolia, chain {SEPOLIA_CHAIN_ID})")
+    return problems
+
+
+BUILD_ONLY = _is_collectstatic_build()
+_PROBLEMS = _problems()
+if _PROBLEMS and not BUILD_ONLY:
+    raise ImproperlyConfigured(
+        "Production settings refuse to start: "
+        + "; ".join(_PROBLEMS)
+        + ". Set them in the environment (README, 'Deploy'; app.json lists every config var)."
+    )
 
 DEBUG = False
-SECRET_KEY = env("SECRET_KEY")
-ALLOWED_HOSTS = env.list("ALLOWED_HOSTS")
+if BUILD_ONLY and _PROBLEMS:
+    # collectstatic during the build: nothing below is used to serve anything.
+    SECRET_KEY = env.str("SECRET_KEY", default="") or secrets.token_urlsafe(50)
+    ALLOWED_HOSTS = []
+    DATABASES = {"default": {"ENGINE": "django.db.backends.dummy"}}
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.dummy.DummyCache"}}
+    CELERY_BROKER_URL = None
+    CELERY_BROKER_TRANSPORT_OPTIONS = {}
+else:
+    SECRET_KEY = env.str("SECRET_KEY")
+    ALLOWED_HOSTS = env.list("ALLOWED_HOSTS")
+    # base.py read DATABASE_URL and REDIS_URL; both are present here, so neither fell back to
+    # SQLite, the file cache or the filesystem broker. Assert it rather than trust it.
+    assert DATABASES["default"]["ENGINE"] != "django.db.backends.sqlite3"  # noqa: F405, S101
+    assert REDIS_URL and CELERY_BROKER_URL == REDIS_URL, "production needs Redis for cache and broker"  # noqa: F405, S101
 
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=True)

@@ -56,6 +56,24 @@ def test_the_map_tiles_and_their_attribution_come_from_settings(client, settings
     assert (config["mapTilesUrl"], config["mapAttribution"]) == (settings.MAP_TILES_URL, "Tiles &copy; Example")
 
 
+def test_styles_are_allowed_by_a_fresh_nonce_the_page_can_read_never_unsafe_inline(client):
+    """Radix's dialogs inject a <style> element (the scroll lock): it carries this nonce, read by
+    the page from <meta property="csp-nonce">; without it each dialog logged a CSP error."""
+    import re
+
+    nonces = []
+    for _ in range(2):
+        answer = client.get("/")
+        policy = answer.headers["Content-Security-Policy"]
+        style_src = re.search(r"style-src ([^;]*)", policy).group(1).split()
+        assert "'unsafe-inline'" not in policy
+        assert style_src[0] == "'self'" and len(style_src) == 2
+        nonce = re.fullmatch(r"'nonce-([A-Za-z0-9+/=_-]{16,})'", style_src[1]).group(1)
+        assert f'<meta property="csp-nonce" nonce="{nonce}">' in answer.content.decode()
+        nonces.append(nonce)
+    assert nonces[0] != nonces[1]  # one per answer
+
+
 @pytest.mark.parametrize("path", ["/nope", "/challenges/3", "/index.html", "/admin-not-here/"])
 def test_any_other_path_is_the_page_with_404(client, path):
     answer = client.get(path)
@@ -112,6 +130,12 @@ def test_production_settings_pass_the_deploy_check():
         "SECRET_KEY": secrets.token_urlsafe(50),
         "ALLOWED_HOSTS": "geopoem.example",
         "DJANGO_SETTINGS_MODULE": "config.settings.production",
+        # Production refuses to start without these (config/tests/test_production_settings.py).
+        "DATABASE_URL": "postgres://postgres@127.0.0.1:5432/geopoem",
+        "REDIS_URL": "redis://127.0.0.1:6379/0",
+        "TREASURY_ADDRESS": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+        "CHAIN_RPC_URLS": "http://127.0.0.1:9",
+        "CHAIN_ID": "11155111",
     }
     result = subprocess.run(
         [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
@@ -132,3 +156,28 @@ def test_production_refuses_to_start_without_a_secret_key():
     )
     assert result.returncode != 0
     assert "SECRET_KEY" in result.stderr
+
+
+def test_a_chain_without_a_public_explorer_gets_no_explorer_links_by_default(client, settings):
+    """A local chain must not link to sepolia.etherscan.io, where its transactions do not exist."""
+    from config.settings import base
+
+    for chain_id, explorer, local in [
+        (11155111, "https://sepolia.etherscan.io", False),
+        (1, "https://etherscan.io", False),
+        (31337, "", True),
+        (1337, "", True),
+    ]:
+        code = "import config.settings.test as s; print(repr((s.CHAIN_EXPLORER_URL, s.CHAIN_IS_LOCAL)))"
+        env = {
+            **{k: v for k, v in os.environ.items() if k not in ("CHAIN_EXPLORER_URL", "CHAIN_IS_LOCAL")},
+            "CHAIN_ID": str(chain_id),
+        }
+        answer = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True)
+        assert answer.stdout.strip().splitlines()[-1] == repr((explorer, local)), answer.stderr
+    assert base.PUBLIC_EXPLORERS[11155111] == "https://sepolia.etherscan.io"
+
+    settings.CHAIN_EXPLORER_URL = ""
+    settings.CHAIN_IS_LOCAL = True
+    config = embedded_config(client.get("/").content.decode())
+    assert (config["explorerUrl"], config["localChain"]) == ("", True)

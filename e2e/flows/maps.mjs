@@ -130,12 +130,15 @@ export function register() {
     const { stack } = state;
     const [pyramid] = await query(stack.dbUrl, "SELECT id, poem_title, proximity_threshold_m, solution FROM challenges_challenge WHERE status = 'resolved' AND poem_title = 'Four Thousand Summers'");
     assert.ok(pyramid, 'the seeded resolved challenge');
-    const scored = `SELECT distance_m FROM responses_response WHERE challenge_id = ${pyramid.id} AND status = 'confirmed' AND is_correct`;
+    const scored = `SELECT id FROM responses_response WHERE challenge_id = ${pyramid.id} AND status = 'confirmed' AND is_correct`;
     const [earliest] = await query(stack.dbUrl, `${scored} ORDER BY block_number, transaction_index, log_index, id LIMIT 1`);
     const [highest] = await query(stack.dbUrl, `${scored} ORDER BY submission_stake DESC, block_number, transaction_index, log_index, id LIMIT 1`);
     const [{ count: guesses }] = await query(stack.dbUrl, `SELECT count(*)::int AS count FROM responses_response WHERE challenge_id = ${pyramid.id} AND status = 'confirmed'`);
     const latitude = Number(pyramid.solution.split(',')[0]);
-    const expected = { threshold: pyramid.proximity_threshold_m, latitude, earliest: earliest.distance_m, highest: highest.distance_m, guesses };
+    // Distances are not stored: the public list computes them when a page is read.
+    const listed = await (await fetch(`${stack.baseUrl}/api/responses?challengeId=${pyramid.id}&limit=1000`)).json();
+    const distance = Object.fromEntries(listed.map((r) => [r.id, r.distanceMeters]));
+    const expected = { threshold: pyramid.proximity_threshold_m, latitude, earliest: distance[earliest.id], highest: distance[highest.id], guesses };
 
     await withPlayer({}, async ({ page, errors }) => {
       await openGame(page);

@@ -50,6 +50,10 @@ export function register() {
       await expectToast(page, ['Transaction Failed', 'Transaction rejected by user']);
       assert.ok(wallet.methods().includes('eth_sendTransaction'), 'the wallet was asked, and refused');
       assert.equal(wallet.sentTransactions.length, 0);
+      // Red like every other failure, and no "Not paid" entry for what never happened.
+      assert.ok(await page.locator('.toast.toast-destructive').filter({ hasText: 'Transaction Failed' }).count());
+      const mine = page.getByRole('region', { name: 'My submissions' });
+      await mine.getByText('No submissions from this browser yet.').waitFor();
     });
     await assertNothingHappened(player, before);
   });

@@ -2,6 +2,7 @@
 // the local server, or a private redis-server on a free port when none answers), anvil with the
 // project's test USDC, gunicorn and a Celery worker (with its embedded beat). Every process gets a
 // free loopback port and is stopped by its PID in stop(), which the suite calls in `after`.
+import crypto from 'node:crypto';
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -115,7 +116,8 @@ export async function startStack() {
       DJANGO_SETTINGS_MODULE: 'e2e.settings',
       E2E_STATIC_ROOT: path.join(tmp, 'static'),
       E2E_BUILD_DIR: buildDir,
-      SECRET_KEY: 'e2e-only-not-a-secret',
+      // Production's settings refuse a key Django's deploy check calls insecure (under 50 characters).
+      SECRET_KEY: `e2e-only-${crypto.randomBytes(32).toString('hex')}`,
       ALLOWED_HOSTS: '127.0.0.1,localhost',
       CSRF_TRUSTED_ORIGINS: stack.baseUrl,
       DATABASE_URL: dbUrl,

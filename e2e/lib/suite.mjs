@@ -25,9 +25,11 @@ export async function openPlayer({ width = 1280, height = 900, account, accounts
   return { context, page, wallet, errors, close };
 }
 
-export async function screenshot(page, name) {
+/** The whole page by default; `{ fullPage: false }` for what the screen shows (a dialog is fixed to
+ * the viewport: on a full-page capture it lands wherever the stretched viewport puts it). */
+export async function screenshot(page, name, { fullPage = true } = {}) {
   mkdirSync(SCREENSHOTS, { recursive: true });
-  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage });
 }
 
 /** Runs fn with a player and closes the browser whatever happens. */

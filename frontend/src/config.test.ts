@@ -12,6 +12,15 @@ describe("public config", () => {
     expect(explorerLink("address", "0xabc", config)).toBe("http://explorer.test/address/0xabc");
   });
 
+  it("gives no explorer link on a chain without an explorer, and reads the local-chain flag", () => {
+    installPublicConfig({ ...TEST_CONFIG, chainId: 31337, explorerUrl: "", localChain: true });
+    const config = getPublicConfig();
+    expect(explorerLink("tx", "0xabc", config)).toBeNull();
+    expect(config.localChain).toBe(true);
+    installPublicConfig(TEST_CONFIG);
+    expect(getPublicConfig().localChain).toBe(false);
+  });
+
   it("refuses a page without it", () => {
     document.getElementById("geopoem-config")?.remove();
     installPublicConfig({});

@@ -14,11 +14,16 @@ export interface PublicConfig {
   chainName: string;
   nativeCurrency: NativeCurrency;
   rpcUrl: string;
+  /** Empty when the chain has no explorer (a local chain): hashes are shown, not linked. */
   explorerUrl: string;
+  /** A development chain on the player's machine (anvil): the Sepolia tab explains the local set-up. */
+  localChain: boolean;
   usdcAddress: string;
   treasuryAddress: string;
   tokenDecimals: number;
   minStake: string;
+  /** The form's step and the API's: a stake is a multiple of it ("0.01"). */
+  stakeStep: string;
   maxStake: string;
   receiptPollIntervalMs: number;
   receiptTimeoutMs: number;
@@ -63,10 +68,12 @@ export function readPublicConfig(doc: Document = document): PublicConfig {
     },
     rpcUrl: str(raw.rpcUrl),
     explorerUrl: str(raw.explorerUrl).replace(/\/+$/, ""),
+    localChain: raw.localChain === true,
     usdcAddress: raw.usdcAddress,
     treasuryAddress: str(raw.treasuryAddress),
     tokenDecimals: num(raw.tokenDecimals, 6),
     minStake: str(raw.minStake, "1.00"),
+    stakeStep: str(raw.stakeStep, "0.01"),
     maxStake: str(raw.maxStake),
     receiptPollIntervalMs: num(raw.receiptPollIntervalMs, 2000),
     receiptTimeoutMs: num(raw.receiptTimeoutMs, 60000),
@@ -92,7 +99,12 @@ export function resetPublicConfigForTests(): void {
   cached = null;
 }
 
-/** A link to an address or transaction on the configured block explorer. */
-export function explorerLink(kind: "address" | "tx", value: string, config: PublicConfig = getPublicConfig()): string {
-  return `${config.explorerUrl}/${kind}/${value}`;
+/** A link to an address or transaction on the configured block explorer, or null when the chain
+ * has none (a local chain): a link to sepolia.etherscan.io for a local transaction leads nowhere. */
+export function explorerLink(
+  kind: "address" | "tx",
+  value: string,
+  config: PublicConfig = getPublicConfig(),
+): string | null {
+  return config.explorerUrl ? `${config.explorerUrl}/${kind}/${value}` : null;
 }

@@ -2,7 +2,13 @@ import { StrictMode, startTransition } from "react";
 import { createRoot } from "react-dom/client";
 import { makeQueryClient } from "@/api";
 import { App } from "@/App";
+import { styleNonce } from "@/lib/csp-nonce";
+import { trackInputModality } from "@/lib/input-modality";
 import "@/styles/main.css";
+
+// Before any lazy chunk runs: the <style> elements libraries inject carry the page's nonce.
+__webpack_nonce__ = styleNonce();
+trackInputModality();
 
 const root = document.getElementById("root");
 if (root) {

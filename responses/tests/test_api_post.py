@@ -1,4 +1,4 @@
-"""POST /api/responses: every validation branch, the status codes of design section 4, and nothing
+"""POST /api/responses: every validation branch, the status codes of docs/protocol.md section 3, and nothing
 written on any rejection."""
 
 import json
@@ -62,6 +62,13 @@ def test_a_valid_claim_is_stored_pending_with_canonical_fields(api, make_challen
         "submissionTimestamp": None,
         "transactionHash": "0x" + "a1" * 32,
         "submitterAddress": ADDRESS,
+        "commitment": guess_commitment(
+            chain_id=settings.CHAIN_ID,
+            challenge_id=challenge.pk,
+            submitter_address=ADDRESS,
+            text="29.979175, 31.134258",
+            salt=SALT,
+        ),
         "status": "pending",
         "rejectionCode": "",
         "rejectionReason": "",
@@ -108,20 +115,47 @@ def test_the_identical_claim_posted_again_answers_200_with_the_stored_one(api, m
     assert Response.objects.count() == 1
 
 
-def test_a_used_transaction_hash_with_another_claim_is_409(api, make_challenge):
+def test_another_claim_on_a_hash_waits_beside_the_first(api, make_challenge):
+    # Anyone can read a stake's hash: a claim posted first must not keep another out. With no chain
+    # to read (the test RPC is unreachable) both wait, pending; verification picks the one the
+    # calldata commits to (chain/tests/test_squatting.py).
+    challenge = make_challenge()
+    first = post(api, body(challenge))
+    second = post(api, body(challenge, submissionSalt="cd" * 32))
+    assert (first.status_code, second.status_code) == (201, 201), second.content
+    assert first.json()["id"] != second.json()["id"]
+    assert first.json()["commitment"] != second.json()["commitment"]
+    assert list(Response.objects.values_list("status", flat=True)) == [ResponseStatus.PENDING] * 2
+
+
+def test_another_claim_on_a_hash_whose_claim_is_confirmed_is_409(api, make_challenge):
     challenge = make_challenge()
     assert post(api, body(challenge)).status_code == 201
+    Response.objects.update(status=ResponseStatus.CONFIRMED)
     answer = post(api, body(challenge, submissionSalt="cd" * 32))
     assert answer.status_code == 409
     assert answer.json()["message"] == "This transaction has already been used for a submission."
+    assert Response.objects.count() == 1
+    # The confirmed claim itself, posted again, is still a replay.
+    assert post(api, body(challenge)).status_code == 200
+
+
+def test_the_same_guess_with_another_stake_on_a_used_hash_is_409(api, make_challenge):
+    challenge = make_challenge()
+    assert post(api, body(challenge)).status_code == 201
+    answer = post(api, body(challenge, submissionStake="13"))
+    assert answer.status_code == 409
     assert Response.objects.count() == 1
 
 
 def test_a_used_hash_in_other_case_is_the_same_hash(api, make_challenge):
     challenge = make_challenge()
     assert post(api, body(challenge, transactionHash="0x" + "ab" * 32)).status_code == 201
-    answer = post(api, body(challenge, transactionHash="0x" + "AB" * 32, submissionStake="13"))
-    assert answer.status_code == 409
+    again = post(api, body(challenge, transactionHash="0x" + "AB" * 32))
+    assert again.status_code == 200
+    other_stake = post(api, body(challenge, transactionHash="0x" + "AB" * 32, submissionStake="13"))
+    assert other_stake.status_code == 409
+    assert Response.objects.count() == 1
 
 
 def test_unknown_challenge_is_404(api, make_challenge):
@@ -162,6 +196,9 @@ def test_bad_coordinates_get_the_spec_sentence(api, make_challenge, text):
         ("abc", "Stake must be a decimal amount of USDC with at most 6 decimals."),
         (True, "Stake must be a decimal amount of USDC with at most 6 decimals."),
         ("1000000.01", "Maximum stake amount is 1000000 USDC"),
+        # The form's step is 0.01: the API refuses what the form refuses (docs/decisions.md).
+        ("1.005", "Stake amount must be a multiple of 0.01 USDC (at most 2 decimals)."),
+        ("2.000001", "Stake amount must be a multiple of 0.01 USDC (at most 2 decimals)."),
     ],
 )
 def test_bad_stakes(api, make_challenge, stake, message):
@@ -241,8 +278,9 @@ def test_a_cross_site_form_post_is_refused(csrf_api, make_challenge):
     challenge = make_challenge()
     csrf_api.get("/")  # the victim has a CSRF cookie, but the attacker's page cannot read it
     answer = csrf_api.post(URL, data=body(challenge), format="multipart")
-    assert answer.status_code in (403, 415)
-    assert not Response.objects.exists()
+    # 403, not 415: the CSRF refusal comes first, whatever the body; a cross-site post learns only
+    # that it was refused, not which body the API would have read.
+    assert_rejected(answer, 403, "CSRF check failed: send the csrftoken cookie's value in the X-CSRFToken header.")
 
 
 def test_too_many_posts_from_one_client_are_429(api, make_challenge, settings):

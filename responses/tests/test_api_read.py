@@ -5,14 +5,15 @@ import re
 import pytest
 
 from challenges.services import challenge_resolve
-from responses.models import ResponseStatus
+from responses.models import Response, ResponseStatus
 
 pytestmark = pytest.mark.django_db
 
 GIZA = "29.979175, 31.134258"
 FIELDS = {
     "id", "challengeId", "submissionText", "submissionStake", "submissionTimestamp", "transactionHash",
-    "submitterAddress", "status", "rejectionCode", "rejectionReason", "distanceMeters", "isCorrect",
+    "submitterAddress", "commitment", "status", "rejectionCode", "rejectionReason", "distanceMeters", "isCorrect",
+    "submissionSalt", "blockNumber", "transactionIndex", "logIndex",
 }  # fmt: skip
 
 
@@ -33,7 +34,8 @@ def test_list_holds_only_confirmed_responses_of_resolved_challenges(api, make_ch
     assert row["submissionText"] == "29.9792, 31.1342"
     assert row["submissionStake"] == "5.000000"
     assert isinstance(row["distanceMeters"], float) and row["isCorrect"] is True
-    assert "submissionSalt" not in row
+    # Resolved: what re-checking the outcome needs is public (responses/tests/test_api_outcomes.py).
+    assert row["submissionSalt"] == good.submission_salt
 
 
 def test_filter_by_challenge_and_bad_filter(api, make_challenge, make_response):
@@ -104,3 +106,47 @@ def test_rejection_reason_is_readable(api, make_challenge, make_response):
     data = api.get(f"/api/responses/{claim.transaction_hash}").json()
     assert (data["status"], data["rejectionCode"]) == ("rejected", "amount_mismatch")
     assert data["rejectionReason"].startswith("The transaction paid")
+
+
+def test_several_claims_on_one_hash_each_found_by_its_commitment(api, make_challenge, make_response):
+    # A stranger's claim (posted first) and the player's wait on the same transaction.
+    challenge = make_challenge(solution=GIZA)
+    stranger = make_response(challenge, "1, 2", "2", status=ResponseStatus.PENDING)
+    player = make_response(challenge, GIZA, "2", status=ResponseStatus.PENDING)
+    Response.objects.filter(pk=player.pk).update(transaction_hash=stranger.transaction_hash)
+    url = f"/api/responses/{stranger.transaction_hash}"
+
+    for claim in (stranger, player):
+        answer = api.get(f"{url}?commitment={claim.commitment.upper()}")
+        assert answer.status_code == 200
+        data = answer.json()
+        assert (data["id"], data["commitment"], data["status"]) == (claim.pk, claim.commitment, "pending")
+        assert data["submissionText"] is None and "submissionSalt" not in data
+    # Without a commitment, which waiting claim is the asker's cannot be told.
+    assert api.get(url).status_code == 404
+    assert api.get(f"{url}?commitment={'0' * 64}").status_code == 404
+
+    Response.objects.filter(pk=player.pk).update(status=ResponseStatus.CONFIRMED)
+    Response.objects.filter(pk=stranger.pk).update(
+        status=ResponseStatus.REJECTED, rejection_code="commitment_mismatch", rejection_reason="x"
+    )
+    # Old links (no commitment) find the confirmed claim; the stranger's own look-up finds his.
+    assert api.get(url).json()["id"] == player.pk
+    rejected = api.get(f"{url}?commitment={stranger.commitment}").json()
+    assert (rejected["id"], rejected["status"], rejected["submissionText"]) == (stranger.pk, "rejected", None)
+
+
+def test_a_lone_claim_is_found_without_its_commitment(api, make_challenge, make_response):
+    claim = make_response(make_challenge(), GIZA, status=ResponseStatus.PENDING)
+    assert api.get(f"/api/responses/{claim.transaction_hash}").json()["id"] == claim.pk
+
+
+@pytest.mark.parametrize("commitment", ["", "abc", "g" * 64, "0" * 65])
+def test_a_malformed_commitment_is_400(api, make_challenge, make_response, commitment):
+    claim = make_response(make_challenge(), GIZA)
+    answer = api.get(f"/api/responses/{claim.transaction_hash}?commitment={commitment}")
+    assert answer.status_code == 400
+    assert answer.json() == {
+        "message": "commitment must be 64 hexadecimal characters.",
+        "errors": {"commitment": ["Not a commitment."]},
+    }

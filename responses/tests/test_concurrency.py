@@ -4,10 +4,11 @@ import json
 import threading
 
 import pytest
+from django.core.cache import cache
 from django.db import connection
 from django.test import Client
 
-from responses.models import Response
+from responses.models import Response, ResponseStatus
 
 pytestmark = [pytest.mark.postgresql, pytest.mark.django_db(transaction=True)]
 
@@ -46,11 +47,25 @@ def claim(challenge, salt_byte: int) -> dict:
     }
 
 
-def test_twenty_different_claims_on_one_hash_give_one_201_and_one_row(make_challenge):
+def test_twenty_different_claims_on_one_hash_all_wait_and_none_keeps_another_out(make_challenge):
+    # No chain to read (the test RPC is unreachable): every claim is stored pending, one row each;
+    # verification later confirms at most one (chain/tests/test_squatting.py).
     assert connection.vendor == "postgresql"
     challenge = make_challenge()
     codes = hammer([claim(challenge, i) for i in range(WORKERS)])
-    assert sorted(codes) == [201] + [409] * (WORKERS - 1)
+    assert codes == [201] * WORKERS
+    assert Response.objects.count() == WORKERS
+    assert Response.objects.values("commitment").distinct().count() == WORKERS
+    assert set(Response.objects.values_list("status", flat=True)) == {ResponseStatus.PENDING}
+
+
+def test_twenty_different_claims_on_a_confirmed_hash_are_all_409(make_challenge):
+    challenge = make_challenge()
+    assert hammer([claim(challenge, 99)]) == [201]
+    Response.objects.update(status=ResponseStatus.CONFIRMED)
+    cache.clear()  # the throttle's counter: twenty more from one client
+    codes = hammer([claim(challenge, i) for i in range(WORKERS)])
+    assert codes == [409] * WORKERS
     assert Response.objects.count() == 1
 
 

@@ -49,3 +49,7 @@ def pytest_terminal_summary(terminalreporter):
             terminalreporter.write_line(f"  {operation}: {count}")
         statuses = ", ".join(f"{code}: {n}" for code, n in sorted(fuzz.FUZZ_STATUSES.items()))
         terminalreporter.write_line(f"  answers by status: {statuses}")
+    if fuzz is not None and fuzz.TWIN_STATUSES:
+        twins = ", ".join(f"{code}: {n}" for code, n in sorted(fuzz.TWIN_STATUSES.items()))
+        total = sum(fuzz.TWIN_STATUSES.values())
+        terminalreporter.write_line(f"odd bodies (huge numbers, odd charsets): {total} requests; by status: {twins}")

@@ -100,6 +100,9 @@ def production_env(*, database: str, redis_url: str, static_root: Path, **extra:
         REDIS_URL=redis_url,
         STATIC_ROOT=str(static_root),
         CHAIN_RPC_URLS="http://127.0.0.1:9",
+        # Production refuses to start without a chain id and a real treasury (config/settings/production.py).
+        CHAIN_ID="11155111",
+        TREASURY_ADDRESS="0x000000000000000000000000000000000000dEaD",
         LOG_LEVEL="INFO",
     )
     env.update(extra)

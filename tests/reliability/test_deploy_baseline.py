@@ -43,7 +43,8 @@ def test_page_answer_carries_the_security_headers(production_server):
     assert "'unsafe-inline'" not in h["Content-Security-Policy"]
     # Only the origins the page needs: YouTube's embeds for the videos, the map tiles for images.
     assert set(csp["frame-src"]) == {"https://www.youtube-nocookie.com", "https://www.youtube.com"}
-    assert csp["img-src"] == ["'self'", "data:", "https://tiles.example.org"]  # from MAP_TILES_URL
+    # The tiles from MAP_TILES_URL; YouTube's thumbnails tell the page whether the videos can load.
+    assert csp["img-src"] == ["'self'", "data:", "https://tiles.example.org", "https://i.ytimg.com"]
 
     # The CSRF cookie: Secure, and readable by the page (it sends it back in X-CSRFToken).
     cookie = h["Set-Cookie"]

@@ -5,16 +5,30 @@ real WSGI stack and a real database; each answer must be no 5xx and conform to t
 code, content type, body). The case count is kept in FUZZ_COUNTS and printed at the end of the run
 (docs/reliability.md records it)."""
 
+import json
+import time
 from collections import Counter
+from urllib.parse import urlencode
 
 import pytest
 import schemathesis
 from django.core.signals import request_finished, request_started
 from django.core.wsgi import get_wsgi_application
 from django.db import close_old_connections
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from rest_framework.throttling import ScopedRateThrottle
 from schemathesis.specs.openapi.checks import positive_data_acceptance
+
+from challenges.services import challenge_resolve
+from tests.http_bodies import (
+    TOKEN,
+    ServedApp,
+    assert_api_error,
+    huge_number_literals,
+    odd_content_types,
+    with_literal,
+)
 
 # Operations with inputs get this many examples each; the input-free ones have one case each.
 EXAMPLES_PER_OPERATION = 550
@@ -24,6 +38,8 @@ CSRF_TOKEN = "reliabilityfuzzcsrftoken01234567"  # 32 characters, as Django requ
 
 FUZZ_COUNTS: Counter[str] = Counter()
 FUZZ_STATUSES: Counter[int] = Counter()
+# Answers to the odd twins and to the hypothesis body fuzzing (huge numbers, odd charsets).
+TWIN_STATUSES: Counter[int] = Counter()
 
 
 @pytest.fixture
@@ -50,19 +66,27 @@ def fuzz_data(db, make_challenge, make_response, monkeypatch):
     request_finished.connect(close_old_connections)
 
 
-# The schema the app itself serves (drf-spectacular); loading it touches no database.
-schema = schemathesis.openapi.from_wsgi("/api/schema/", get_wsgi_application())
+# The schema the app itself serves (drf-spectacular), through the WSGI application gunicorn serves
+# (config/wsgi.py: Django behind the charset guard); loading it touches no database.
+get_wsgi_application()
+from config.wsgi import application  # noqa: E402 - after Django is set up
+
+schema = schemathesis.openapi.from_wsgi("/api/schema/", application)
+# Each generated case also sends two twins of itself straight to the served application: its body
+# with one member written as a huge JSON number literal, and its body declared in an odd charset.
+TWIN_SECONDS = 5.0  # loose: the machine is shared; the refusals themselves take milliseconds
 
 
 @pytest.mark.django_db
 @schema.parametrize()
+@schema.given(literal=huge_number_literals(), content_type=odd_content_types(), position=st.integers(0, 9))
 @settings(
     max_examples=EXAMPLES_PER_OPERATION,
     deadline=None,
     derandomize=True,
     suppress_health_check=list(HealthCheck),
 )
-def test_api_conforms_and_never_fails(case, fuzz_data):
+def test_api_conforms_and_never_fails(case, fuzz_data, literal, content_type, position):
     # The cookie goes through the case: the WSGI client drops a hand-written Cookie header (every
     # POST was a 403 "CSRF cookie not set" until this was found).
     case.cookies = {**(case.cookies or {}), "csrftoken": CSRF_TOKEN}
@@ -77,18 +101,112 @@ def test_api_conforms_and_never_fails(case, fuzz_data):
     FUZZ_COUNTS[case.operation.label] += 1
     FUZZ_STATUSES[response.status_code] += 1
     assert response.status_code < 500
+    send_the_odd_twins(case, literal=literal, content_type=content_type, position=position)
+
+
+def send_the_odd_twins(case, *, literal: str, content_type: str, position: int) -> None:
+    """The case's request with a huge number in its body, then in an odd charset. A claim POST must
+    answer the exact refusal (400 naming the number, 415 naming the charset); a GET ignores its body
+    and must still answer below 500, a refusal in the API's error shape. Both in bounded time."""
+    url = case.formatted_path + (("?" + urlencode(case.query, doseq=True)) if case.query else "")
+    body = case.body if isinstance(case.body, dict) else {}
+    twins = [
+        ("number", with_literal(body, literal, position=position), "application/json"),
+        ("charset", json.dumps(body).encode(), content_type),
+    ]
+    for kind, data, twin_type in twins:
+        started = time.perf_counter()
+        answer = ServedApp().generic(case.method, url, data, twin_type, HTTP_X_CSRFTOKEN=TOKEN)
+        assert time.perf_counter() - started < TWIN_SECONDS, (kind, url, twin_type)
+        TWIN_STATUSES[answer.status_code] += 1
+        assert answer.status_code < 500, (kind, url, twin_type, answer.content[:200])
+        if case.method == "POST" and kind == "number":
+            assert_api_error(answer, 400, "A number in the request body is too long or too large")
+        elif case.method == "POST":
+            assert_api_error(answer, 415, "must be JSON encoded as UTF-8")
+        elif answer.status_code >= 400:
+            assert_api_error(answer, answer.status_code)
+
+
+ENDPOINTS = [
+    ("GET", "/api/challenges/active"),
+    ("GET", "/api/challenges/resolved"),
+    ("GET", "/api/challenges/1/winners"),
+    ("GET", "/api/responses?challengeId=1"),
+    ("GET", "/api/responses/0x" + "a1" * 32),
+    ("POST", "/api/responses"),
+    ("PUT", "/api/responses"),
+    ("PATCH", "/api/challenges/active"),
+    ("DELETE", "/api/responses/0x" + "a1" * 32),
+    ("POST", "/api/challenges/active"),
+    ("POST", "/api/unknown"),
+]
+CLAIM = {
+    "challengeId": 2,
+    "submissionText": "51.5007, -0.1246",
+    "submissionStake": "2.00",
+    "transactionHash": "0x" + "b2" * 32,
+    "submitterAddress": "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266",
+    "submissionSalt": "cd" * 32,
+}
+
+
+@pytest.mark.django_db
+@given(
+    endpoint=st.sampled_from(ENDPOINTS),
+    literal=huge_number_literals(),
+    content_type=st.one_of(st.just("application/json"), odd_content_types()),
+    position=st.integers(0, 9),
+)
+@settings(max_examples=300, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+def test_every_endpoint_refuses_odd_bodies_with_a_4xx(fuzz_data, endpoint, literal, content_type, position):
+    """Hypothesis: every API endpoint and method, a claim body with a huge number literal in one
+    member, sent as JSON or in an odd charset: never 5xx, a refusal in the API's error shape that
+    names the problem, in bounded time. Nothing is stored."""
+    method, url = endpoint
+    started = time.perf_counter()
+    answer = ServedApp().generic(
+        method, url, with_literal(CLAIM, literal, position=position), content_type, HTTP_X_CSRFTOKEN=TOKEN
+    )
+    assert time.perf_counter() - started < TWIN_SECONDS
+    TWIN_STATUSES[answer.status_code] += 1
+    assert answer.status_code < 500, (method, url, content_type, answer.content[:200])
+    if (method, url) == ("POST", "/api/responses"):
+        if content_type == "application/json":
+            assert_api_error(answer, 400, "A number in the request body is too long or too large")
+        else:
+            assert_api_error(answer, 415, "must be JSON encoded as UTF-8")
+    elif answer.status_code >= 400:
+        assert_api_error(answer, answer.status_code)
+    from responses.models import Response
+
+    assert not Response.objects.filter(transaction_hash=CLAIM["transactionHash"]).exists()
 
 
 @pytest.mark.django_db
 @pytest.mark.parametrize(
-    "query",
-    ["limit=%C2%B2", "challengeId=%D9%A1", "challengeId=99999999999999999999999", "limit=0", "limit=1001"],
+    ("query", "field"),
+    [("limit=%C2%B2", "limit"), ("challengeId=%D9%A1", "challengeId"), ("limit=0", "limit"), ("limit=1001", "limit")],
 )
-def test_odd_numbers_in_the_query_are_400_not_500(api, query):
+def test_odd_numbers_in_the_query_are_400_not_500(api, query, field):
     # Found by the fuzzer: "²".isdigit() is True but int("²") raises, which was a 500.
     answer = api.get(f"/api/responses?{query}")
-    assert answer.status_code in (200, 400)
-    assert "message" in answer.json() or isinstance(answer.json(), list)
+    assert answer.status_code == 400, answer.content
+    payload = answer.json()
+    assert set(payload) == {"message", "errors"} and field in payload["errors"]
+    assert payload["message"].startswith(field)
+
+
+@pytest.mark.django_db
+def test_a_challenge_id_beyond_any_row_lists_nothing(api, make_challenge, make_response):
+    """10^22 is a whole number no challenge has (beyond PostgreSQL's bigint): an empty list, as for
+    any unknown id, not a 500 from the database."""
+    challenge = make_challenge()
+    make_response(challenge, "29.979175, 31.134258")
+    challenge_resolve(challenge=challenge)
+    assert api.get(f"/api/responses?challengeId={challenge.pk}").json() != []
+    answer = api.get("/api/responses?challengeId=99999999999999999999999")
+    assert answer.status_code == 200 and answer.json() == []
 
 
 @pytest.mark.django_db

@@ -1,5 +1,5 @@
 """Property tests (Hypothesis) for the two pieces of arithmetic players' money and guesses depend on:
-the canonical coordinate form (design section 5) and the 40/40/20 prize split (section 7)."""
+the canonical coordinate form (docs/protocol.md section 1) and the 40/40/20 prize split (section 4)."""
 
 from decimal import Decimal
 

@@ -1,4 +1,4 @@
-/** The API's JSON (design section 4). Money is a decimal string; times are epoch seconds. */
+/** The API's JSON (docs/protocol.md section 3). Money is a decimal string; times are epoch seconds. */
 
 export type ChallengeStatus = "draft" | "active" | "closed" | "resolved";
 
@@ -14,6 +14,8 @@ export interface Challenge {
   stakedSum: string;
   responseCount: number;
   startTimestamp: number | null;
+  /** When it stopped taking payments; null while active. */
+  closedTimestamp?: number | null;
   resolvedTimestamp: number | null;
   status: ChallengeStatus;
   isDemo: boolean;
@@ -29,6 +31,9 @@ export interface ChallengeResponse {
   submissionTimestamp: number | null;
   transactionHash: string;
   submitterAddress: string;
+  /** The guess commitment (64 hex characters) the stake's calldata must carry: names the claim
+   * among any others on the same transaction. */
+  commitment: string;
   status: ResponseStatus;
   rejectionCode: string;
   rejectionReason: string;
@@ -37,6 +42,11 @@ export interface ChallengeResponse {
 export interface ScoredResponse extends ChallengeResponse {
   distanceMeters: number | null;
   isCorrect: boolean | null;
+  /** What re-checking the outcome needs; null until the challenge is resolved. */
+  submissionSalt?: string | null;
+  blockNumber?: number | null;
+  transactionIndex?: number | null;
+  logIndex?: number | null;
 }
 
 export interface Winner extends ScoredResponse {

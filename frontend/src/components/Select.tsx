@@ -1,4 +1,5 @@
 import * as RadixSelect from "@radix-ui/react-select";
+import { styleNonce } from "@/lib/csp-nonce";
 
 export interface SelectOption {
   value: string;
@@ -31,7 +32,7 @@ export function Select({ label, placeholder, options, value, onValueChange, disa
         </RadixSelect.Trigger>
         <RadixSelect.Portal>
           <RadixSelect.Content className="select-content" position="popper" sideOffset={4}>
-            <RadixSelect.Viewport className="select-viewport">
+            <RadixSelect.Viewport className="select-viewport" nonce={styleNonce()}>
               {options.map((option) => (
                 <RadixSelect.Item key={option.value} value={option.value} className="select-item">
                   <RadixSelect.ItemIndicator className="select-item-indicator">✓</RadixSelect.ItemIndicator>

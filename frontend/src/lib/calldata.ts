@@ -13,7 +13,7 @@ export interface StakeCalldataInput {
   timestamp: number;
 }
 
-/** The stake transfer's data (design section 5):
+/** The stake transfer's data (docs/protocol.md section 2):
  * 0xa9059cbb ‖ pad32(treasury) ‖ uint256(amount) ‖ bytes32(commitment) ‖ uint256(challengeId) ‖ uint256(unixSeconds).
  * ERC-20 transfer ignores the trailing words; the server reads them back from the input. */
 export async function stakeCalldata({ treasury, amountUnits, commitment, challengeId, timestamp }: StakeCalldataInput) {

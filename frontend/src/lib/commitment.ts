@@ -1,6 +1,6 @@
 import { loadEthers } from "./ethers-lazy";
 
-/** Salted SHA-256 commitments (design section 5); lowercase hex without 0x. Mirrors
+/** Salted SHA-256 commitments (docs/protocol.md section 1); lowercase hex without 0x. Mirrors
  * challenges/commitments.py. */
 
 export const SALT_PATTERN = /^[0-9a-f]{64}$/;

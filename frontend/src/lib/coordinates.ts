@@ -1,4 +1,4 @@
-/** The canonical "lat, lon" form (design section 5), on decimal strings, never floats.
+/** The canonical "lat, lon" form (docs/protocol.md section 1), on decimal strings, never floats.
  * Mirrors responses/coordinates.py; tests/vectors.json proves the two agree. */
 
 export const COORDINATES_MESSAGE = "Please enter valid coordinates in the format: latitude, longitude";

@@ -8,9 +8,15 @@ export const TOKEN_DECIMALS = 6;
 const WS = "[ \\t\\n\\r\\f\\v]*";
 const STAKE = new RegExp(`^${WS}\\+?([0-9]{1,15}(?:\\.[0-9]*)?|\\.[0-9]+)${WS}$`);
 
+/** The sentence refusing a stake off the form's step; responses/stakes.py words it the same. */
+export function stakeStepMessage(step: string): string {
+  const places = step.split(".")[1]?.length ?? 0;
+  return `Stake amount must be a multiple of ${step} USDC (at most ${places} decimals).`;
+}
+
 export type StakeResult =
   | { ok: true; amount: string; units: bigint }
-  | { ok: false; reason: "format" | "minimum" | "maximum"; message: string };
+  | { ok: false; reason: "format" | "minimum" | "maximum" | "step"; message: string };
 
 /** A decimal string as integer units of 10^-decimals, or null with more places than that. */
 export function decimalToUnits(text: string, decimals: number = TOKEN_DECIMALS): bigint | null {
@@ -32,7 +38,7 @@ export function unitsToDecimal(units: bigint, decimals: number = TOKEN_DECIMALS)
 
 export function parseStake(
   input: string,
-  { minimum = "1", maximum }: { minimum?: string; maximum?: string } = {},
+  { minimum = "1", maximum, step }: { minimum?: string; maximum?: string; step?: string } = {},
 ): StakeResult {
   const match = STAKE.exec(input);
   const units = match?.[1] ? decimalToUnits(match[1]) : null;
@@ -43,5 +49,8 @@ export function parseStake(
   if (maxUnits !== null && units > maxUnits) {
     return { ok: false, reason: "maximum", message: `Maximum stake amount is ${maximum} USDC` };
   }
+  // The game's step (0.01: whole cents) on top of the token's 6 decimals, as the API checks it.
+  const stepUnits = step ? decimalToUnits(step) : null;
+  if (stepUnits && units % stepUnits !== 0n) return { ok: false, reason: "step", message: stakeStepMessage(step ?? "") };
   return { ok: true, amount: unitsToDecimal(units), units };
 }

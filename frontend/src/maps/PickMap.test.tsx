@@ -10,6 +10,7 @@ import { renderWithClient } from "../../test/render";
 import { installPublicConfig } from "../../test/setup";
 import { ActiveChallengeTab } from "../tabs/active/ActiveChallengeTab";
 import { PICK_MAP_LABEL } from "./PickMap";
+import { TILES_UNAVAILABLE } from "./base-map";
 import { mapOf } from "./registry";
 
 const CHALLENGE: Challenge = {
@@ -76,6 +77,33 @@ describe("the pick map of the Active Challenge form", { timeout: 30000 }, () => 
     expect(toggle).toHaveAttribute("aria-expanded", "false");
     await openMap(user);
     expect(screen.getByRole("button", { name: "Hide map" })).toHaveAttribute("aria-expanded", "true");
+  });
+
+  it("says so on the map when the tiles cannot be loaded, and still takes clicks", async () => {
+    installPublicConfig({ ...TEST_CONFIG, mapTilesUrl: "https://tiles.example.org/{z}/{x}/{y}.png" });
+    const { user, field } = await openForm();
+    const { region, map } = await openMap(user);
+    let tiles: L.TileLayer | null = null;
+    map.eachLayer((layer) => {
+      if (layer instanceof L.TileLayer) tiles = layer;
+    });
+    expect(tiles).not.toBeNull();
+    expect(screen.queryByText(TILES_UNAVAILABLE)).not.toBeInTheDocument();
+    // jsdom fetches no tiles: the layer's own event stands for the browser's failed request.
+    act(() => {
+      tiles!.fire("tileerror", { tile: document.createElement("img"), coords: L.point(0, 0), error: new Error("offline") });
+    });
+    expect(region.parentElement!.querySelector(".map-tiles-note")).toHaveTextContent(
+      "Map tiles unavailable — markers and clicks still work",
+    );
+    act(() => {
+      map.fire("click", { latlng: L.latLng(48.85837009, 2.29448099) });
+    });
+    expect(field.value).toBe("48.85837, 2.29448");
+    act(() => {
+      tiles!.fire("tileload", { tile: document.createElement("img"), coords: L.point(0, 0) });
+    });
+    expect(screen.queryByText(TILES_UNAVAILABLE)).not.toBeInTheDocument();
   });
 
   it("a click drops a pin and fills the field with the canonical, truncated text", async () => {

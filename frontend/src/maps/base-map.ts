@@ -14,10 +14,38 @@ export function createMap(container: HTMLElement, options: L.MapOptions = {}): L
   const config = getPublicConfig();
   const map = L.map(container, { worldCopyJump: true, ...options });
   if (config.mapTilesUrl) {
-    L.tileLayer(config.mapTilesUrl, { attribution: config.mapAttribution, maxZoom: 19 }).addTo(map);
+    const tiles = L.tileLayer(config.mapTilesUrl, { attribution: config.mapAttribution, maxZoom: 19 }).addTo(map);
+    watchTiles(map, tiles);
   }
   registerMap(container, map);
   return map;
+}
+
+export const TILES_UNAVAILABLE = "Map tiles unavailable — markers and clicks still work";
+
+/** A tile server that cannot be reached leaves a blank map: say so on the map while no tile has
+ * loaded (the markers, the circle and clicks need no tiles), and take the note away once one loads. */
+function watchTiles(map: L.Map, tiles: L.TileLayer): void {
+  let note: L.Control | null = null;
+  let loaded = false;
+  tiles.on("tileerror", () => {
+    if (loaded || note) return;
+    const TilesNote = L.Control.extend({
+      onAdd() {
+        const box = L.DomUtil.create("div", "map-tiles-note");
+        box.setAttribute("role", "status");
+        box.textContent = TILES_UNAVAILABLE;
+        return box;
+      },
+    });
+    note = new TilesNote({ position: "topright" });
+    note.addTo(map);
+  });
+  tiles.on("tileload", () => {
+    loaded = true;
+    note?.remove();
+    note = null;
+  });
 }
 
 export function destroyMap(container: HTMLElement, map: L.Map): void {

@@ -48,6 +48,11 @@ export function useWallet(): WalletState {
   return value;
 }
 
+/** The connected address, or null (also outside a <WalletProvider>: My submissions renders alone). */
+export function useConnectedAddress(): string | null {
+  return useContext(WalletContext)?.address ?? null;
+}
+
 function rememberedWallet(wallets: WalletDetail[]): WalletDetail | null {
   const key = localStorage.getItem(CHOSEN_WALLET_KEY);
   return wallets.find((w) => w.info.rdns === key || w.info.uuid === key) ?? null;

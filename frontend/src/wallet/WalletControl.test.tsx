@@ -18,6 +18,39 @@ function renderControl(reload = vi.fn()) {
   return reload;
 }
 
+const PHONE_UA =
+  "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1";
+
+describe("on a phone without a wallet", () => {
+  it("offers to open the game in MetaMask's in-app browser instead of a dead end", async () => {
+    vi.spyOn(navigator, "userAgent", "get").mockReturnValue(PHONE_UA);
+    try {
+      renderControl();
+      const link = await screen.findByRole("link", { name: "Open in MetaMask" });
+      const { host, pathname, search } = window.location;
+      expect(link).toHaveAttribute("href", `https://metamask.app.link/dapp/${host}${pathname}${search}`);
+      // The spec's button stays beside it.
+      expect(screen.getByRole("button", { name: "Connect MetaMask" })).toBeInTheDocument();
+    } finally {
+      vi.restoreAllMocks();
+    }
+  });
+
+  it("offers nothing of the kind on a desktop, or on a phone whose browser has a wallet", async () => {
+    renderControl();
+    expect(screen.queryByRole("link", { name: "Open in MetaMask" })).not.toBeInTheDocument();
+    vi.spyOn(navigator, "userAgent", "get").mockReturnValue(PHONE_UA);
+    try {
+      window.ethereum = new FakeWallet({ eth_accounts: () => [] });
+      renderControl();
+      await screen.findAllByRole("button", { name: "Connect MetaMask" });
+      expect(screen.queryByRole("link", { name: "Open in MetaMask" })).not.toBeInTheDocument();
+    } finally {
+      vi.restoreAllMocks();
+    }
+  });
+});
+
 describe("wallet control", () => {
   it("connects, shows the short address and the success toast", async () => {
     const wallet = new FakeWallet({ eth_accounts: () => [] });

@@ -1,4 +1,5 @@
 import { shortAddress } from "@/lib/format";
+import { OpenInWalletApp } from "./OpenInWalletApp";
 import { useWallet } from "./WalletContext";
 
 /** The header's wallet control (spec section 2): "Connect MetaMask" ("Connecting..." while busy),
@@ -13,8 +14,11 @@ export function WalletControl() {
     );
   }
   return (
-    <button type="button" className="button" onClick={() => void connect()} disabled={connecting}>
-      {connecting ? "Connecting..." : "Connect MetaMask"}
-    </button>
+    <span className="wallet-control">
+      <button type="button" className="button" onClick={() => void connect()} disabled={connecting}>
+        {connecting ? "Connecting..." : "Connect MetaMask"}
+      </button>
+      <OpenInWalletApp variant="button" />
+    </span>
   );
 }

@@ -23,7 +23,7 @@ function run(wallet: FakeWallet | null, progress: string[] = []) {
 }
 
 describe("submitGuess", () => {
-  it("asks for the account, checks the chain, pays with the design's calldata, waits, then posts the claim", async () => {
+  it("asks for the account, checks the chain, pays with the protocol's calldata, waits, then posts the claim", async () => {
     const server = installFakeServer();
     server.on("POST", "/api/responses", () => json({ id: 9, status: "pending" }, 201));
     const wallet = new FakeWallet();
@@ -70,7 +70,13 @@ describe("submitGuess", () => {
       submissionSalt: SALT,
     });
     expect(result.transactionHash).toBe(TX_HASH);
-    expect(listSubmissions()[0]).toMatchObject({ state: "submitted", transactionHash: TX_HASH, salt: SALT });
+    // The commitment is kept with the guess: My submissions asks for this claim by it.
+    expect(listSubmissions()[0]).toMatchObject({
+      state: "submitted",
+      transactionHash: TX_HASH,
+      salt: SALT,
+      commitment: vectors.calldata[0]!.commitment,
+    });
   });
 
   it("switches the network, adding it from the public config when the wallet does not know it (4902)", async () => {
@@ -167,7 +173,15 @@ describe("submitGuess", () => {
     installFakeServer();
     const wallet = new FakeWallet({ eth_sendTransaction: () => { throw new RpcError(4001, "denied"); } });
     await expect(run(wallet)).rejects.toThrow("Transaction rejected by user");
-    expect(listSubmissions()[0]?.transactionHash).toBeUndefined();
+    // Not even a "Not paid" entry: refusing in the wallet leaves nothing in My submissions.
+    expect(listSubmissions()).toEqual([]);
+  });
+
+  it("keeps the guess when the wallet fails to send for another reason (it may have sent)", async () => {
+    installFakeServer();
+    const wallet = new FakeWallet({ eth_sendTransaction: () => { throw new RpcError(-32603, "internal error"); } });
+    await expect(run(wallet)).rejects.toThrow("Transaction failed: internal error");
+    expect(listSubmissions()).toEqual([expect.objectContaining({ salt: SALT, state: "prepared" })]);
   });
 });
 

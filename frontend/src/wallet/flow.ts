@@ -1,10 +1,10 @@
-import { apiRequest } from "@/api/http";
+import { ApiError, apiRequest } from "@/api/http";
 import type { ChallengeResponse, ResponseCreate } from "@/api/types";
 import type { PublicConfig } from "@/config";
 import { stakeCalldata } from "@/lib/calldata";
 import { guessCommitment } from "@/lib/commitment";
 import { WALLET_MESSAGES, WalletError } from "./errors";
-import { saveSubmission, updateSubmission } from "./pending";
+import { removeSubmission, saveSubmission, updateSubmission } from "./pending";
 import { rpcErrorCode, rpcErrorMessage, UNRECOGNIZED_CHAIN, USER_REJECTED, type EIP1193Provider } from "./types";
 
 /** The spec's wallet payment sequence (section 4) in raw EIP-1193 calls. */
@@ -238,12 +238,22 @@ export async function submitGuess(guess: Guess, options: SubmitOptions): Promise
     stake: guess.stake,
     chainId: config.chainId,
     submitterAddress: address,
+    commitment,
     state: "prepared",
     createdAt: Date.now(),
   });
 
   await onProgress(PROGRESS.sending);
-  const transactionHash = await sendTransaction(provider, { from: address, to: config.usdcAddress, data });
+  let transactionHash: string;
+  try {
+    transactionHash = await sendTransaction(provider, { from: address, to: config.usdcAddress, data });
+  } catch (error) {
+    // Refused in the wallet (4001): nothing was sent, so nothing is kept ("Cancelling in the wallet
+    // means nothing is recorded", spec section 4). Any other failure keeps the record: whether the
+    // wallet sent something is not known.
+    if (error instanceof WalletError && error.kind === "transactionRejected") removeSubmission(guess.salt);
+    throw error;
+  }
   updateSubmission(guess.salt, { transactionHash, state: "sent" });
 
   try {
@@ -276,9 +286,18 @@ export async function submitGuess(guess: Guess, options: SubmitOptions): Promise
     return { response, transactionHash, submitterAddress: address };
   } catch (error) {
     const message = error instanceof Error && error.message ? error.message : "Failed to submit solution";
-    updateSubmission(guess.salt, { state: "post-failed", lastError: message });
+    updateSubmission(guess.salt, { state: stateAfterPostError(error), lastError: message });
     throw new SubmissionError(message, transactionHash);
   }
+}
+
+/** Answers after which the same claim can never be accepted: the body or the claim itself is refused
+ * (400, 404, 409, 422). Anything else (no answer, 403 before the CSRF cookie, 413, 429, 5xx) may pass
+ * on a later visit, so the claim is kept for a retry. */
+const FINAL_POST_STATUSES = new Set([400, 404, 409, 422]);
+
+export function stateAfterPostError(error: unknown): "refused" | "post-failed" {
+  return error instanceof ApiError && FINAL_POST_STATUSES.has(error.status) ? "refused" : "post-failed";
 }
 
 /** On load: post again every claim whose payment was sent but never acknowledged. The server
@@ -302,7 +321,10 @@ export async function retryUnpostedSubmissions(
       updateSubmission(r.salt, { state: "submitted", lastError: undefined });
       recovered += 1;
     } catch (error) {
-      updateSubmission(r.salt, { state: "post-failed", lastError: error instanceof Error ? error.message : String(error) });
+      updateSubmission(r.salt, {
+        state: stateAfterPostError(error),
+        lastError: error instanceof Error ? error.message : String(error),
+      });
       failed += 1;
     }
   }

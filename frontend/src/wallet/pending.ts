@@ -16,6 +16,9 @@ export type SubmissionState =
   | "confirmed"
   /** The POST failed after a transaction was sent: retried on the next load. */
   | "post-failed"
+  /** The server refused the claim for good (400, 404, 409, 422: e.g. the transaction pays for another
+   * guess): sending it again cannot change the answer, so it is not retried (docs/protocol.md 3). */
+  | "refused"
   /** The transaction was mined with a failing status: no payment was made. */
   | "failed"
   /** The server stored the claim. */
@@ -29,6 +32,10 @@ export interface StoredSubmission {
   stake: string;
   chainId: number;
   submitterAddress?: string;
+  /** The guess commitment the payment carries: names this guess's claim among any others posted
+   * on the same transaction (GET /api/responses/{hash}?commitment=). Records saved before it was
+   * kept have none; the page computes it then. */
+  commitment?: string;
   transactionHash?: string;
   state: SubmissionState;
   /** Epoch milliseconds. */

@@ -6,6 +6,8 @@ import { Toaster } from "@/components/Toaster";
 import { listSubmissions } from "@/wallet/pending";
 import { WalletProvider } from "@/wallet/WalletContext";
 import { FakeWallet, PLAYER, RpcError, TX_HASH } from "../../../test/fakeWallet";
+import { TEST_CONFIG } from "../../../test/fixtures";
+import { installPublicConfig } from "../../../test/setup";
 import { installFakeServer, json, type FakeServer } from "../../../test/http";
 import { renderWithClient } from "../../../test/render";
 import { ActiveChallengeTab } from "./ActiveChallengeTab";
@@ -93,6 +95,10 @@ describe("Active Challenge: load states", () => {
     serve({ ...CHALLENGE, proximityThreshold: null });
     renderTab();
     expect(await screen.findByText("Not specified")).toBeInTheDocument();
+    // A missing threshold is scored as 0 m: the card says so, or a 1.82 m miss looks like a bug.
+    expect(screen.getByText("Not specified").closest("dd")).toHaveTextContent(
+      "Not specified (scored as 0 m: only an exact hit is correct)",
+    );
   });
 
   it("links the payment note to the treasury on the explorer and shows the warning", async () => {
@@ -102,6 +108,16 @@ describe("Active Challenge: load states", () => {
     expect(link).toHaveAttribute("href", "https://sepolia.etherscan.io/address/0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC");
     expect(screen.getByText(/stakes are final and non-refundable/)).toBeInTheDocument();
     expect(screen.getByText("Minimum bid: 1.00 USDC")).toBeInTheDocument();
+    expect(screen.getByLabelText("USDC bid amount")).toHaveAttribute("step", "0.01");
+  });
+
+  it("shows the treasury address without a link on a chain without an explorer", async () => {
+    installPublicConfig({ ...TEST_CONFIG, chainId: 31337, chainName: "Anvil (local)", explorerUrl: "", localChain: true });
+    serve();
+    renderTab();
+    const note = (await screen.findByText(/Payment information:/)).closest("div");
+    expect(note).toHaveTextContent(`Geopoem treasury at ${TEST_CONFIG.treasuryAddress}. You also need`);
+    expect(within(note!).queryByRole("link")).not.toBeInTheDocument();
   });
 });
 
@@ -122,6 +138,8 @@ describe("Active Challenge: validation", () => {
     ["0.5", "Minimum stake amount is 1.00 USDC"],
     ["0.99", "Minimum stake amount is 1.00 USDC"],
     ["", "Stake must be a decimal amount of USDC with at most 6 decimals."],
+    // The field's step is 0.01, and the API refuses the rest with the same sentence.
+    ["1.005", "Stake amount must be a multiple of 0.01 USDC (at most 2 decimals)."],
   ])("toasts Invalid Stake Amount for %j", async (stake, message) => {
     serve();
     renderTab();
@@ -192,13 +210,22 @@ describe("Active Challenge: submission", () => {
     renderTab();
     const user = await fillForm("29.979175, 31.134258", "1");
     await user.click(await screen.findByRole("button", { name: "Confirm" }));
-    expect(screen.queryByRole("dialog")).not.toBeInTheDocument();
 
-    // Each progress message is painted before the flow goes on: it shows a frame later.
-    const submit = await screen.findByRole("button", { name: /Please select your MetaMask account\.\.\./ });
+    // While the wallet asks for the account the dialog stays, its Confirm showing the spec's
+    // "Processing..." (disabled, Cancel too), with the progress message beside it.
+    const dialog = screen.getByRole("dialog", { name: "Confirm Solution Submission" });
+    expect(within(dialog).getByRole("button", { name: "Processing..." })).toBeDisabled();
+    expect(within(dialog).getByRole("button", { name: "Cancel" })).toBeDisabled();
+    await waitFor(() => expect(within(dialog).getByRole("status")).toHaveTextContent("Please select your MetaMask account..."));
+    // Each progress message is painted before the flow goes on: it shows a frame later. The form
+    // behind the modal dialog shows it too (hidden from the accessibility tree meanwhile).
+    const submit = document.querySelector<HTMLButtonElement>("form button[type=submit]");
+    expect(submit).toHaveTextContent("Please select your MetaMask account...");
     expect(submit).toBeDisabled();
     wallet.handlers.eth_accounts = () => [PLAYER];
     await act(async () => permission.resolve(null));
+    // The first use of the wallet loads ethers' lazy chunk: allow it time.
+    await waitFor(() => expect(screen.queryByRole("dialog")).not.toBeInTheDocument(), { timeout: 30000 });
     // The first use of the wallet loads ethers' lazy chunk: allow it time.
     expect(await screen.findByRole("button", { name: /Sending transaction\.\.\./ }, { timeout: 5000 })).toBeDisabled();
     await act(async () => sent.resolve(TX_HASH));
@@ -208,12 +235,13 @@ describe("Active Challenge: submission", () => {
 
     expect(await screen.findByText("Solution Submitted")).toBeInTheDocument();
     expect(screen.getByText("Your solution has been submitted successfully!")).toBeInTheDocument();
-    expect(screen.getByRole("button", { name: "Submit Your Solution & Pay Your Bid" })).toBeEnabled();
+    // The form resets in the render after the toast (a frame later on a loaded machine).
+    expect(await screen.findByRole("button", { name: "Submit Your Solution & Pay Your Bid" }, { timeout: 5000 })).toBeEnabled();
     expect(screen.getByLabelText("Coordinates (latitude, longitude)")).toHaveValue("");
     expect(screen.getByLabelText("USDC bid amount")).toHaveValue(null);
     await waitFor(() => expect(server.calls.filter((c) => c.url === "/api/challenges/active")).toHaveLength(2));
     expect(wallet.methods()).toContain("eth_getTransactionReceipt");
-  });
+  }, 60_000); // ethers' lazy chunk and a frame per message: slow on a loaded two-core machine
 
   async function submitWith(handlers: Record<string, () => unknown>, post?: () => Response) {
     const server = serve();
@@ -223,7 +251,7 @@ describe("Active Challenge: submission", () => {
     const user = await fillForm("29.979175, 31.134258", "1");
     await user.click(await screen.findByRole("button", { name: "Confirm" }));
     // The first use of the wallet loads ethers' lazy chunk, and each progress message waits a frame.
-    await screen.findByRole("button", { name: "Submit Your Solution & Pay Your Bid" }, { timeout: 5000 });
+    await screen.findByRole("button", { name: "Submit Your Solution & Pay Your Bid" }, { timeout: 15000 });
   }
 
   it("asks for an account when the picker is cancelled", async () => {
@@ -243,6 +271,17 @@ describe("Active Challenge: submission", () => {
     await submitWith(handlers);
     expect(await screen.findByText("Transaction Failed")).toBeInTheDocument();
     expect(screen.getByText(message)).toBeInTheDocument();
+    // Red, like every other failure.
+    expect(screen.getByText("Transaction Failed").closest(".toast")).toHaveClass("toast-destructive");
+    expect(screen.queryByRole("dialog")).not.toBeInTheDocument();
+  });
+
+  it("leaves no entry in My submissions when the transaction is refused in the wallet", async () => {
+    await submitWith({ eth_sendTransaction: () => { throw new RpcError(4001, "denied"); } });
+    expect(await screen.findByText("Transaction rejected by user")).toBeInTheDocument();
+    expect(listSubmissions()).toEqual([]);
+    expect(screen.getByText("No submissions from this browser yet.")).toBeInTheDocument();
+    expect(screen.queryByText(/Not paid/)).not.toBeInTheDocument();
   });
 
   it("toasts Transaction Failed when no wallet is installed", async () => {
@@ -258,6 +297,13 @@ describe("Active Challenge: submission", () => {
     await submitWith({}, () => json({ message: "This transaction has already been used for a submission." }, 409));
     expect(await screen.findByText("Submission Failed")).toBeInTheDocument();
     expect(screen.getByText("409: This transaction has already been used for a submission.")).toBeInTheDocument();
+    // Kept (the payment was made), but marked refused: posting it again cannot change a 409.
+    expect(listSubmissions()[0]).toMatchObject({ state: "refused", transactionHash: TX_HASH });
+  });
+
+  it("keeps a paid guess for a retry when the server is unavailable", async () => {
+    await submitWith({}, () => json({ message: "Service unavailable." }, 503));
+    expect(await screen.findByText("Submission Failed")).toBeInTheDocument();
     expect(listSubmissions()[0]).toMatchObject({ state: "post-failed", transactionHash: TX_HASH });
   });
 });

@@ -1,9 +1,10 @@
 import { useQuery } from "@tanstack/react-query";
 import { useDeferredValue, type ComponentType } from "react";
-import { activeChallengeQuery } from "@/api/queries";
+import { activeChallengeQuery, FOLLOW_INTERVAL_MS } from "@/api/queries";
 import { Alert } from "@/components/Alert";
 import { Spinner } from "@/components/Spinner";
 import { MySubmissionsPanel } from "@/tabs/my-submissions";
+import { useHasPendingClaims } from "@/tabs/my-submissions/following";
 import { ChallengeCard } from "./ChallengeCard";
 import type { CoordinatesAddonProps } from "./CoordinatesAddon";
 import { SubmissionForm } from "./SubmissionForm";
@@ -30,7 +31,9 @@ export function ActiveChallengeTab({
   coordinatesAddon?: ComponentType<CoordinatesAddonProps> | null;
   sleep?: (ms: number) => Promise<void>;
 }) {
-  const query = useQuery(activeChallengeQuery());
+  // While a claim of this browser is pending the total bids may move: re-read (a 304 when not).
+  const following = useHasPendingClaims();
+  const query = useQuery({ ...activeChallengeQuery(), refetchInterval: following ? FOLLOW_INTERVAL_MS : false });
   // The answer is rendered as a deferred update: React renders the challenge card and the form in
   // the background in short slices instead of one long task when the answer arrives (the query
   // hook's own update is synchronous). Status and data are deferred together, so they stay paired.

@@ -1,4 +1,5 @@
 import type { Challenge } from "@/api/types";
+import { ThresholdValue } from "@/components/Threshold";
 import { formatStake, formatTimestamp } from "@/lib/format";
 
 /** The left card: the active challenge as the spec lists it. The poem and instructions are
@@ -14,7 +15,9 @@ export function ChallengeCard({ challenge }: { challenge: Challenge }) {
         <dt>Challenge</dt>
         <dd>#{challenge.id}</dd>
         <dt>Proximity threshold</dt>
-        <dd>{challenge.proximityThreshold == null ? "Not specified" : `${challenge.proximityThreshold} meters`}</dd>
+        <dd>
+          <ThresholdValue meters={challenge.proximityThreshold} unit="meters" />
+        </dd>
         <dt>Total bids</dt>
         <dd>{formatStake(challenge.stakedSum)} USDC</dd>
         <dt>Started</dt>

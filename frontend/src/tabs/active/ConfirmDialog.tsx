@@ -16,11 +16,14 @@ export interface PendingGuess {
 export function ConfirmDialog({
   guess,
   busy,
+  progress = "",
   onCancel,
   onConfirm,
 }: {
   guess: PendingGuess | null;
   busy: boolean;
+  /** The payment flow's message while the dialog is still open (the account step). */
+  progress?: string;
   onCancel: () => void;
   onConfirm: () => void;
 }) {
@@ -72,6 +75,11 @@ export function ConfirmDialog({
             <li>The wallet address that pays the bid receives any payout.</li>
             <li>By confirming you accept the terms in the Legal &amp; Terms tab; please read them first.</li>
           </ul>
+          {busy && progress ? (
+            <p className="dialog-progress" role="status">
+              {progress}
+            </p>
+          ) : null}
         </>
       ) : null}
     </Dialog>

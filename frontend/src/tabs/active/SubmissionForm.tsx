@@ -1,14 +1,15 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { lazy, Suspense, useId, useState, type ComponentType, type FormEvent } from "react";
 import { flushSync } from "react-dom";
-import { activeChallengeQuery } from "@/api/queries";
+import { refreshAfterClaim } from "@/api/queries";
 import { toast } from "@/components/toast-store";
 import { explorerLink, getPublicConfig } from "@/config";
 import { newSalt } from "@/lib/commitment";
 import { COORDINATES_MESSAGE, parseCoordinates } from "@/lib/coordinates";
 import { parseStake } from "@/lib/stake";
 import { WalletError } from "@/wallet/errors";
-import { SubmissionError, submitGuess } from "@/wallet/flow";
+import { PROGRESS, SubmissionError, submitGuess } from "@/wallet/flow";
+import { OpenInWalletApp } from "@/wallet/OpenInWalletApp";
 import { useWallet } from "@/wallet/WalletContext";
 import type { PendingGuess } from "./ConfirmDialog";
 import { CoordinatesAddon as DefaultAddon, type CoordinatesAddonProps } from "./CoordinatesAddon";
@@ -21,6 +22,10 @@ const preloadDialogs = () => {
 };
 
 export const SUBMIT_LABEL = "Submit Your Solution & Pay Your Bid";
+
+/** The steps during which the confirm dialog stays open (with "Processing..."): the player is
+ * choosing an account in the wallet. */
+const ACCOUNT_STEP = new Set<string>([PROGRESS.connecting, PROGRESS.selectAccount]);
 
 /** Resolves once the browser has painted a frame (rAF runs before the paint, the timeout after). */
 const afterPaint = () =>
@@ -54,6 +59,7 @@ export function SubmissionForm({
   const coordinatesId = useId();
   const stakeId = useId();
   const Addon = coordinatesAddon;
+  const treasuryLink = explorerLink("address", config.treasuryAddress, config);
 
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();
@@ -63,7 +69,7 @@ export function SubmissionForm({
       toast({ title: "Incorrect Coordinates", description: COORDINATES_MESSAGE });
       return;
     }
-    const amount = parseStake(stake, { minimum: config.minStake, maximum: config.maxStake });
+    const amount = parseStake(stake, { minimum: config.minStake, maximum: config.maxStake, step: config.stakeStep });
     if (!amount.ok) {
       toast({ title: "Invalid Stake Amount", description: amount.message });
       return;
@@ -73,10 +79,15 @@ export function SubmissionForm({
   };
 
   const onConfirm = async () => {
-    if (!guess) return;
+    if (!guess || busy) return;
     const current = guess;
+    // The dialog stays open, its Confirm button showing "Processing..." (spec), while the wallet
+    // is asked for the account; it closes once that step is done, and the form's button carries
+    // the progress from there on (docs/decisions.md).
     setBusy(true);
-    setGuess(null);
+    // Several wallets and none chosen yet: the wallet chooser (a dialog of its own) comes first, and
+    // two modal dialogs must not stack.
+    if (!wallet.wallet && wallet.wallets.length > 1) setGuess(null);
     try {
       const provider = await wallet.requireProvider();
       const result = await submitGuess(current, {
@@ -85,7 +96,10 @@ export function SubmissionForm({
         // Each message is put on screen and painted before the flow goes on: the spec shows them
         // all in order, also those the next step would replace at once.
         onProgress: (message: string) => {
-          flushSync(() => setProgress(message));
+          flushSync(() => {
+            setProgress(message);
+            if (!ACCOUNT_STEP.has(message)) setGuess(null);
+          });
           return afterPaint();
         },
         ...(sleep ? { sleep } : {}),
@@ -94,7 +108,7 @@ export function SubmissionForm({
       toast({ title: "Solution Submitted", description: "Your solution has been submitted successfully!", variant: "success" });
       setCoordinates("");
       setStake("");
-      await queryClient.invalidateQueries({ queryKey: activeChallengeQuery().queryKey });
+      await refreshAfterClaim(queryClient);
     } catch (error) {
       if (error instanceof SubmissionError) {
         toast({
@@ -105,12 +119,15 @@ export function SubmissionForm({
       } else if (error instanceof WalletError && error.kind === "selectAccount") {
         toast({ title: "Account Selection Required", description: "Please select an account in MetaMask to continue" });
       } else {
+        // Red like every other failure (the spec's catalogue marks it as no variant at all).
         toast({
           title: "Transaction Failed",
           description: (error instanceof Error && error.message) || "Failed to process payment",
+          variant: "destructive",
         });
       }
     } finally {
+      setGuess(null);
       setBusy(false);
       setProgress("");
     }
@@ -152,7 +169,7 @@ export function SubmissionForm({
             type="number"
             inputMode="decimal"
             min="1"
-            step="0.01"
+            step={config.stakeStep}
             placeholder="1.00"
             aria-describedby={`${stakeId}-hint`}
             value={stake}
@@ -166,10 +183,21 @@ export function SubmissionForm({
         </div>
         <div className="alert alert-info note">
           <strong>Payment information:</strong> your bid is paid in test USDC on the {config.chainName} test network to the
-          Geopoem treasury,{" "}
-          <a href={explorerLink("address", config.treasuryAddress, config)} target="_blank" rel="noreferrer">
-            view the treasury on the block explorer
-          </a>
+          Geopoem treasury
+          {treasuryLink ? (
+            <>
+              ,{" "}
+              <a href={treasuryLink} target="_blank" rel="noreferrer">
+                view the treasury on the block explorer
+              </a>
+            </>
+          ) : (
+            // A chain without an explorer (a local chain): the address itself, not a dead link.
+            <>
+              {" "}
+              at <span className="mono break">{config.treasuryAddress}</span>
+            </>
+          )}
           . You also need a little test ETH for gas.
         </div>
         <div className="alert alert-warning note warning-block">
@@ -181,6 +209,7 @@ export function SubmissionForm({
             How do I select my account in MetaMask?
           </button>
         </p>
+        <OpenInWalletApp />
         <button type="submit" className="button button-block" disabled={busy}>
           {busy ? (
             <>
@@ -197,7 +226,13 @@ export function SubmissionForm({
       </form>
       <Suspense fallback={null}>
         {guess ? (
-          <ConfirmDialog guess={guess} busy={busy} onCancel={() => setGuess(null)} onConfirm={() => void onConfirm()} />
+          <ConfirmDialog
+            guess={guess}
+            busy={busy}
+            progress={progress}
+            onCancel={() => setGuess(null)}
+            onConfirm={() => void onConfirm()}
+          />
         ) : null}
         {helpOpen ? <AccountHelpDialog open={helpOpen} onOpenChange={setHelpOpen} /> : null}
       </Suspense>

@@ -12,7 +12,7 @@ export interface FaqGroup {
   entries: FaqEntry[];
 }
 
-/** The questions, written for this product (rules from design sections 5 to 7). Network names and
+/** The questions, written for this product (rules from docs/protocol.md sections 1, 2 and 4). Network names and
  * limits come from the public config so the answers stay true after a settings change. */
 export function faqGroups(config: PublicConfig): FaqGroup[] {
   const network = config.chainName || "test";
@@ -189,6 +189,17 @@ export function faqGroups(config: PublicConfig): FaqGroup[] {
               open Geopoem. The server also records every USDC payment to the treasury, so a paid guess can be claimed
               later with its transaction. Keep the offline record the confirmation offers: it holds your coordinates,
               salt, challenge and stake.
+            </p>
+          ),
+        },
+        {
+          question: "Can I play on my phone?",
+          answer: (
+            <p>
+              Yes, inside a wallet app. Phone browsers have no wallet extensions, so install the MetaMask app and open
+              Geopoem in its built-in browser. When this page finds no wallet on a phone, it shows an "Open in MetaMask"
+              link that opens the game there (MetaMask's link https://metamask.app.link/dapp/ followed by this page's
+              address).
             </p>
           ),
         },

@@ -1,5 +1,5 @@
-import { render, screen } from "@testing-library/react";
-import { describe, expect, it } from "vitest";
+import { act, render, screen } from "@testing-library/react";
+import { describe, expect, it, vi } from "vitest";
 import { TEST_CONFIG } from "../../../test/fixtures";
 import { installPublicConfig } from "../../../test/setup";
 import { GettingStartedTab, platformName } from "./index";
@@ -66,5 +66,41 @@ describe("Getting Started tab", () => {
   it("names unknown platforms as written", () => {
     expect(platformName("mastodon")).toBe("Mastodon");
     expect(platformName("TikTok")).toBe("TikTok");
+  });
+});
+
+describe("Getting Started videos when YouTube cannot be reached", () => {
+  it("shows a link to each video instead of a black box", async () => {
+    const probes: HTMLImageElement[] = [];
+    const RealImage = globalThis.Image;
+    // jsdom loads no images: the stand-in records the probes so the test can fail them, as a
+    // browser without access to YouTube does.
+    vi.stubGlobal(
+      "Image",
+      class extends RealImage {
+        constructor() {
+          super();
+          probes.push(this);
+        }
+      },
+    );
+    installPublicConfig({ ...TEST_CONFIG, videoIds: ["abcDEF12345", "M7lc1UVf-VE"] });
+    render(<GettingStartedTab />);
+    expect(screen.getByTitle("Geopoem video 1 of 2")).toBeInTheDocument();
+    // Even before the answer, a link sits under each player.
+    expect(screen.getByRole("link", { name: "Watch video 1 of 2 on YouTube" })).toHaveAttribute(
+      "href",
+      "https://www.youtube.com/watch?v=abcDEF12345",
+    );
+    expect(probes.map((p) => p.src)).toEqual([
+      "https://i.ytimg.com/vi/abcDEF12345/default.jpg",
+      "https://i.ytimg.com/vi/M7lc1UVf-VE/default.jpg",
+    ]);
+    act(() => probes[0]!.onerror?.(new Event("error")));
+    expect(screen.queryByTitle("Geopoem video 1 of 2")).not.toBeInTheDocument();
+    expect(screen.getAllByText("The video cannot be loaded here.")).toHaveLength(1);
+    expect(screen.getByRole("link", { name: "Watch video 1 of 2 on YouTube" })).toBeInTheDocument();
+    expect(screen.getByTitle("Geopoem video 2 of 2")).toBeInTheDocument();
+    vi.unstubAllGlobals();
   });
 });

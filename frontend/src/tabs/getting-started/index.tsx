@@ -1,3 +1,4 @@
+import { useEffect, useState } from "react";
 import { getPublicConfig } from "@/config";
 import "./getting-started.css";
 
@@ -40,7 +41,9 @@ export function GettingStartedTab() {
       <ol className="steps">
         <li>
           Install a browser wallet such as MetaMask and create an account. During the beta everything runs on the{" "}
-          {chainName || "test"} network with test tokens that have no value.
+          {chainName || "test"} network with test tokens that have no value. On a phone, install the MetaMask app and
+          open Geopoem in its built-in browser: when this page finds no wallet on a phone it offers an "Open in
+          MetaMask" link that does it.
         </li>
         <li>
           Get test ETH for gas and test USDC for your stake: the Sepolia Testnet tab walks you through it step by
@@ -78,20 +81,51 @@ export function GettingStartedTab() {
       ) : (
         <div className="videos">
           {videos.map((id, index) => (
-            <div className="video-frame" key={id}>
-              {/* youtube-nocookie: no tracking cookies until the visitor plays the video. */}
-              <iframe
-                src={`https://www.youtube-nocookie.com/embed/${id}`}
-                title={`Geopoem video ${index + 1} of ${videos.length}`}
-                loading="lazy"
-                allow="accelerometer; clipboard-write; encrypted-media; gyroscope; picture-in-picture"
-                allowFullScreen
-                referrerPolicy="strict-origin-when-cross-origin"
-              />
-            </div>
+            <Video key={id} id={id} title={`Geopoem video ${index + 1} of ${videos.length}`} />
           ))}
         </div>
       )}
     </section>
+  );
+}
+
+/** The video's thumbnail on YouTube's image host: loading it tells whether the video host can be
+ * reached at all (a cross-origin iframe's failure cannot be seen from the page). */
+export const thumbnailUrl = (id: string) => `https://i.ytimg.com/vi/${id}/default.jpg`;
+export const watchUrl = (id: string) => `https://www.youtube.com/watch?v=${id}`;
+
+/** One embedded video. Behind the player sits a link to the video on YouTube, so the box is never
+ * a blank black rectangle; when YouTube cannot be reached (a firewall, no internet, a blocker) the
+ * player is dropped and the box says so, with the link. */
+function Video({ id, title }: { id: string; title: string }) {
+  const [unreachable, setUnreachable] = useState(false);
+  useEffect(() => {
+    const probe = new Image();
+    probe.onerror = () => setUnreachable(true);
+    probe.src = thumbnailUrl(id);
+    return () => {
+      probe.onerror = null;
+    };
+  }, [id]);
+  return (
+    <figure className="video-frame">
+      <figcaption className="video-fallback">
+        {unreachable ? <span>The video cannot be loaded here. </span> : null}
+        <a href={watchUrl(id)} target="_blank" rel="noopener noreferrer">
+          Watch {title.replace("Geopoem video", "video")} on YouTube
+        </a>
+      </figcaption>
+      {unreachable ? null : (
+        // youtube-nocookie: no tracking cookies until the visitor plays the video.
+        <iframe
+          src={`https://www.youtube-nocookie.com/embed/${id}`}
+          title={title}
+          loading="lazy"
+          allow="accelerometer; clipboard-write; encrypted-media; gyroscope; picture-in-picture"
+          allowFullScreen
+          referrerPolicy="strict-origin-when-cross-origin"
+        />
+      )}
+    </figure>
   );
 }

@@ -1,8 +1,9 @@
 import { screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { makeQueryClient } from "@/api";
 import { App } from "@/App";
+import { guessCommitment } from "@/lib/commitment";
 import { render } from "@testing-library/react";
 import { saveSubmission, listSubmissions, type StoredSubmission } from "@/wallet/pending";
 import { PLAYER, TX_HASH } from "../../../test/fakeWallet";
@@ -22,6 +23,13 @@ const RECORD: StoredSubmission = {
   createdAt: 1767225600000,
 };
 
+/** The page asks for its own claim by the guess commitment (several claims can name one hash). */
+let STATUS_URL = "";
+beforeAll(async () => {
+  const commitment = await guessCommitment({ ...RECORD, submitterAddress: PLAYER });
+  STATUS_URL = `/api/responses/${TX_HASH}?commitment=${commitment}`;
+});
+
 afterEach(() => vi.unstubAllGlobals());
 
 describe("My submissions", () => {
@@ -33,7 +41,7 @@ describe("My submissions", () => {
 
   it("lists a guess with its server status and an explorer link", async () => {
     const server = installFakeServer();
-    server.on("GET", `/api/responses/${TX_HASH}`, () =>
+    server.on("GET", STATUS_URL, () =>
       json({ ...RECORD, id: 1, status: "rejected", rejectionCode: "late", rejectionReason: "The payment was mined after the challenge closed." }),
     );
     saveSubmission(RECORD);
@@ -50,6 +58,33 @@ describe("My submissions", () => {
     );
   });
 
+  it("shows the player's own claim, never a stranger's on the same transaction", async () => {
+    const server = installFakeServer();
+    // A stranger posted first on the player's hash: asked by hash alone, the server could only
+    // answer with a claim that is not this browser's.
+    server.on("GET", `/api/responses/${TX_HASH}`, () =>
+      json({ ...RECORD, id: 1, status: "rejected", rejectionCode: "commitment_mismatch", rejectionReason: "Not yours." }),
+    );
+    server.on("GET", STATUS_URL, () => json({ ...RECORD, id: 2, status: "confirmed", rejectionCode: "", rejectionReason: "" }));
+    saveSubmission(RECORD);
+    renderWithClient(<MySubmissionsPanel />);
+    expect(await screen.findByText("Confirmed")).toBeInTheDocument();
+    expect(screen.queryByText("Rejected")).not.toBeInTheDocument();
+    expect(server.calls.map((c) => c.url)).toEqual([STATUS_URL]);
+  });
+
+  it("asks by the commitment kept in the record, without computing it again", async () => {
+    const server = installFakeServer();
+    const kept = "c".repeat(64);
+    server.on("GET", `/api/responses/${TX_HASH}?commitment=${kept}`, () =>
+      json({ ...RECORD, id: 3, status: "pending", rejectionCode: "", rejectionReason: "" }),
+    );
+    saveSubmission({ ...RECORD, commitment: kept });
+    renderWithClient(<MySubmissionsPanel />);
+    expect(await screen.findByText("Pending")).toBeInTheDocument();
+    expect(server.calls.map((c) => c.url)).toEqual([`/api/responses/${TX_HASH}?commitment=${kept}`]);
+  });
+
   it("lets the player remove a guess that was never paid", async () => {
     installFakeServer();
     saveSubmission({ ...RECORD, transactionHash: undefined, state: "prepared" });
@@ -64,7 +99,7 @@ describe("recovery of a lost POST", () => {
   it("posts a paid but unrecorded guess again on load and says so", async () => {
     const server = installFakeServer();
     server.on("GET", "/api/challenges/active", () => json(null));
-    server.on("GET", `/api/responses/${TX_HASH}`, () => json({ ...RECORD, id: 1, status: "pending", rejectionCode: "", rejectionReason: "" }));
+    server.on("GET", STATUS_URL, () => json({ ...RECORD, id: 1, status: "pending", rejectionCode: "", rejectionReason: "" }));
     server.on("POST", "/api/responses", () => json({ ...RECORD, id: 1, status: "pending" }, 200));
     saveSubmission({ ...RECORD, state: "post-failed", lastError: "503: Service unavailable." });
     render(<App queryClient={makeQueryClient()} path="/" reload={() => undefined} />);
@@ -84,12 +119,35 @@ describe("recovery of a lost POST", () => {
   it("keeps the guess and warns when the retry fails too", async () => {
     const server = installFakeServer();
     server.on("GET", "/api/challenges/active", () => json(null));
-    server.on("GET", `/api/responses/${TX_HASH}`, () => json({ message: "No submission uses this transaction." }, 404));
+    server.on("GET", STATUS_URL, () => json({ message: "No submission uses this transaction." }, 404));
     server.on("POST", "/api/responses", () => json({ message: "Service unavailable." }, 503));
     saveSubmission({ ...RECORD, state: "post-failed" });
     render(<App queryClient={makeQueryClient()} path="/" reload={() => undefined} />);
     expect(await screen.findByText("Submission Failed")).toBeInTheDocument();
     expect(listSubmissions()[0]).toMatchObject({ state: "post-failed", lastError: "503: Service unavailable." });
     expect(await screen.findByText("Not recorded by Geopoem yet")).toBeInTheDocument();
+  });
+
+  it("stops retrying a claim the server refused for good (422) and says why", async () => {
+    const server = installFakeServer();
+    server.on("GET", "/api/challenges/active", () => json(null));
+    server.on("GET", STATUS_URL, () => json({ message: "No submission uses this transaction." }, 404));
+    const reason = "The payment does not carry the commitment of this guess.";
+    server.on("POST", "/api/responses", () => json({ message: reason, errors: {}, code: "commitment_mismatch" }, 422));
+    saveSubmission({ ...RECORD, state: "post-failed" });
+    const first = render(<App queryClient={makeQueryClient()} path="/" reload={() => undefined} />);
+    expect(await screen.findByText(reason)).toBeInTheDocument();
+    expect(listSubmissions()[0]?.state).toBe("refused");
+    expect(screen.getByText(/refused by Geopoem: not sent again/)).toBeInTheDocument();
+    first.unmount();
+
+    // The next visit does not post it again: the answer could not change.
+    const posts = () => server.calls.filter((c) => c.init?.method === "POST").length;
+    const before = posts();
+    render(<App queryClient={makeQueryClient()} path="/" reload={() => undefined} />);
+    expect(await screen.findByText(reason)).toBeInTheDocument();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(posts()).toBe(before);
+    expect(listSubmissions()[0]?.state).toBe("refused");
   });
 });

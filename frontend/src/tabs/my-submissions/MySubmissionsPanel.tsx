@@ -1,36 +1,73 @@
-import { useQuery } from "@tanstack/react-query";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useEffect, useRef } from "react";
 import { ApiError } from "@/api/http";
-import { responseStatusQuery } from "@/api/queries";
-import { explorerLink, getPublicConfig } from "@/config";
+import { activeChallengeQuery, claimsByAddressQuery, FOLLOW_INTERVAL_MS, responseStatusQuery } from "@/api/queries";
+import type { ChallengeResponse } from "@/api/types";
+import { ExplorerLink } from "@/components/ExplorerLink";
+import { guessCommitment } from "@/lib/commitment";
 import { formatStake, formatTimestamp } from "@/lib/format";
+import { claimFollowInterval } from "./following";
 import { downloadOfflineRecord, removeSubmission, useSubmissions, type StoredSubmission } from "@/wallet/pending";
+import { useConnectedAddress } from "@/wallet/WalletContext";
 
 const LOCAL_STATE_TEXT: Record<StoredSubmission["state"], string> = {
   prepared: "Not paid: the transaction was not sent",
   sent: "Payment sent, waiting for the network",
   confirmed: "Payment confirmed, not yet recorded by Geopoem",
   "post-failed": "Payment made, not yet recorded by Geopoem: it is sent again on your next visit",
+  refused: "Payment made, refused by Geopoem: not sent again (keep the offline record and contact us)",
   failed: "The transaction failed: no payment was made",
   submitted: "Recorded by Geopoem",
 };
 
-function ServerStatus({ hash }: { hash: string }) {
-  const { data, isPending, error } = useQuery(responseStatusQuery(hash));
+/** The record's guess commitment: it names this browser's claim among any others a stranger posted
+ * on the same transaction. Kept in the record since it is sent; computed (once) for older records. */
+function useRecordCommitment(record: StoredSubmission) {
+  const { chainId, challengeId, submitterAddress, text, salt, commitment } = record;
+  const computed = useQuery({
+    queryKey: ["guess-commitment", chainId, challengeId, submitterAddress, text, salt],
+    queryFn: () => guessCommitment({ chainId, challengeId, submitterAddress: submitterAddress ?? "", text, salt }),
+    enabled: Boolean(submitterAddress) && !commitment,
+    staleTime: Infinity,
+  });
+  return commitment ?? computed.data;
+}
+
+/** When a claim this page watched waiting (pending, or "missing": not yet known to the server) is
+ * confirmed or rejected, the active challenge is read once more: a confirmation moves its total bids.
+ * A claim already settled at its first answer changes nothing. */
+function useRereadActiveOnSettle(status: string | undefined) {
+  const queryClient = useQueryClient();
+  const previous = useRef(status);
+  useEffect(() => {
+    const was = previous.current;
+    previous.current = status;
+    if ((was === "pending" || was === "missing") && (status === "confirmed" || status === "rejected")) {
+      void queryClient.invalidateQueries({ queryKey: activeChallengeQuery().queryKey });
+    }
+  }, [queryClient, status]);
+}
+
+function ServerStatus({ hash, record }: { hash: string; record: StoredSubmission }) {
+  const commitment = useRecordCommitment(record);
+  // A record without its address (none is written so, but a stored copy may be older) asks by hash alone.
+  const own = record.submitterAddress ? commitment : undefined;
+  const { data, isPending, error } = useQuery({
+    ...responseStatusQuery(hash, own),
+    enabled: !record.submitterAddress || own !== undefined,
+    refetchInterval: (query) => claimFollowInterval(query.state.data, query.state.error, record.state),
+  });
+  const missing = error instanceof ApiError && error.status === 404;
+  useRereadActiveOnSettle(missing ? "missing" : data?.status);
   if (isPending) return <span>Checking status...</span>;
   if (error) {
     if (error instanceof ApiError && error.status === 404) return <span>Not recorded by Geopoem yet</span>;
     return <span>Status unavailable ({error.message})</span>;
   }
-  return (
-    <span>
-      <span className={`status-${data.status}`}>{data.status[0]?.toUpperCase() + data.status.slice(1)}</span>
-      {data.status === "rejected" && data.rejectionReason ? `: ${data.rejectionReason}` : null}
-    </span>
-  );
+  return statusText(data);
 }
 
 function SubmissionItem({ record }: { record: StoredSubmission }) {
-  const config = getPublicConfig();
   const hash = record.transactionHash;
   return (
     <li className="submission">
@@ -45,20 +82,26 @@ function SubmissionItem({ record }: { record: StoredSubmission }) {
         <dd>{formatTimestamp(Math.floor(record.createdAt / 1000))}</dd>
         <dt>In this browser</dt>
         <dd>{LOCAL_STATE_TEXT[record.state]}</dd>
+        {record.state === "refused" && record.lastError ? (
+          <>
+            <dt>Why</dt>
+            <dd>{record.lastError.replace(/^\d{3}: /, "")}</dd>
+          </>
+        ) : null}
         {hash ? (
           <>
             <dt>Server status</dt>
             <dd>
-              <ServerStatus hash={hash} />
+              <ServerStatus hash={hash} record={record} />
             </dd>
           </>
         ) : null}
       </dl>
       <div className="submission-actions">
         {hash ? (
-          <a href={explorerLink("tx", hash, config)} target="_blank" rel="noreferrer">
+          <ExplorerLink kind="tx" value={hash} plain={`Transaction ${hash}`}>
             View transaction <span className="visually-hidden">{hash}</span>
-          </a>
+          </ExplorerLink>
         ) : null}
         <button
           type="button"
@@ -77,19 +120,87 @@ function SubmissionItem({ record }: { record: StoredSubmission }) {
   );
 }
 
+function statusText(claim: ChallengeResponse) {
+  return (
+    <span>
+      <span className={`status-${claim.status}`}>{claim.status[0]?.toUpperCase() + claim.status.slice(1)}</span>
+      {claim.status === "rejected" && claim.rejectionReason ? `: ${claim.rejectionReason}` : null}
+    </span>
+  );
+}
+
+/** A claim the server holds for the connected address that this browser has no record of (made
+ * in another browser, or its storage was cleared). Its coordinates stay hidden until resolution. */
+function ServerOnlyItem({ claim }: { claim: ChallengeResponse }) {
+  return (
+    <li className="submission">
+      <dl className="fields">
+        <dt>Challenge</dt>
+        <dd>#{claim.challengeId}</dd>
+        <dt>Coordinates</dt>
+        <dd className={claim.submissionText ? "mono" : undefined}>
+          {claim.submissionText ?? "Hidden until the challenge is resolved"}
+        </dd>
+        <dt>Stake</dt>
+        <dd>{formatStake(claim.submissionStake)} USDC</dd>
+        {claim.submissionTimestamp ? (
+          <>
+            <dt>Paid</dt>
+            <dd>{formatTimestamp(claim.submissionTimestamp)}</dd>
+          </>
+        ) : null}
+        <dt>In this browser</dt>
+        <dd>No record: listed by Geopoem for your wallet</dd>
+        <dt>Server status</dt>
+        <dd>{statusText(claim)}</dd>
+      </dl>
+      <div className="submission-actions">
+        <ExplorerLink kind="tx" value={claim.transactionHash} plain={`Transaction ${claim.transactionHash}`}>
+          View transaction <span className="visually-hidden">{claim.transactionHash}</span>
+        </ExplorerLink>
+      </div>
+    </li>
+  );
+}
+
+/** The connected wallet's claims from the server for transactions this browser has no record of.
+ * A transaction this browser paid is shown by its own record only: the payment commits to that
+ * record's guess, so a claim with another commitment on it (same hash and address, a stranger's,
+ * waiting for verification to reject it) is not the player's and is never shown as theirs; the
+ * same hash and commitment is the record itself. */
+function useServerOnlyClaims(records: StoredSubmission[]): ChallengeResponse[] {
+  const address = useConnectedAddress();
+  const { data } = useQuery({
+    ...claimsByAddressQuery(address ?? ""),
+    enabled: Boolean(address),
+    // Followed like this browser's own claims while one of them is pending.
+    refetchInterval: (query) => (query.state.data?.some((claim) => claim.status === "pending") ? FOLLOW_INTERVAL_MS : false),
+  });
+  if (!address || !data) return [];
+  const paidHere = new Set(records.flatMap((record) => (record.transactionHash ? [record.transactionHash.toLowerCase()] : [])));
+  return data.filter((claim) => !paidHere.has(claim.transactionHash.toLowerCase()));
+}
+
 /** "My submissions": this browser's guesses (from localStorage) with their server status
- * (GET /api/responses/{transactionHash}) and explorer links. */
+ * (GET /api/responses/{transactionHash}?commitment=..., so a stranger's claim on the same
+ * transaction is never shown as the player's) and explorer links; with a wallet connected, also
+ * that address's claims the server holds and this browser does not (GET /api/responses?address=),
+ * so a player on another browser still sees what they paid for. */
 export function MySubmissionsPanel() {
   const records = useSubmissions();
+  const serverOnly = useServerOnlyClaims(records);
   return (
     <section className="card" aria-labelledby="my-submissions-heading">
       <h2 id="my-submissions-heading">My submissions</h2>
-      {records.length === 0 ? (
+      {records.length === 0 && serverOnly.length === 0 ? (
         <p>No submissions from this browser yet.</p>
       ) : (
         <ul className="submissions">
           {records.map((record) => (
             <SubmissionItem key={record.salt} record={record} />
+          ))}
+          {serverOnly.map((claim) => (
+            <ServerOnlyItem key={claim.id} claim={claim} />
           ))}
         </ul>
       )}

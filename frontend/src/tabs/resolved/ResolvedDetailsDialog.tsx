@@ -1,16 +1,20 @@
 import { useQuery } from "@tanstack/react-query";
 import { responsesQuery, winnersQuery, type Challenge, type Winner } from "@/api";
 import { Dialog } from "@/components/Dialog";
+import { ScrollRegion } from "@/components/ScrollRegion";
 import { Spinner } from "@/components/Spinner";
-import { explorerLink } from "@/config";
+import { ThresholdValue } from "@/components/Threshold";
+import { ExplorerLink } from "@/components/ExplorerLink";
 import { RevealMapSection } from "@/maps/RevealMapSection";
 import { CommitmentCheck } from "./CommitmentCheck";
-import { formatDateTime, formatDistance, formatThreshold, formatStake, formatPrize, shortAddress } from "./format";
+import { VerifyOutcomes } from "./VerifyOutcomes";
+import { formatDateTime, formatDistance, formatStake, formatPrize, shortAddress } from "./format";
 
 export const NO_CORRECT = "No correct responses found for this challenge.";
 
 /** The "Resolved Challenge Details" dialog (spec section 2), with what a player needs to trust
- * the result: the salt and an in-browser check of the commitment, the winners and every stake. */
+ * the result: the salt and an in-browser check of the commitment, the winners, every stake, and a
+ * re-check of every outcome against the chain. */
 export function ResolvedDetailsDialog({ challenge, onClose }: { challenge: Challenge | null; onClose: () => void }) {
   return (
     <Dialog
@@ -32,7 +36,9 @@ function DetailsBody({ challenge }: { challenge: Challenge }) {
         <dt>Challenge ID</dt>
         <dd>{challenge.id}</dd>
         <dt>Proximity threshold</dt>
-        <dd>{formatThreshold(challenge.proximityThreshold)}</dd>
+        <dd>
+          <ThresholdValue meters={challenge.proximityThreshold} />
+        </dd>
         <dt>Total staked</dt>
         <dd>{formatStake(challenge.stakedSum)} USDC</dd>
         <dt>Started</dt>
@@ -44,7 +50,7 @@ function DetailsBody({ challenge }: { challenge: Challenge }) {
       </dl>
 
       <h3>Poem</h3>
-      {/* Sanitised on the server when staff save it (design section 3). */}
+      {/* Sanitised on the server when staff save it (challenges/sanitize.py). */}
       <div className="poem html-content" dangerouslySetInnerHTML={{ __html: challenge.poemText }} />
       <h3>Instructions</h3>
       <div className="html-content" dangerouslySetInnerHTML={{ __html: challenge.instructionsText }} />
@@ -76,6 +82,9 @@ function DetailsBody({ challenge }: { challenge: Challenge }) {
 
       <h3>Stakes</h3>
       <StakesTable challenge={challenge} />
+
+      <h3>Verify every outcome</h3>
+      <VerifyOutcomes key={challenge.id} challenge={challenge} />
     </>
   );
 }
@@ -84,9 +93,9 @@ function WinnerLine({ label, winner }: { label: string; winner: Winner }) {
   return (
     <li>
       <strong>{label}:</strong>{" "}
-      <a href={explorerLink("address", winner.submitterAddress)} target="_blank" rel="noopener noreferrer">
+      <ExplorerLink kind="address" value={winner.submitterAddress} plain={shortAddress(winner.submitterAddress)}>
         {shortAddress(winner.submitterAddress)}
-      </a>{" "}
+      </ExplorerLink>{" "}
       at {formatDistance(winner.distanceMeters)}, staked {formatStake(winner.submissionStake)} USDC, prize{" "}
       {formatPrize(winner.prize)} USDC
     </li>
@@ -115,7 +124,7 @@ function StakesTable({ challenge }: { challenge: Challenge }) {
   if (isError) return <p role="alert">Failed to load the stakes. Please try again later.</p>;
   if (data.length === 0) return <p>No confirmed stakes were made on this challenge.</p>;
   return (
-    <div className="table-scroll">
+    <ScrollRegion label="Stakes" hint="Scroll the table sideways to see every column →">
       <table className="stakes-table">
         <caption>
           {data.length < challenge.responseCount
@@ -141,15 +150,19 @@ function StakesTable({ challenge }: { challenge: Challenge }) {
               <td>{formatDistance(response.distanceMeters)}</td>
               <td>{response.isCorrect ? "Yes" : "No"}</td>
               <td>
-                <a href={explorerLink("tx", response.transactionHash)} target="_blank" rel="noopener noreferrer">
+                <ExplorerLink
+                  kind="tx"
+                  value={response.transactionHash}
+                  plain={`${response.transactionHash.slice(0, 10)}...`}
+                >
                   {response.transactionHash.slice(0, 10)}...{" "}
                   <span className="visually-hidden">(transaction of response {response.id})</span>
-                </a>
+                </ExplorerLink>
               </td>
             </tr>
           ))}
         </tbody>
       </table>
-    </div>
+    </ScrollRegion>
   );
 }

@@ -125,7 +125,7 @@ describe("Resolved Challenges tab", () => {
       "Solution: missing",
     );
     const { dialog } = await openDetails("Sails That Never Leave");
-    expect(dialog).toHaveTextContent("Proximity thresholdNot specified");
+    expect(dialog).toHaveTextContent("Proximity thresholdNot specified (scored as 0 m: only an exact hit is correct)");
     expect(dialog).toHaveTextContent("Revealed coordinatesmissing");
     expect(await within(dialog).findByText("No correct responses found for this challenge.")).toBeInTheDocument();
     expect(await within(dialog).findByText("No confirmed stakes were made on this challenge.")).toBeInTheDocument();

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import vectors from "../../../../tests/vectors.json";
 import { sha256Hex, solutionCommitment, solutionPreimage } from "./commitment";
-import { sha256Bytes } from "./sha256";
+import { sha256Bytes } from "@/lib/sha256";
 
 /** The same vectors the Python suite checks challenges/commitments.py against. */
 const cases = vectors.solutionCommitments;

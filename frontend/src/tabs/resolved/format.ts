@@ -1,6 +1,6 @@
 /** Display helpers of the Resolved and Winners' Circle tabs, beside lib/format's (prizes use its
  * `formatUsdc`, cut to 2 decimals). Money arrives as decimal
- * strings (design section 4) and is formatted on the string, never through floats. */
+ * strings (docs/protocol.md section 3) and is formatted on the string, never through floats. */
 
 /** Epoch seconds in the visitor's local date and time (spec section 9: shown in local time). */
 export function formatDateTime(seconds: number | null): string {

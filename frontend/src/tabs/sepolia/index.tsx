@@ -1,15 +1,27 @@
-import { explorerLink, getPublicConfig } from "@/config";
+import { ExplorerLink } from "@/components/ExplorerLink";
+import { getPublicConfig, type PublicConfig } from "@/config";
 import "./sepolia.css";
 
 /** Faucets are content, not configuration: they are Sepolia's, as the guide is. */
 export const ETH_FAUCET_URL = "https://cloud.google.com/application/web3/faucet/ethereum/sepolia";
 export const USDC_FAUCET_URL = "https://faucet.circle.com/";
 
+/** anvil's (and Hardhat's) development account #0 of the public test mnemonic "test test ... junk":
+ * public knowledge, worthless outside a local node; `make run` funds it (scripts/devchain.py) and
+ * prints the same key. Shown only on a local chain. */
+export const DEV_ACCOUNT_ADDRESS = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266";
+export const DEV_ACCOUNT_KEY = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
+
 /** The Sepolia Testnet tab (spec section 2): a four-step wallet setup guide and the token's
  * details. Every network value comes from the page's public config, so the guide follows a
- * settings change (a new RPC, another network after the beta) without a new bundle. */
+ * settings change (a new RPC, another network after the beta) without a new bundle. On a local
+ * development chain (`make run`) Sepolia's faucets cannot help: the tab gives the local set-up. */
 export function SepoliaTab() {
   const config = getPublicConfig();
+  return config.localChain ? <LocalChainGuide config={config} /> : <SepoliaGuide config={config} />;
+}
+
+function SepoliaGuide({ config }: { config: PublicConfig }) {
   const { chainName, chainId, chainIdHex, rpcUrl, explorerUrl, nativeCurrency, usdcAddress, tokenDecimals } = config;
 
   return (
@@ -41,9 +53,13 @@ export function SepoliaTab() {
             <dd>{nativeCurrency.symbol}</dd>
             <dt>Block explorer URL</dt>
             <dd className="mono">
-              <a href={explorerUrl} target="_blank" rel="noopener noreferrer">
-                {explorerUrl}
-              </a>
+              {explorerUrl ? (
+                <a href={explorerUrl} target="_blank" rel="noopener noreferrer">
+                  {explorerUrl}
+                </a>
+              ) : (
+                "None (leave it empty)"
+              )}
             </dd>
           </dl>
           <p className="hint">
@@ -89,6 +105,15 @@ export function SepoliaTab() {
         </li>
       </ol>
 
+      <TokenInformation config={config} />
+    </section>
+  );
+}
+
+function TokenInformation({ config }: { config: PublicConfig }) {
+  const { chainName, chainId, nativeCurrency, usdcAddress, tokenDecimals } = config;
+  return (
+    <>
       <h3>Token information</h3>
       <dl className="fields token-info">
         <dt>Token</dt>
@@ -99,9 +124,7 @@ export function SepoliaTab() {
         </dd>
         <dt>Contract</dt>
         <dd className="mono">
-          <a href={explorerLink("address", usdcAddress, config)} target="_blank" rel="noopener noreferrer">
-            {usdcAddress}
-          </a>
+          <ExplorerLink kind="address" value={usdcAddress} />
         </dd>
         <dt>Decimals</dt>
         <dd>{tokenDecimals} (1.00 USDC is {(10 ** tokenDecimals).toLocaleString("en-US")} token units)</dd>
@@ -110,6 +133,83 @@ export function SepoliaTab() {
         <dt>Gas</dt>
         <dd>Paid in {nativeCurrency.name} ({nativeCurrency.symbol}), {nativeCurrency.decimals} decimals</dd>
       </dl>
+    </>
+  );
+}
+
+/** A local development chain (anvil under `make run`): its ETH and USDC exist only on this
+ * machine, so the faucets and the public explorer of Sepolia cannot help. The README's MetaMask
+ * steps, with this page's own network values. */
+function LocalChainGuide({ config }: { config: PublicConfig }) {
+  const { chainName, chainId, chainIdHex, rpcUrl, nativeCurrency, usdcAddress, tokenDecimals } = config;
+  return (
+    <section className="tab-section sepolia-tab" aria-labelledby="sepolia-heading">
+      <h2 id="sepolia-heading">Playing on a local test chain</h2>
+      <p className="tab-intro">
+        This Geopoem runs on {chainName}, a development chain on this computer (chain ID {chainId}), not on the Sepolia
+        test network. Its ETH and USDC exist only here: Sepolia's faucets cannot fund it and no public block explorer
+        knows its transactions, so the page shows transaction hashes and addresses without links. Three steps get
+        MetaMask ready.
+      </p>
+
+      <ol className="guide">
+        <li>
+          <h3>Step 1: Add the {chainName} network to MetaMask</h3>
+          <p>
+            In MetaMask open Settings, then Networks, then "Add a network manually", and enter these values. (Geopoem
+            also offers to add the network when you pay.)
+          </p>
+          <dl className="fields">
+            <dt>Network name</dt>
+            <dd>{chainName}</dd>
+            <dt>RPC URL</dt>
+            <dd className="mono">{rpcUrl}</dd>
+            <dt>Chain ID</dt>
+            <dd>
+              {chainId} <span className="muted">({chainIdHex})</span>
+            </dd>
+            <dt>Currency symbol</dt>
+            <dd>{nativeCurrency.symbol}</dd>
+            <dt>Block explorer URL</dt>
+            <dd>None (leave it empty)</dd>
+          </dl>
+        </li>
+        <li>
+          <h3>Step 2: Import a development account</h3>
+          <p>
+            The local chain starts with development accounts that already hold test ETH and test USDC. In MetaMask choose
+            "Add account", then "Import account", and paste the private key of development account #0:
+          </p>
+          <dl className="fields">
+            <dt>Private key</dt>
+            <dd className="mono break">{DEV_ACCOUNT_KEY}</dd>
+            <dt>Account</dt>
+            <dd className="mono break">{DEV_ACCOUNT_ADDRESS}</dd>
+          </dl>
+          <p className="hint">
+            This key is public: every copy of the development chain uses it. Use it only on this local network and never
+            send real funds to it. If the local chain is started afresh, use MetaMask's "Clear activity tab data" for the
+            account so that its transaction count starts over too.
+          </p>
+        </li>
+        <li>
+          <h3>Step 3: Import the test USDC token</h3>
+          <p>
+            In MetaMask choose "Import tokens" on the {chainName} network and paste this contract address; the symbol
+            and decimals fill in by themselves:
+          </p>
+          <dl className="fields">
+            <dt>Token contract address</dt>
+            <dd className="mono break">{usdcAddress}</dd>
+            <dt>Token symbol</dt>
+            <dd>USDC</dd>
+            <dt>Token decimals</dt>
+            <dd>{tokenDecimals}</dd>
+          </dl>
+        </li>
+      </ol>
+
+      <TokenInformation config={config} />
     </section>
   );
 }

@@ -1,5 +1,5 @@
 import type { Winner } from "@/api";
-import { explorerLink } from "@/config";
+import { ExplorerLink } from "@/components/ExplorerLink";
 import { formatDateTime, formatDistance, formatPrize, formatStake } from "../resolved/format";
 
 /** One of the two prize cards of the Winners' Circle (spec section 2): the response, its distance
@@ -34,25 +34,21 @@ export function WinnerCard({
         <dd>{formatDateTime(winner.submissionTimestamp)}</dd>
         <dt>Transaction</dt>
         <dd className="mono">
-          <a href={explorerLink("tx", winner.transactionHash)} target="_blank" rel="noopener noreferrer">
-            {winner.transactionHash}
-          </a>
+          <ExplorerLink kind="tx" value={winner.transactionHash} />
         </dd>
         <dt>Submitter</dt>
         <dd className="mono">
-          <a href={explorerLink("address", winner.submitterAddress)} target="_blank" rel="noopener noreferrer">
-            {winner.submitterAddress}
-          </a>
+          <ExplorerLink kind="address" value={winner.submitterAddress} />
         </dd>
         <dt>Prize</dt>
         <dd className="winner-prize">{formatPrize(winner.prize)} USDC</dd>
         <dt>Payout</dt>
         <dd>
           {winner.payoutTransactionHash ? (
-            <a href={explorerLink("tx", winner.payoutTransactionHash)} target="_blank" rel="noopener noreferrer">
+            <ExplorerLink kind="tx" value={winner.payoutTransactionHash}>
               View the payout transaction{" "}
               <span className="visually-hidden">of the {title.toLowerCase()}</span>
-            </a>
+            </ExplorerLink>
           ) : (
             "Not paid yet"
           )}

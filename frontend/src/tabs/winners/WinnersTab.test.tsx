@@ -1,7 +1,9 @@
 import { screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { TEST_CONFIG } from "../../../test/fixtures";
 import { installFakeServer, json } from "../../../test/http";
+import { installPublicConfig } from "../../../test/setup";
 import { renderWithClient } from "../../../test/render";
 import { EARLIEST_TX, HIGHEST_TX, OPERA, OPERA_WINNERS, PYRAMID, PYRAMID_WINNERS } from "../resolved/fixtures";
 import { WinnersTab } from "./index";
@@ -126,6 +128,23 @@ describe("Winners' Circle tab", () => {
     expect(screen.getByText(/The same response won both prizes/)).toBeInTheDocument();
   });
 
+  it("shows hashes and addresses without links on a chain without an explorer (a local chain)", async () => {
+    installPublicConfig({ ...TEST_CONFIG, chainId: 31337, explorerUrl: "", localChain: true });
+    const payout = `0x${"ab".repeat(32)}`;
+    const server = installFakeServer();
+    server.on("GET", RESOLVED, () => json([PYRAMID]));
+    server.on("GET", "/api/challenges/1/winners", () =>
+      json({ ...PYRAMID_WINNERS, earliest: { ...PYRAMID_WINNERS.earliest!, payoutTransactionHash: payout } }),
+    );
+    renderWithClient(<WinnersTab />);
+    await choose("Challenge #1: Four Thousand Summers");
+    const earliest = await screen.findByRole("article", { name: "Earliest Correct Response" });
+    expect(earliest).toHaveTextContent(`Transaction${EARLIEST_TX}`);
+    expect(earliest).toHaveTextContent("Submitter0x70997970C51812dc3A010C7d01b50e0d17dc79C8");
+    expect(earliest).toHaveTextContent(`Payout${payout}`);
+    expect(within(earliest).queryAllByRole("link")).toEqual([]);
+  });
+
   it("shows 'Loading response data...' and then the no-correct message", async () => {
     let answer: (r: Response) => void = () => {};
     const server = installFakeServer();
@@ -134,7 +153,9 @@ describe("Winners' Circle tab", () => {
     renderWithClient(<WinnersTab />);
     await choose("Challenge #2: Sails That Never Leave");
     expect(await screen.findByText("Loading response data...")).toBeInTheDocument();
-    expect(screen.getByText("Not specified")).toBeInTheDocument();
+    expect(screen.getByText("Not specified").closest("dd")).toHaveTextContent(
+      "Not specified (scored as 0 m: only an exact hit is correct)",
+    );
     answer(json(OPERA_WINNERS));
     expect(await screen.findByText("No correct responses found for this challenge.")).toBeInTheDocument();
     expect(screen.queryByRole("article")).not.toBeInTheDocument();

@@ -5,7 +5,8 @@ import { Alert } from "@/components/Alert";
 import { Select } from "@/components/Select";
 import { Spinner } from "@/components/Spinner";
 import { RevealMapSection } from "@/maps/RevealMapSection";
-import { formatPrize, formatStake, formatThreshold } from "../resolved/format";
+import { ThresholdValue } from "@/components/Threshold";
+import { formatPrize, formatStake } from "../resolved/format";
 import { WinnerCard } from "./WinnerCard";
 import "./winners.css";
 
@@ -63,7 +64,9 @@ function ChallengeWinners({ challenge }: { challenge: Challenge }) {
           <dt>Title</dt>
           <dd>{challenge.poemTitle}</dd>
           <dt>Proximity threshold</dt>
-          <dd>{formatThreshold(challenge.proximityThreshold)}</dd>
+          <dd>
+            <ThresholdValue meters={challenge.proximityThreshold} />
+          </dd>
           <dt>Target coordinates</dt>
           <dd className="mono">{challenge.solutionReveal ?? "Not revealed"}</dd>
           <dt>Solution SHA256 hash</dt>

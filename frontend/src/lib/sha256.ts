@@ -65,3 +65,18 @@ export function sha256Bytes(message: Uint8Array): Uint8Array {
   h.forEach((word, i) => outView.setUint32(i * 4, word));
   return out;
 }
+
+function toHex(bytes: Uint8Array): string {
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** Lowercase hex SHA-256 of a UTF-8 string: the browser's own Web Crypto when it offers it (an
+ * implementation independent of this site's code), else the one above. */
+export async function sha256Utf8Hex(message: string): Promise<string> {
+  const bytes = new TextEncoder().encode(message);
+  const subtle = globalThis.crypto?.subtle;
+  if (subtle) {
+    return toHex(new Uint8Array(await subtle.digest("SHA-256", bytes)));
+  }
+  return toHex(sha256Bytes(bytes));
+}

@@ -1,0 +1,181 @@
+"""verify_challenge.py, the players' verifier, run as a player runs it: a separate Python process
+without site-packages (`-S`: the standard library only), against the site served over HTTP
+(pytest-django's live server) and the real anvil node holding the real stake transactions.
+It must reproduce every outcome of an honest resolution, and name the response whose stored row
+was changed after resolution (text, stake, salt, chain order)."""
+
+import subprocess
+import sys
+import time
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+
+from chain.contracts import mint
+from chain.services import payment_verify
+from challenges.demo import seed_demo
+from challenges.models import Challenge
+from challenges.services import challenge_resolve
+from responses.models import Response, ResponseStatus
+
+from .conftest import post_claim
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+SCRIPT = Path(settings.BASE_DIR) / "verify_challenge.py"
+
+
+def run_verifier(site: str, challenge_id: int, rpc: str | None = None) -> subprocess.CompletedProcess:
+    """Small RPC batches and API pages, so that a handful of responses crosses both kinds of boundary."""
+    cmd = [sys.executable, "-S", str(SCRIPT), "--site", site, "--challenge", str(challenge_id)]
+    cmd += ["--batch", "3", "--page-size", "2"]
+    if rpc:
+        cmd += ["--rpc", rpc]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)  # noqa: S603
+
+
+def pay_in_one_block(chain, drafts) -> list[str]:
+    """Several stake transfers mined in the same block: they differ by transaction index only."""
+    w3 = chain.w3
+    w3.provider.make_request("evm_setAutomine", [False])
+    try:
+        hashes = [
+            w3.eth.send_transaction(
+                {"from": d.address, "to": chain.usdc, "data": chain.stake_calldata(d), "value": 0, "gas": 200_000}
+            )
+            for d in drafts
+        ]
+        chain.mine(1)
+    finally:
+        w3.provider.make_request("evm_setAutomine", [True])
+    for tx_hash in hashes:
+        w3.eth.wait_for_transaction_receipt(tx_hash, timeout=30)
+    return ["0x" + bytes(h).hex() for h in hashes]
+
+
+@pytest.fixture
+def resolved(chain, draft):
+    """A challenge with five paid, confirmed responses, resolved: two winners that differ, a tie on
+    the highest stake decided by chain order, and three payments sharing a block."""
+    third = chain.w3.eth.accounts[4]
+    mint(chain.w3, chain.usdc, third, 1_000 * 10**6, sender=chain.deployer)
+    first = draft(stake="2.5", text="29.979, 31.134")  # correct, earliest
+    challenge = first.challenge
+    claims = [post_claim(first, chain.pay(chain.stake_calldata(first)))]
+    same_block = [
+        draft(challenge=challenge, stake="7", text="29.9795, 31.1343", address=chain.other),  # correct, 7 first
+        draft(challenge=challenge, stake="3", text="30.0444, 31.2357"),  # wrong
+        draft(challenge=challenge, stake="100.123456", text="-33.856784, 151.215296", address=third),
+    ]
+    for d, tx in zip(same_block, pay_in_one_block(chain, same_block), strict=True):
+        claims.append(post_claim(d, tx))
+    later = draft(challenge=challenge, stake="7", text="29.9792, 31.1342")  # correct, ties at 7 but later
+    claims.append(post_claim(later, chain.pay(chain.stake_calldata(later))))
+    chain.mine(2)
+    for claim in claims:
+        assert payment_verify(response_id=claim.pk).status == ResponseStatus.CONFIRMED
+    # keep_clock runs anvil a second ahead of the wall clock; staff resolve after the payments'
+    # blocks in real time, as on a real chain, so the closing time is not before them.
+    last_block_time = chain.w3.eth.get_block("latest")["timestamp"]
+    while time.time() <= last_block_time:
+        time.sleep(0.1)
+    challenge_resolve(challenge=Challenge.objects.get(pk=challenge.pk))
+    claims = [Response.objects.get(pk=c.pk) for c in claims]
+    assert len({c.block_number for c in claims[1:4]}) == 1
+    assert sorted(c.transaction_index for c in claims[1:4]) == [0, 1, 2]
+    return challenge, claims
+
+
+def test_an_honest_resolution_is_reproduced_in_full(chain, resolved, live_server):
+    challenge, claims = resolved
+    result = run_verifier(live_server.url, challenge.pk, chain.url)
+    print(result.stdout)  # the table, for a reader of `pytest -s`
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.rstrip().endswith("5 of 5 outcomes reproduced")
+    assert "DIFFERENCE" not in result.stdout
+    for claim in claims:
+        assert str(claim.pk) in result.stdout
+    # Pages of 2: all 5 rows were reached through the Link header (a missing one is a count difference).
+    # The progress goes to stderr (at most a line a second into a pipe), the table to stdout.
+    assert "responses from the site" in result.stderr
+    assert "responses from the site" not in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("what", "change"),
+    [
+        ("text", {"submission_text": "29.9791, 31.1341"}),
+        ("stake", {"submission_stake": Decimal("8")}),
+        ("salt", {"submission_salt": "ab" * 32}),
+        ("order", {"log_index": 9}),
+        ("block", {"block_number": 1}),
+    ],
+)
+def test_a_response_changed_after_resolution_fails_and_is_named(chain, resolved, live_server, what, change):
+    challenge, claims = resolved
+    target = claims[1]
+    Response.objects.filter(pk=target.pk).update(**change)
+
+    result = run_verifier(live_server.url, challenge.pk, chain.url)
+    print(result.stdout)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert f"DIFFERENCE response {target.pk} ({target.transaction_hash})" in result.stdout
+    assert result.stdout.rstrip().endswith("4 of 5 outcomes reproduced")
+    for other in claims[:1] + claims[2:]:
+        assert f"DIFFERENCE response {other.pk} " not in result.stdout
+
+
+def test_a_wrong_winner_is_named(chain, resolved, live_server):
+    """The stored correctness of the true earliest winner is flipped: the site now names another
+    response earliest, and the verifier says which one the rules give."""
+    challenge, claims = resolved
+    Response.objects.filter(pk=claims[0].pk).update(is_correct=False)
+    result = run_verifier(live_server.url, challenge.pk, chain.url)
+    assert result.returncode == 1
+    assert f"the earliest winner is response {claims[0].pk} ({claims[0].transaction_hash}) by the rules" in (
+        result.stdout
+    )
+
+
+@pytest.mark.parametrize("with_rpc", [False, True], ids=["without-rpc", "with-rpc"])
+def test_a_demo_challenge_is_checked_off_chain_and_says_so(chain, live_server, with_rpc):
+    """seed_demo's claims carry made-up hashes no chain holds: their payments cannot be checked and
+    the verifier says so instead of failing; everything else about them is checked."""
+    seed_demo()
+    demo = Challenge.objects.filter(is_demo=True, status="resolved").order_by("id").first()
+    result = run_verifier(live_server.url, demo.pk, chain.url if with_rpc else None)
+    assert result.returncode == 0, result.stdout + result.stderr
+    count = demo.response_count
+    assert f"This is a demonstration challenge: {count} of its claims carry made-up transaction hashes" in (
+        result.stdout
+    )
+    assert result.stdout.rstrip().endswith(f"{count} of {count} outcomes reproduced")
+
+
+def test_a_demo_claim_changed_after_resolution_still_fails(chain, live_server):
+    seed_demo()
+    demo = Challenge.objects.filter(is_demo=True, status="resolved").order_by("id").first()
+    target = demo.responses.order_by("id").first()
+    Response.objects.filter(pk=target.pk).update(submission_text="1, 1")
+    result = run_verifier(live_server.url, demo.pk, chain.url)
+    assert result.returncode == 1
+    assert f"DIFFERENCE response {target.pk} ({target.transaction_hash}): distance is" in result.stdout
+
+
+def test_the_site_serves_the_verifier_for_download(client):
+    answer = client.get("/verify_challenge.py")
+    assert answer.status_code == 200
+    assert answer["Content-Disposition"] == 'attachment; filename="verify_challenge.py"'
+    assert answer.content == SCRIPT.read_bytes()
+
+
+def test_the_page_may_connect_to_the_public_rpc_node(client):
+    """The in-page verifier reads the chain through CHAIN_PUBLIC_RPC_URL: the CSP must allow it."""
+    from urllib.parse import urlsplit
+
+    rpc = urlsplit(settings.CHAIN_PUBLIC_RPC_URL)
+    policy = client.get("/")["Content-Security-Policy"]
+    connect = next(part for part in policy.split(";") if part.strip().startswith("connect-src"))
+    assert f"{rpc.scheme}://{rpc.netloc}" in connect.split()

@@ -1,0 +1,148 @@
+"""Production settings fail closed: each required variable missing, a weak SECRET_KEY or an unsafe
+treasury makes every command refuse to start with one message naming the problem. Run as real
+subprocesses with a controlled environment (nothing inherited from the shell but PATH)."""
+
+import os
+import secrets
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+TREASURY = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"
+
+REQUIRED = {
+    "SECRET_KEY": secrets.token_urlsafe(50),
+    "ALLOWED_HOSTS": "geopoem.example",
+    "DATABASE_URL": "postgres://postgres@127.0.0.1:5432/geopoem_deploy",
+    "REDIS_URL": "redis://127.0.0.1:6379/14",
+    "TREASURY_ADDRESS": TREASURY,
+    "CHAIN_RPC_URLS": "http://127.0.0.1:9",
+    "CHAIN_ID": "11155111",
+}
+
+
+def manage(*args: str, drop: tuple[str, ...] = (), cwd: Path = ROOT, **overrides: str) -> subprocess.CompletedProcess:
+    env = {"PATH": os.environ["PATH"], "DJANGO_SETTINGS_MODULE": "config.settings.production", **REQUIRED}
+    env.update(overrides)
+    for name in drop:
+        env.pop(name, None)
+    return subprocess.run(  # noqa: S603
+        [sys.executable, "manage.py", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120
+    )
+
+
+def test_the_full_set_passes_the_deploy_check():
+    result = manage("check", "--deploy", "--fail-level", "WARNING")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "System check identified no issues" in result.stdout
+
+
+@pytest.mark.parametrize("name", ["DATABASE_URL", "REDIS_URL", "TREASURY_ADDRESS", "CHAIN_RPC_URLS", "CHAIN_ID",
+                                  "SECRET_KEY", "ALLOWED_HOSTS"])  # fmt: skip
+def test_each_required_variable_missing_refuses_to_start(name):
+    result = manage("check", drop=(name,))
+    assert result.returncode != 0
+    assert "ImproperlyConfigured" in result.stderr
+    assert f"{name} is not set" in result.stderr
+    assert result.stderr.count("is not set") == 1  # only the one that is missing is named
+
+
+def test_an_empty_value_counts_as_missing():
+    result = manage("check", DATABASE_URL="", REDIS_URL=" ")
+    assert result.returncode != 0
+    assert "DATABASE_URL is not set; REDIS_URL is not set" in result.stderr
+
+
+def test_one_message_names_every_missing_variable():
+    result = manage("check", drop=tuple(REQUIRED))
+    assert result.returncode != 0
+    message = next(line for line in result.stderr.splitlines() if "Production settings refuse to start" in line)
+    for name in REQUIRED:
+        assert name in message
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        "x" * 50,  # too few different characters
+        secrets.token_urlsafe(20),  # too short
+        "django-insecure-" + secrets.token_urlsafe(50),  # Django's own development prefix
+    ],
+)
+def test_a_secret_key_the_deploy_check_calls_insecure_refuses_to_start(key):
+    result = manage("check", SECRET_KEY=key)
+    assert result.returncode != 0
+    assert "SECRET_KEY is insecure" in result.stderr
+    assert key not in result.stderr  # the refusal does not print the key
+
+
+@pytest.mark.parametrize(
+    ("address", "reason"),
+    [
+        ("0x0000000000000000000000000000000000000000", "must not be the zero address"),
+        (TREASURY.lower(), "checksummed"),  # all lower case: a typo would not be caught
+        ("0x70997970C51812dc3A010C7d01b50e0d17dc79c8", "checksummed"),  # one letter's case wrong
+        ("0x1234", "checksummed"),
+    ],
+)
+def test_an_unsafe_treasury_refuses_to_start(address, reason):
+    result = manage("check", TREASURY_ADDRESS=address)
+    assert result.returncode != 0
+    assert "TREASURY_ADDRESS " + reason in result.stderr or reason in result.stderr
+
+
+def test_another_chain_needs_its_own_usdc_address():
+    """The default USDC_ADDRESS is Circle's on Sepolia: on another chain it would name nothing, or
+    something else."""
+    assert "USDC_ADDRESS is not set" in manage("check", CHAIN_ID="1").stderr
+    assert manage("check", CHAIN_ID="1", USDC_ADDRESS="0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48").returncode == 0
+
+
+def test_production_uses_redis_and_postgresql_never_the_embedded_defaults():
+    code = (
+        "from django.conf import settings as s;"
+        "print(s.DATABASES['default']['ENGINE']);print(s.CACHES['default']['BACKEND']);"
+        "print(s.CELERY_BROKER_URL);print(s.TREASURY_ADDRESS);print(s.CHAIN_RPC_URLS)"
+    )
+    result = manage("shell", "-c", code)
+    assert result.returncode == 0, result.stderr
+    engine, cache, broker, treasury, rpc = result.stdout.splitlines()[-5:]
+    assert engine == "django.db.backends.postgresql"
+    assert cache == "django.core.cache.backends.redis.RedisCache"
+    assert broker == REQUIRED["REDIS_URL"]
+    assert treasury == TREASURY
+    assert rpc == "['http://127.0.0.1:9']"
+
+
+def test_build_time_collectstatic_runs_without_the_runtime_config_vars(tmp_path):
+    """The Python buildpack runs `manage.py collectstatic --noinput` while building, when the add-on
+    URLs may be the only config vars: it works, and the same environment refuses any other command."""
+    build = tmp_path / "build"
+    build.mkdir()
+    (build / "hello.js").write_text("console.log('hi');\n" * 200)
+    static_root = tmp_path / "static"
+    settings = tmp_path / "buildcheck_settings.py"
+    # The production settings, with one extra static folder so the test does not need the bundle.
+    settings.write_text(
+        f"from config.settings.production import *  # noqa: F403\nSTATICFILES_DIRS = [{str(build)!r}]\n"
+    )
+    only_addons = {"DATABASE_URL": REQUIRED["DATABASE_URL"], "REDIS_URL": REQUIRED["REDIS_URL"]}
+    common = {
+        "drop": tuple(REQUIRED),
+        "DJANGO_SETTINGS_MODULE": "buildcheck_settings",
+        "PYTHONPATH": f"{tmp_path}{os.pathsep}{ROOT}",
+        "STATIC_ROOT": str(static_root),
+        **only_addons,
+    }
+    collected = manage("collectstatic", "--noinput", "-v0", **common)
+    assert collected.returncode == 0, collected.stderr
+    manifest = static_root / "staticfiles.json"
+    assert manifest.exists()
+    assert list(static_root.glob("hello.*.js.gz")) and list(static_root.glob("hello.*.js.br"))
+    refused = manage("migrate", "--noinput", **common)
+    assert refused.returncode != 0 and "TREASURY_ADDRESS is not set" in refused.stderr
+    # A command that is not collectstatic cannot pass itself off as one.
+    assert manage("check", "collectstatic", **common).returncode != 0

@@ -1,0 +1,105 @@
+import { screen, within } from "@testing-library/react";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import type { ChallengeResponse } from "@/api/types";
+import { saveSubmission, type StoredSubmission } from "@/wallet/pending";
+import { WalletProvider } from "@/wallet/WalletContext";
+import { FakeWallet, PLAYER, TX_HASH } from "../../../test/fakeWallet";
+import { installFakeServer, json } from "../../../test/http";
+import { renderWithClient } from "../../../test/render";
+import { MySubmissionsPanel } from "./MySubmissionsPanel";
+
+/** Issue 17, item 8: with a wallet connected, My submissions also lists the address's claims the
+ * server holds (another browser's, or this one's before its storage was cleared), merged with this
+ * browser's records without duplicates (same transaction and commitment). */
+
+const KEPT = "c".repeat(64);
+const RECORD: StoredSubmission = {
+  salt: "1".repeat(64),
+  challengeId: 7,
+  text: "29.979175, 31.134258",
+  stake: "2.5",
+  chainId: 11155111,
+  submitterAddress: PLAYER,
+  transactionHash: TX_HASH,
+  commitment: KEPT,
+  state: "submitted",
+  createdAt: 1767225600000,
+};
+const OTHER_HASH = `0x${"cd".repeat(32)}`;
+const claim = (over: Partial<ChallengeResponse>): ChallengeResponse => ({
+  id: 1,
+  challengeId: 7,
+  submissionText: null,
+  submissionStake: "2.500000",
+  submissionTimestamp: 1767225700,
+  transactionHash: TX_HASH,
+  submitterAddress: PLAYER,
+  commitment: KEPT,
+  status: "confirmed",
+  rejectionCode: "",
+  rejectionReason: "",
+  ...over,
+});
+
+afterEach(() => vi.unstubAllGlobals());
+
+function renderPanel() {
+  return renderWithClient(
+    <WalletProvider reload={() => undefined}>
+      <MySubmissionsPanel />
+    </WalletProvider>,
+  );
+}
+
+describe("My submissions from the server", () => {
+  it("adds the connected address's claims this browser has no record of, once each, coordinates hidden", async () => {
+    const server = installFakeServer();
+    server.on("GET", `/api/responses/${TX_HASH}?commitment=${KEPT}`, () => json(claim({})));
+    server.on("GET", `/api/responses?address=${PLAYER}`, () =>
+      json([
+        claim({ id: 9, transactionHash: OTHER_HASH, commitment: "d".repeat(64), submissionStake: "3.500000", status: "pending" }),
+        claim({}),
+        // A stranger's claim naming the player's address on the player's transaction with another
+        // guess, waiting for verification to reject it: never shown as the player's.
+        claim({ id: 8, commitment: "e".repeat(64), status: "pending" }),
+      ]),
+    );
+    window.ethereum = new FakeWallet();
+    saveSubmission(RECORD);
+    renderPanel();
+    const panel = screen.getByRole("region", { name: "My submissions" });
+    const fromServer = await within(panel).findByText("No record: listed by Geopoem for your wallet");
+    const items = within(panel).getAllByRole("listitem");
+    expect(items).toHaveLength(2);
+    const item = fromServer.closest("li") as HTMLElement;
+    expect(within(item).getByText("3.50 USDC")).toBeInTheDocument();
+    expect(within(item).getByText("Pending")).toBeInTheDocument();
+    expect(within(item).getByText("Hidden until the challenge is resolved")).toBeInTheDocument();
+    expect(within(item).getByRole("link", { name: /View transaction/ })).toHaveAttribute(
+      "href",
+      `https://sepolia.etherscan.io/tx/${OTHER_HASH}`,
+    );
+  });
+
+  it("lists the server's claims after this browser's storage was cleared", async () => {
+    const server = installFakeServer();
+    server.on("GET", `/api/responses?address=${PLAYER}`, () =>
+      json([claim({ status: "rejected", rejectionCode: "late", rejectionReason: "The payment was confirmed on chain after the challenge had closed." })]),
+    );
+    window.ethereum = new FakeWallet();
+    renderPanel();
+    expect(await screen.findByText("Rejected")).toBeInTheDocument();
+    expect(screen.getByText(/after the challenge had closed/)).toBeInTheDocument();
+    expect(screen.queryByText("No submissions from this browser yet.")).not.toBeInTheDocument();
+  });
+
+  it("asks nothing by address without a connected wallet", async () => {
+    const server = installFakeServer();
+    window.ethereum = new FakeWallet({ eth_accounts: () => [] });
+    renderPanel();
+    expect(screen.getByText("No submissions from this browser yet.")).toBeInTheDocument();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(server.calls.filter((c) => c.url.includes("address="))).toHaveLength(0);
+  });
+
+});

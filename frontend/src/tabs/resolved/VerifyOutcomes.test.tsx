@@ -1,0 +1,95 @@
+import { screen, within } from "@testing-library/react";
+import userEvent from "@testing-library/user-event";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { buildChainWorld, type Guess } from "../../../test/chainWorld";
+import { installFakeServer } from "../../../test/http";
+import { renderWithClient } from "../../../test/render";
+import { TEST_CONFIG } from "../../../test/fixtures";
+import { PYRAMID } from "./fixtures";
+import { VerifyOutcomes } from "./VerifyOutcomes";
+
+afterEach(() => {
+  vi.unstubAllGlobals();
+});
+
+const GUESSES: Guess[] = [
+  { text: "29.979, 31.134", stake: "2.5", address: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", block: 20, txIndex: 0 },
+  { text: "30.0444, 31.2357", stake: "3", address: "0x90F79bf6EB2c4F870365E785982E1f101E93b906", block: 21, txIndex: 0 },
+];
+
+async function serveWorld(change?: (world: Awaited<ReturnType<typeof buildChainWorld>>) => void) {
+  const world = await buildChainWorld(GUESSES);
+  change?.(world);
+  const server = installFakeServer();
+  server.on("POST", TEST_CONFIG.rpcUrl, (init) => world.route(TEST_CONFIG.rpcUrl, init));
+  server.on("GET", `/api/responses?challengeId=${world.challenge.id}&limit=1000`, (_init, url) => world.route(url));
+  server.on("GET", `/api/challenges/${world.challenge.id}/winners`, (_init, url) => world.route(url));
+  return world;
+}
+
+describe("Verify every outcome", () => {
+  it("re-checks every response through the public RPC and says all are reproduced", async () => {
+    const world = await serveWorld();
+    renderWithClient(<VerifyOutcomes challenge={world.challenge} />);
+    await userEvent.setup().click(screen.getByRole("button", { name: "Verify every outcome" }));
+    expect(await screen.findByText("2 of 2 outcomes reproduced")).toHaveClass("check-ok");
+    expect(screen.getByRole("status")).toHaveTextContent(
+      "Every payment, commitment, chain position, distance, verdict, winner and prize matches.",
+    );
+    expect(world.rpcRequests).toBeGreaterThan(0);
+    // The script for larger challenges or a second opinion, with the command filled in.
+    expect(screen.getByRole("link", { name: "download verify_challenge.py" })).toHaveAttribute(
+      "href",
+      "/verify_challenge.py",
+    );
+    expect(screen.getByText(/--rpc https:\/\/rpc\.sepolia\.example --challenge 7/)).toBeInTheDocument();
+  });
+
+  it("shows an accessible progress bar while it runs", async () => {
+    const world = await buildChainWorld(GUESSES);
+    const server = installFakeServer();
+    server.on("GET", `/api/responses?challengeId=${world.challenge.id}&limit=1000`, () => new Promise<Response>(() => {}));
+    renderWithClient(<VerifyOutcomes challenge={world.challenge} />);
+    await userEvent.setup().click(screen.getByRole("button", { name: "Verify every outcome" }));
+    const bar = await screen.findByRole("progressbar", { name: /Reading the responses from this site: 0 of 2/ });
+    expect(bar).toHaveAttribute("max", "2");
+    await userEvent.setup().click(screen.getByRole("button", { name: "Cancel" }));
+    expect(screen.getByRole("button", { name: "Verify every outcome" })).toBeInTheDocument();
+  });
+
+  it("names the response whose stored stake differs from its payment", async () => {
+    const world = await serveWorld((w) => {
+      w.responses[1] = { ...w.responses[1]!, submissionStake: "30.000000" };
+    });
+    renderWithClient(<VerifyOutcomes challenge={world.challenge} />);
+    await userEvent.setup().click(screen.getByRole("button", { name: "Verify every outcome" }));
+    expect(await screen.findByText("1 of 2 outcomes reproduced")).toHaveClass("check-bad");
+    const items = within(screen.getByRole("list")).getAllByRole("listitem");
+    expect(items[0]).toHaveTextContent(
+      `Response 101 (${world.responses[1]!.transactionHash}): the calldata pays 3 USDC, the site shows a stake of 30.000000`,
+    );
+  });
+
+  it("says so when the RPC node cannot be read, deciding nothing", async () => {
+    const world = await buildChainWorld(GUESSES);
+    const server = installFakeServer();
+    server.on("GET", `/api/responses?challengeId=${world.challenge.id}&limit=1000`, (_init, url) => world.route(url));
+    server.on("POST", TEST_CONFIG.rpcUrl, () => new Response("busy", { status: 503 }));
+    renderWithClient(<VerifyOutcomes challenge={world.challenge} />);
+    await userEvent.setup().click(screen.getByRole("button", { name: "Verify every outcome" }));
+    expect(await screen.findByText(/The check could not run: The RPC node answered 503\./)).toBeInTheDocument();
+  });
+
+  it("points to the script beyond 10,000 responses", () => {
+    renderWithClient(<VerifyOutcomes challenge={{ ...PYRAMID, isDemo: false, responseCount: 10_001 }} />);
+    expect(screen.queryByRole("button", { name: "Verify every outcome" })).not.toBeInTheDocument();
+    expect(screen.getByText(/This challenge has 10,001 responses, more than 10,000 can be checked in a browser/))
+      .toBeInTheDocument();
+  });
+
+  it("tells a demonstration challenge's visitors that its payments cannot be checked", () => {
+    renderWithClient(<VerifyOutcomes challenge={PYRAMID} />);
+    expect(screen.getByText(/This is a demonstration challenge: its sample claims carry made-up transaction hashes/))
+      .toBeInTheDocument();
+  });
+});

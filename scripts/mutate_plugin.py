@@ -1,0 +1,146 @@
+"""The pytest side of scripts/mutate.py: collect the module's tests once, run them on the original
+code (all must pass), then for each mutant swap the mutated function's code object in, run the tests
+until the first failure, and swap the original back. Results go to --mutate-result as JSON."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import signal
+import time
+from pathlib import Path
+
+import pytest
+from _pytest.runner import runtestprotocol
+
+from scripts.mutate import ROOT, mutants_of
+
+
+def pytest_addoption(parser):
+    parser.addoption("--mutate-module", required=True)
+    parser.addoption("--mutate-result", required=True)
+    parser.addoption("--mutate-max-seconds", type=float, default=120.0)
+
+
+class MutantTimeout(Exception):
+    pass
+
+
+class _Scopes:
+    """Stands for "the session and the first test's module" where pytest asks for the next item:
+    tearing down to it leaves no test function set up (re-running a test that is still set up
+    would skip its fixtures), while the database and anvil stay up."""
+
+    def __init__(self, item):
+        self.chain = item.listchain()[:-1]
+
+    def listchain(self):
+        return self.chain
+
+
+def _live_function(module, qualname: str):
+    """The function object behind a qualified name, unwrapped from decorators and descriptors."""
+    owner, _, name = qualname.rpartition(".")
+    container = getattr(module, owner) if owner else module
+    target = container.__dict__[name] if owner else getattr(module, name)
+    while True:
+        if isinstance(target, staticmethod | classmethod):
+            target = target.__func__
+        elif isinstance(target, property):
+            target = target.fget
+        elif hasattr(target, "__wrapped__"):
+            target = target.__wrapped__
+        else:
+            return target
+
+
+def _code_by_qualname(code) -> dict[str, object]:
+    found = {}
+    for const in code.co_consts:
+        if hasattr(const, "co_qualname"):
+            found[const.co_qualname] = const
+            found.update(_code_by_qualname(const))
+    return found
+
+
+def _run_items(session, items, deadline: float) -> tuple[bool, str]:
+    """True and the first failing test's id when a test fails (the mutant is killed). However the
+    run ends, fixtures are torn down back to the first collected test's scope, so the next run
+    starts from the same state (session fixtures such as the database and anvil stay up)."""
+    home = _Scopes(session.items[0])
+
+    def on_alarm(signum, frame):
+        raise MutantTimeout
+
+    previous = signal.signal(signal.SIGALRM, on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, max(deadline - time.monotonic(), 1))
+    try:
+        for index, item in enumerate(items):
+            nextitem = items[index + 1] if index + 1 < len(items) else home
+            reports = runtestprotocol(item, nextitem=nextitem, log=False)
+            failed = [report for report in reports if report.failed]
+            if failed:
+                if os.environ.get("MUTATE_DEBUG"):
+                    print(failed[0].longreprtext[-1500:])
+                return True, item.nodeid
+        return False, ""
+    except MutantTimeout:
+        return True, "timeout"
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+        session._setupstate.teardown_exact(home)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtestloop(session):
+    config = session.config
+    module_path = config.getoption("--mutate-module")
+    result_path = Path(config.getoption("--mutate-result"))
+    max_seconds = config.getoption("--mutate-max-seconds")
+    items = list(session.items)
+    module = importlib.import_module(module_path.removesuffix(".py").replace("/", "."))
+    source_file = str(ROOT / module_path)
+
+    started = time.monotonic()
+    failed, which = _run_items(session, items, time.monotonic() + 3600)
+    baseline = time.monotonic() - started
+    if failed:
+        print(f"\nmutate: the tests fail on the original code ({which}); no mutants run")
+        session.testsfailed = 1
+        return True
+    print(f"\nmutate: {module_path}: {len(items)} tests pass on the original code in {baseline:.1f} s")
+
+    results = []
+    for mutant in mutants_of(Path(source_file).read_text()):
+        compiled = compile(mutant.tree, source_file, "exec")
+        new_code = _code_by_qualname(compiled).get(mutant.function)
+        function = _live_function(module, mutant.function)
+        original = function.__code__
+        try:
+            function.__code__ = new_code
+        except (ValueError, TypeError) as exc:  # e.g. a different closure: not applicable
+            results.append({**_describe(mutant), "killed": True, "by": f"not applicable ({exc})"})
+            continue
+        mutant_started = time.monotonic()
+        try:
+            killed, by = _run_items(session, items, time.monotonic() + max(max_seconds, 3 * baseline))
+        finally:
+            function.__code__ = original
+        # A kill counts only if the killing test passes again on the original code: a mutant can
+        # leave rows behind (tests with committed transactions) that would fail the next tests.
+        if killed and by != "timeout":
+            killer = next(item for item in items if item.nodeid == by)
+            still_failing, _ = _run_items(session, [killer], time.monotonic() + max(max_seconds, 3 * baseline))
+            if still_failing:
+                by = f"{by} (UNSURE: it fails on the original code too; state left behind)"
+        results.append({**_describe(mutant), "killed": killed, "by": by, "seconds": time.monotonic() - mutant_started})
+        state = f"killed by {by}" if killed else "SURVIVED"
+        print(f"mutate: #{mutant.number} line {mutant.line} {mutant.function}: {mutant.change}: {state}", flush=True)
+    result_path.write_text(json.dumps({"module": module_path, "baseline_seconds": baseline, "mutants": results}))
+    return True
+
+
+def _describe(mutant) -> dict:
+    return {"number": mutant.number, "function": mutant.function, "line": mutant.line, "change": mutant.change}

@@ -1,0 +1,121 @@
+"""verify_challenge.py re-implements the rules with the standard library only: it must agree with
+the server's code on the shared vectors (the same file the TypeScript verifier is tested on)."""
+
+from decimal import Decimal
+
+import pytest
+
+import verify_challenge as v
+from challenges.scoring import haversine_m
+
+
+def test_coordinates(vectors):
+    for case in vectors["coordinates"]["valid"]:
+        assert v.canonical_coordinates(case["input"]) == case["canonical"], case
+    for text in vectors["coordinates"]["invalid"]:
+        assert v.canonical_coordinates(text) is None, text
+
+
+def test_commitments(vectors):
+    for case in vectors["guessCommitments"]:
+        assert (
+            v.guess_commitment(
+                chain_id=case["chainId"],
+                challenge_id=case["challengeId"],
+                submitter_address=case["submitterAddress"],
+                text=case["text"],
+                salt=case["salt"],
+            )
+            == case["commitment"]
+        )
+    for case in vectors["solutionCommitments"]:
+        assert (
+            v.solution_commitment(challenge_id=case["challengeId"], text=case["text"], salt=case["salt"])
+            == (case["commitment"])
+        )
+
+
+def test_calldata_decodes_back_to_its_words(vectors):
+    for case in vectors["calldata"]:
+        decoded = v.decode_stake_calldata(case["data"])
+        assert decoded == v.StakeCalldata(
+            recipient=case["treasury"].lower(),
+            amount_units=int(case["amountUnits"]),
+            commitment=case["commitment"],
+            challenge_id=case["challengeId"],
+            timestamp=case["timestamp"],
+        )
+    plain = vectors["calldata"][0]["data"][: 2 + 2 * 68]
+    assert v.decode_stake_calldata(plain) is None
+    assert v.decode_stake_calldata("0x23b872dd" + vectors["calldata"][0]["data"][10:]) is None
+
+
+def test_distances_agree_with_the_server_formula(vectors):
+    for case in vectors["distances"]:
+        ours = v.distance_between(case["from"], case["to"])
+        assert f"{ours:.2f}" == case["meters"], case
+        lat1, lon1 = (float(x) for x in case["from"].split(", "))
+        lat2, lon2 = (float(x) for x in case["to"].split(", "))
+        assert ours == haversine_m(lat1, lon1, lat2, lon2)
+
+
+def test_prize_split_in_token_units(vectors):
+    for case in vectors["prizeSplits"]:
+        split = v.prize_split(v.to_units(case["total"]))
+        assert [v.from_units(x) for x in (split.earliest, split.highest, split.operations)] == [
+            case["earliest"],
+            case["highest"],
+            case["operations"],
+        ], case
+
+
+def test_winners_in_chain_order(vectors):
+    for case in vectors["winners"]:
+        outcomes = []
+        for r in case["responses"]:
+            block, tx, log = r["position"]
+            row = {"id": r["id"], "submissionStake": r["stake"], "blockNumber": block, "transactionIndex": tx,
+                   "logIndex": log, "transactionHash": "0x"}  # fmt: skip
+            outcomes.append(v.Outcome(row, correct=r["correct"]))
+        earliest, highest = v.pick_winners(outcomes, 6)
+        assert (earliest and earliest.id, highest and highest.id) == (case["earliest"], case["highest"]), case["about"]
+
+
+@pytest.mark.parametrize("amount", ["1", "1.5", "0.000001", "999999.999999", "12.340000"])
+def test_units_are_exact(amount):
+    assert v.to_units(amount) == int(Decimal(amount) * 10**6)
+    assert Decimal(v.from_units(v.to_units(amount))) == Decimal(amount)
+
+
+@pytest.mark.parametrize("bad", ["1.0000001", "-1", "1e3", "", "1.", " 1"])
+def test_units_refuse_what_is_not_a_plain_amount(bad):
+    with pytest.raises(ValueError):
+        v.to_units(bad)
+
+
+def test_the_server_picks_the_same_winners(vectors):
+    from types import SimpleNamespace
+
+    from challenges.scoring import pick_earliest, pick_highest
+
+    for case in vectors["winners"]:
+        correct = [
+            SimpleNamespace(
+                id=r["id"],
+                submission_stake=Decimal(r["stake"]),
+                block_number=r["position"][0],
+                transaction_index=r["position"][1],
+                log_index=r["position"][2],
+            )
+            for r in case["responses"]
+            if r["correct"]
+        ]
+        earliest, highest = pick_earliest(correct), pick_highest(correct)
+        assert (earliest and earliest.id, highest and highest.id) == (case["earliest"], case["highest"]), case["about"]
+
+
+def test_next_page_links_stay_on_the_named_site():
+    site = v.Site("https://geopoem.example/", timeout=1)
+    header = {"link": '<http://internal:8000/api/responses?challengeId=3&cursor=YWZ0ZXI6OQ>; rel="next"'}
+    assert site.on_site(v.next_link(header)) == "https://geopoem.example/api/responses?challengeId=3&cursor=YWZ0ZXI6OQ"
+    assert v.next_link({}) is None
