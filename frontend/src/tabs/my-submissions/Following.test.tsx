@@ -106,4 +106,43 @@ describe("Following a claim after the POST", () => {
     await waitFor(() => expect(within(item).getByText("Confirmed")).toBeInTheDocument());
   }, 30000);
 
+  it("reads the total bids again when the first answer for the claim is already Confirmed", async () => {
+    // The race CI met: the POST answered, the card was read (the claim still pending), then the
+    // head watcher confirmed the claim before the page's first look-up of it. No Pending is ever
+    // seen; the card must still follow the confirmed sum.
+    const server = installFakeServer();
+    const chain = { stakedSum: "12.500000" };
+    server.on("GET", "/api/challenges/active", () => json({ ...CHALLENGE, stakedSum: chain.stakedSum }));
+    server.on("POST", "/api/responses", () => new Promise<Response>(() => undefined));
+    const statusPrefix = `/api/responses/${TX_HASH}?commitment=`;
+    const routed = server.fetch as unknown as typeof fetch;
+    vi.stubGlobal("fetch", (input: RequestInfo | URL, init?: RequestInit) => {
+      if (String(input).startsWith(statusPrefix)) {
+        chain.stakedSum = "16.000000"; // confirmed by the watcher just before this look-up
+        return Promise.resolve(
+          json({ id: 1, challengeId: 7, transactionHash: TX_HASH, submitterAddress: PLAYER, status: "confirmed", rejectionCode: "", rejectionReason: "" }),
+        );
+      }
+      return routed(input, init);
+    });
+    window.ethereum = new FakeWallet();
+    renderWithClient(
+      <WalletProvider reload={() => undefined}>
+        <ActiveChallengeTab coordinatesAddon={null} />
+        <Toaster />
+      </WalletProvider>,
+    );
+    const user = userEvent.setup();
+    await user.type(await screen.findByLabelText("Coordinates (latitude, longitude)"), "29.979175, 31.134258");
+    await user.type(screen.getByLabelText("USDC bid amount"), "3.5");
+    const card = screen.getByRole("heading", { name: CHALLENGE.poemTitle }).closest("section") as HTMLElement;
+    expect(within(card).getByText("12.50 USDC")).toBeInTheDocument();
+    await user.click(screen.getByRole("button", { name: "Submit Your Solution & Pay Your Bid" }));
+    await user.click(await screen.findByRole("button", { name: "Confirm" }));
+
+    const panel = await screen.findByRole("region", { name: "My submissions" }, { timeout: 15000 });
+    expect(await within(panel).findByText("Confirmed", {}, { timeout: 15000 })).toBeInTheDocument();
+    expect(within(panel).queryByText("Pending")).not.toBeInTheDocument();
+    expect(await within(card).findByText("16.00 USDC", {}, { timeout: 5000 })).toBeInTheDocument();
+  }, 30000);
 });

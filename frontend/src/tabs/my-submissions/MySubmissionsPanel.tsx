@@ -33,32 +33,35 @@ function useRecordCommitment(record: StoredSubmission) {
   return commitment ?? computed.data;
 }
 
-/** When a claim this page watched waiting (pending, or "missing": not yet known to the server) is
- * confirmed or rejected, the active challenge is read once more: a confirmation moves its total bids.
- * A claim already settled at its first answer changes nothing. */
-function useRereadActiveOnSettle(status: string | undefined) {
+/** When a claim of this page settles (confirmed or rejected) in an answer fetched while the page
+ * shows it, the active challenge is read once more: a confirmation moves its total bids. That
+ * includes a claim whose very first answer is already settled: the head watcher can confirm a claim
+ * between the POST (after which the card was last read) and the page's first look-up. An unchanged
+ * card costs a bodiless 304; a settled answer the query cache already held changes nothing. */
+function useRereadActiveOnSettle(status: string | undefined, fetchedAfterMount: boolean) {
   const queryClient = useQueryClient();
-  const previous = useRef(status);
+  const previous = useRef<string | undefined>(undefined);
   useEffect(() => {
     const was = previous.current;
     previous.current = status;
-    if ((was === "pending" || was === "missing") && (status === "confirmed" || status === "rejected")) {
+    const settled = status === "confirmed" || status === "rejected";
+    if (settled && was !== status && fetchedAfterMount && was !== "confirmed" && was !== "rejected") {
       void queryClient.invalidateQueries({ queryKey: activeChallengeQuery().queryKey });
     }
-  }, [queryClient, status]);
+  }, [queryClient, status, fetchedAfterMount]);
 }
 
 function ServerStatus({ hash, record }: { hash: string; record: StoredSubmission }) {
   const commitment = useRecordCommitment(record);
   // A record without its address (none is written so, but a stored copy may be older) asks by hash alone.
   const own = record.submitterAddress ? commitment : undefined;
-  const { data, isPending, error } = useQuery({
+  const { data, isPending, error, isFetchedAfterMount } = useQuery({
     ...responseStatusQuery(hash, own),
     enabled: !record.submitterAddress || own !== undefined,
     refetchInterval: (query) => claimFollowInterval(query.state.data, query.state.error, record.state),
   });
   const missing = error instanceof ApiError && error.status === 404;
-  useRereadActiveOnSettle(missing ? "missing" : data?.status);
+  useRereadActiveOnSettle(missing ? "missing" : data?.status, isFetchedAfterMount);
   if (isPending) return <span>Checking status...</span>;
   if (error) {
     if (error instanceof ApiError && error.status === 404) return <span>Not recorded by Geopoem yet</span>;
@@ -163,6 +166,19 @@ function ServerOnlyItem({ claim }: { claim: ChallengeResponse }) {
   );
 }
 
+/** The same rule as useRereadActiveOnSettle for the address's list: when a claim it showed
+ * pending comes back confirmed or rejected, the active challenge is read once more. */
+function useRereadActiveWhenAnySettles(claims: ChallengeResponse[] | undefined) {
+  const queryClient = useQueryClient();
+  const pendingBefore = useRef<Set<number>>(new Set());
+  useEffect(() => {
+    if (!claims) return;
+    const settledNow = claims.some((claim) => claim.status !== "pending" && pendingBefore.current.has(claim.id));
+    pendingBefore.current = new Set(claims.filter((claim) => claim.status === "pending").map((claim) => claim.id));
+    if (settledNow) void queryClient.invalidateQueries({ queryKey: activeChallengeQuery().queryKey });
+  }, [queryClient, claims]);
+}
+
 /** The connected wallet's claims from the server for transactions this browser has no record of.
  * A transaction this browser paid is shown by its own record only: the payment commits to that
  * record's guess, so a claim with another commitment on it (same hash and address, a stranger's,
@@ -176,6 +192,7 @@ function useServerOnlyClaims(records: StoredSubmission[]): ChallengeResponse[] {
     // Followed like this browser's own claims while one of them is pending.
     refetchInterval: (query) => (query.state.data?.some((claim) => claim.status === "pending") ? FOLLOW_INTERVAL_MS : false),
   });
+  useRereadActiveWhenAnySettles(data);
   if (!address || !data) return [];
   const paidHere = new Set(records.flatMap((record) => (record.transactionHash ? [record.transactionHash.toLowerCase()] : [])));
   return data.filter((claim) => !paidHere.has(claim.transactionHash.toLowerCase()));

@@ -1,5 +1,7 @@
+import { useQuery } from "@tanstack/react-query";
 import { screen, within } from "@testing-library/react";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { activeChallengeQuery } from "@/api/queries";
 import type { ChallengeResponse } from "@/api/types";
 import { saveSubmission, type StoredSubmission } from "@/wallet/pending";
 import { WalletProvider } from "@/wallet/WalletContext";
@@ -102,4 +104,29 @@ describe("My submissions from the server", () => {
     expect(server.calls.filter((c) => c.url.includes("address="))).toHaveLength(0);
   });
 
+  it("reads the active challenge again when a claim it listed pending settles", async () => {
+    const server = installFakeServer();
+    let status: ChallengeResponse["status"] = "pending";
+    let stakedSum = "10.000000";
+    server.on("GET", "/api/challenges/active", () => json({ id: 7, stakedSum }));
+    server.on("GET", `/api/responses?address=${PLAYER}`, () => json([claim({ id: 9, transactionHash: OTHER_HASH, status })]));
+    window.ethereum = new FakeWallet();
+    function TotalBids() {
+      const { data } = useQuery(activeChallengeQuery());
+      return <p>Total bids {data?.stakedSum}</p>;
+    }
+    renderWithClient(
+      <WalletProvider reload={() => undefined}>
+        <TotalBids />
+        <MySubmissionsPanel />
+      </WalletProvider>,
+    );
+    expect(await screen.findByText("Pending")).toBeInTheDocument();
+    expect(screen.getByText("Total bids 10.000000")).toBeInTheDocument();
+    // Another browser's claim is confirmed: the list follows it, and the total bids with it.
+    status = "confirmed";
+    stakedSum = "12.500000";
+    expect(await screen.findByText("Confirmed", {}, { timeout: 5000 })).toBeInTheDocument();
+    expect(await screen.findByText("Total bids 12.500000", {}, { timeout: 2000 })).toBeInTheDocument();
+  }, 15000);
 });
