@@ -14,7 +14,7 @@ PG_URL ?= postgres://postgres@127.0.0.1:5432/geopoem
 help:
 	@echo "make run    - local anvil + test USDC, migrate, seed the demo, web + worker + beat on http://$(HOST):$(PORT)"
 	@echo "make test   - every test suite (PostgreSQL on 127.0.0.1:5432 when reachable, else SQLite)"
-	@echo "make lint   - ruff, and the front end's type check and linters"
+	@echo "make lint   - ruff, the apps' layering (lint-imports), and the front end's type check and linters"
 
 # Development installs requirements-dev.txt (the runtime set in requirements.txt plus the tools);
 # production installs requirements.txt alone (the Python buildpack reads it).
@@ -85,6 +85,7 @@ bench: build
 lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/lint-imports
 	npm run --silent lint
 
 clean:

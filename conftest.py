@@ -72,13 +72,11 @@ def make_challenge(db):
 def make_response(db):
     """A claim row as verification would leave it (confirmed) without a chain: for scoring and
     read-side tests only. Confirmation through a real EVM is tested in the chain app."""
-    from django.conf import settings
     from django.db.models import F
 
-    from challenges.commitments import guess_commitment, new_salt
     from challenges.models import Challenge
-    from responses.coordinates import parse_coordinates
     from responses.models import Response, ResponseStatus
+    from responses.services import guess_fields
 
     counter = {"n": 0}
 
@@ -95,22 +93,10 @@ def make_response(db):
     ):
         counter["n"] += 1
         n = counter["n"]
-        parsed = parse_coordinates(text)
         address = address or "0x" + f"{n:040x}"
-        salt = new_salt()
         response = Response.objects.create(
             challenge=challenge,
-            submission_text=parsed.text,
-            submission_lat=parsed.lat,
-            submission_lon=parsed.lon,
-            submission_salt=salt,
-            commitment=guess_commitment(
-                chain_id=settings.CHAIN_ID,
-                challenge_id=challenge.pk,
-                submitter_address=address,
-                text=parsed.text,
-                salt=salt,
-            ),
+            **guess_fields(challenge_id=challenge.pk, text=text, submitter_address=address),
             submission_stake=Decimal(stake),
             transaction_hash="0x" + f"{n:064x}",
             submitter_address=address,

@@ -57,12 +57,12 @@ def measure(count: int) -> dict:
     import time
 
     from challenges.models import Challenge
-    from challenges.tasks import resolve_challenge
     from django.contrib.auth import get_user_model
     from django.db import connection
     from django.test import Client
     from django.urls import reverse
     from responses.models import Response
+    from responses.tasks import resolve_challenge
 
     from .data import copy_confirmed, new_challenge
 

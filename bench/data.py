@@ -9,7 +9,6 @@ from decimal import Decimal
 
 SOLUTION = "48.85837, 2.294481"  # near the Eiffel Tower
 THRESHOLD_M = 1000
-CHAIN_ID = 11155111
 
 
 def address(n: int) -> str:
@@ -34,31 +33,22 @@ def guess(rng: random.Random, n: int) -> str:
 
 def add_confirmed(challenge, count: int, *, seed: int = 1) -> None:
     """`count` confirmed claims through the ORM (small counts), and the challenge's sums."""
-    from challenges.commitments import guess_commitment, new_salt
     from challenges.models import Challenge
     from django.db.models import F
     from django.utils import timezone
-    from responses.coordinates import parse_coordinates
     from responses.models import Response, ResponseStatus
+    from responses.services import guess_fields
 
     rng = random.Random(seed)
     rows, total = [], Decimal("0")
     for n in range(count):
-        parsed = parse_coordinates(guess(rng, n))
         who = address(n % 50)
-        salt = new_salt()
         stake = Decimal(rng.randint(100, 100000)) / 100
         total += stake
         rows.append(
             Response(
                 challenge=challenge,
-                submission_text=parsed.text,
-                submission_lat=parsed.lat,
-                submission_lon=parsed.lon,
-                submission_salt=salt,
-                commitment=guess_commitment(
-                    chain_id=CHAIN_ID, challenge_id=challenge.pk, submitter_address=who, text=parsed.text, salt=salt
-                ),
+                **guess_fields(challenge_id=challenge.pk, text=guess(rng, n), submitter_address=who),
                 submission_stake=stake,
                 submission_timestamp=timezone.now(),
                 transaction_hash=tx_hash(challenge.pk, n),
@@ -91,7 +81,7 @@ def new_challenge(title: str):
 
 def seed_api() -> dict:
     """Five resolved challenges of 10 responses each and an active one: the API benchmark's data."""
-    from challenges.services import challenge_resolve
+    from responses.resolution import challenge_resolve
 
     resolved = []
     for i in range(5):
@@ -103,13 +93,6 @@ def seed_api() -> dict:
     return {"resolved": resolved, "active": active.pk}
 
 
-def canonical(value: float) -> str:
-    """A float with 6 decimals in the canonical form of responses.coordinates (no trailing zeros,
-    no "-0"); checked against parse_coordinates on the first rows of every load."""
-    text = f"{value:.6f}".rstrip("0").rstrip(".")
-    return "0" if text in ("-0", "") else text
-
-
 def copy_confirmed(challenge, count: int, *, seed: int = 7, chunk: int = 50_000) -> int:
     """`count` confirmed claims written with PostgreSQL COPY, shaped as verification leaves them
     (block, index, status, block time), and the challenge's sums moved as verification moves them.
@@ -117,7 +100,7 @@ def copy_confirmed(challenge, count: int, *, seed: int = 7, chunk: int = 50_000)
     from challenges.models import Challenge
     from django.db import connection
     from django.utils import timezone
-    from responses.coordinates import parse_coordinates
+    from responses.services import guess_fields
 
     rng = random.Random(seed)
     players = [address(n) for n in range(500)]
@@ -135,18 +118,20 @@ def copy_confirmed(challenge, count: int, *, seed: int = 7, chunk: int = 50_000)
             for start in range(0, count, chunk):
                 lines = []
                 for n in range(start, min(start + chunk, count)):
-                    text = guess(rng, n)
-                    lat_s, lon_s = text.split(", ")
-                    lat, lon = canonical(float(lat_s)), canonical(float(lon_s))
-                    if n < 1000:
-                        assert parse_coordinates(text).text == f"{lat}, {lon}", text
+                    who = players[n % 500]
+                    digest = hashlib.sha256(f"{challenge.pk}:{n}".encode()).hexdigest()
+                    # The same row values as every other Response (responses/services.py), a
+                    # deterministic salt so that a load is repeatable.
+                    row = guess_fields(
+                        challenge_id=challenge.pk, text=guess(rng, n), submitter_address=who, salt=digest
+                    )
                     near += n % 500 == 0
                     cents = rng.randint(100, 100000)
                     total_cents += cents
-                    digest = hashlib.sha256(f"{challenge.pk}:{n}".encode()).hexdigest()
                     lines.append(
-                        f"{challenge.pk}\t{lat}, {lon}\t{lat}\t{lon}\t{digest}\t{digest[::-1]}\t"
-                        f"{cents // 100}.{cents % 100:02d}\t{now}\t0x{digest}\t{players[n % 500]}\tconfirmed\t\t\t"
+                        f"{challenge.pk}\t{row['submission_text']}\t{row['submission_lat']}\t{row['submission_lon']}\t"
+                        f"{row['submission_salt']}\t{row['commitment']}\t"
+                        f"{cents // 100}.{cents % 100:02d}\t{now}\t0x{digest}\t{who}\tconfirmed\t\t\t"
                         f"{1000 + n // 10}\t0x{digest[::-1]}\t{n % 10}\t0\t{now}\t{now}\tf\n"
                     )
                 copy.write("".join(lines))
@@ -246,10 +231,10 @@ def run_scale(count: int) -> dict:
     """Benchmark 2 under Django: a 10-response challenge and a `count`-response one, both resolved."""
     import time
 
-    from challenges.services import challenge_resolve
     from django.conf import settings
     from django.db import connection
     from django.test import Client
+    from responses.resolution import challenge_resolve
 
     small = new_challenge("Ten responses")
     add_confirmed(small, 10, seed=3)
@@ -277,8 +262,8 @@ def run_scale(count: int) -> dict:
     with connection.cursor() as cursor:
         cursor.execute("VACUUM ANALYZE responses_response")
 
-    from challenges.services import challenge_resolve_start
-    from challenges.tasks import resolve_challenge
+    from responses.resolution import challenge_resolve_start
+    from responses.tasks import resolve_challenge
 
     started = time.perf_counter()
     challenge_resolve_start(challenge=big, enqueue=False)  # what the admin request does

@@ -115,7 +115,7 @@ class Claimer:
         self.lock = threading.Lock()
 
     def claim(self, player: str, n: int) -> dict:
-        from responses.coordinates import parse_coordinates
+        from challenges.coordinates import parse_coordinates
 
         text = parse_coordinates(f"{48 + n / 1000:.6f}, {2 + n / 1000:.6f}").text
         stake = Decimal(1 + n % 7) + Decimal("0.25")

@@ -9,7 +9,7 @@ from django.db.models import Exists, OuterRef
 from django.urls import reverse
 from django.utils.html import format_html
 
-from challenges.admin import ChainSearchMixin, address_link, tx_link
+from challenges.admin.links import ChainSearchMixin, address_link, tx_link
 
 from .models import ChainCursor, Payment
 from .selectors import payer_claims

@@ -26,15 +26,6 @@ class CalldataError(ValueError):
 
 
 @dataclass(frozen=True)
-class StakeTransfer:
-    treasury: str  # checksummed
-    amount_units: int
-    commitment: str  # 64 lowercase hex, no 0x
-    challenge_id: int
-    timestamp: int
-
-
-@dataclass(frozen=True)
 class DecodedTransfer:
     """A `transfer` call read leniently: the trailing Geopoem words are None when absent."""
 
@@ -109,18 +100,4 @@ def decode_transfer(data: bytes | str) -> DecodedTransfer:
         commitment=words[2].hex(),
         challenge_id=int.from_bytes(words[3], "big"),
         timestamp=int.from_bytes(words[4], "big"),
-    )
-
-
-def decode_stake_transfer(data: bytes | str) -> StakeTransfer:
-    """The strict form: exactly the 164-byte extended transfer."""
-    decoded = decode_transfer(data)
-    if not decoded.is_stake_transfer:
-        raise CalldataError("a plain transfer without the Geopoem commitment words")
-    return StakeTransfer(
-        treasury=decoded.to,
-        amount_units=decoded.amount_units,
-        commitment=decoded.commitment or "",
-        challenge_id=decoded.challenge_id or 0,
-        timestamp=decoded.timestamp or 0,
     )

@@ -48,10 +48,6 @@ class Payment(models.Model):
     def __str__(self) -> str:
         return f"Payment {self.transaction_hash}#{self.log_index} ({self.amount_units} units)"
 
-    @property
-    def is_unclaimed(self) -> bool:
-        return self.response_id is None and not self.removed
-
 
 class ChainCursor(models.Model):
     """Where the indexer stopped: the last block it scanned, by name (one row per scan)."""

@@ -3,9 +3,9 @@
 from django.db.models import Exists, OuterRef, QuerySet
 
 from responses.models import Response, ResponseStatus
+from responses.reasons import NOT_THE_PAYERS_CLAIM
 
 from .models import Payment
-from .services import NOT_THE_PAYERS_CLAIM
 
 
 def payer_claims() -> QuerySet[Response]:
@@ -25,7 +25,3 @@ def payments_unclaimed() -> QuerySet[Payment]:
         .filter(claimed=False)
         .order_by("-block_number", "-log_index")
     )
-
-
-def payments_for_response(*, response: Response) -> QuerySet[Payment]:
-    return Payment.objects.filter(transaction_hash=response.transaction_hash).order_by("log_index")

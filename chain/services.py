@@ -1,10 +1,11 @@
 """Payment verification (docs/protocol.md section 2) and the ledger's writes.
 
 `payment_verify` reads one claim's transaction from the chain and decides: confirmed, rejected
-with a reason code, or "not yet" (raises VerificationPending; the task retries). Every status
-change is a conditional UPDATE on the current status, so two workers verifying the same claim at
-once cannot count its stake twice: exactly one UPDATE matches, and only that one moves the
-challenge's staked sum and response count (with F expressions, in the same database transaction)."""
+with a reason code, or "not yet" (raises VerificationPending; the task retries). The claim's
+services write the decision (responses/services.py: response_confirm, response_reject,
+response_unconfirm): each is a conditional UPDATE on the current status, so two workers verifying
+the same claim at once cannot count its stake twice. The ledger (Payment) moves here, in the same
+database transaction."""
 
 from __future__ import annotations
 
@@ -17,59 +18,30 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F
 from django.utils import timezone
 
-from challenges.cache import invalidate_public_challenge_cache
 from challenges.models import Challenge
+from challenges.money import token_units
 from responses.models import Response, ResponseStatus
+from responses.reasons import NOT_THE_PAYERS_CLAIM, Reason
+from responses.services import response_confirm, response_reject, response_unconfirm
 
 from .calldata import TRANSFER_SELECTOR, CalldataError, decode_transfer
 from .client import ChainClient, ChainUnavailable, get_client
 from .models import ChainCursor, Payment
-from .transfers import TRANSFER_TOPIC, Transfer, transfer_from_log, usdc_transfers
+from .transfers import (
+    TRANSFER_TOPIC,
+    Transfer,
+    depth_reached,
+    field,
+    finality_by_tag,
+    find_transfer,
+    is_deep_enough,
+    to_hex,
+    transfer_from_log,
+)
 
 logger = logging.getLogger(__name__)
-
-
-class Reason:
-    TX_FAILED = "tx_failed"
-    WRONG_TOKEN = "wrong_token"
-    WRONG_SENDER = "wrong_sender"
-    WRONG_RECIPIENT = "wrong_recipient"
-    AMOUNT_MISMATCH = "amount_mismatch"
-    COMMITMENT_MISMATCH = "commitment_mismatch"
-    CHALLENGE_MISMATCH = "challenge_mismatch"
-    NO_TRANSFER_LOG = "no_transfer_log"
-    UNSUPPORTED_TRANSACTION = "unsupported_transaction"
-    LATE = "late"
-    NOT_FOUND = "not_found"
-    REORGED = "reorged"
-
-
-# One sentence per code, shown to the player beside the rejected claim.
-REASON_SENTENCES: dict[str, str] = {
-    Reason.TX_FAILED: "The payment transaction failed on chain, so no USDC was transferred.",
-    Reason.WRONG_TOKEN: "The payment was made in a token other than USDC.",
-    Reason.WRONG_SENDER: "The payment was sent from a different address than the one that submitted the guess.",
-    Reason.WRONG_RECIPIENT: "The payment was not sent to the Geopoem treasury address.",
-    Reason.AMOUNT_MISMATCH: "The amount paid does not match the stake of the guess.",
-    Reason.COMMITMENT_MISMATCH: "The payment does not carry the commitment of this guess.",
-    Reason.CHALLENGE_MISMATCH: "The payment was made for a different challenge.",
-    Reason.NO_TRANSFER_LOG: "The transaction did not transfer USDC to the treasury.",
-    Reason.UNSUPPORTED_TRANSACTION: (
-        "The payment must be a direct USDC transfer from your wallet; transfers through a smart-contract "
-        "wallet or another contract are not supported."
-    ),
-    Reason.LATE: "The payment was confirmed on chain after the challenge had closed.",
-    Reason.NOT_FOUND: "The payment transaction could not be found on chain.",
-    Reason.REORGED: "The payment's block was dropped from the chain and the transaction did not return.",
-}
-
-# Rejections that say a claim is not the payer's: it names another sender, or carries a guess the
-# payment did not commit to (a stranger's claim on someone else's hash). Such a claim neither links
-# nor hides the payment in the ledger (chain.selectors.payments_unclaimed).
-NOT_THE_PAYERS_CLAIM = (Reason.WRONG_SENDER, Reason.COMMITMENT_MISMATCH)
 
 
 class VerificationPending(Exception):
@@ -91,35 +63,8 @@ def _now() -> datetime:
     return timezone.now()
 
 
-def _field(obj: Any, name: str) -> Any:
-    return obj[name] if name in obj else getattr(obj, name)
-
-
-def _hex(value: Any) -> str:
-    if isinstance(value, bytes | bytearray):
-        return "0x" + bytes(value).hex()
-    text = str(value).lower()
-    return text if text.startswith("0x") else "0x" + text
-
-
-def _units(stake: Decimal) -> int:
-    units = stake * 10**settings.TOKEN_DECIMALS
-    if units != units.to_integral_value():
-        raise ValueError(f"stake {stake} has more than {settings.TOKEN_DECIMALS} decimals")
-    return int(units)
-
-
 def _block_time(block: Any) -> datetime:
-    return datetime.fromtimestamp(int(_field(block, "timestamp")), tz=UTC)
-
-
-def _is_deep_enough(client: ChainClient | ChainReads, block_number: int) -> bool:
-    setting = str(settings.CHAIN_CONFIRMATIONS).strip().lower()
-    if setting == "finalized":
-        finalized = client.get_block("finalized")
-        return finalized is not None and int(_field(finalized, "number")) >= block_number
-    # The block holding the transaction is its first confirmation.
-    return client.block_number() - block_number + 1 >= int(setting)
+    return datetime.fromtimestamp(int(field(block, "timestamp")), tz=UTC)
 
 
 def _in_open_window(challenge: Challenge, block_time: datetime) -> bool:
@@ -136,12 +81,7 @@ def _in_open_window(challenge: Challenge, block_time: datetime) -> bool:
 
 def _reject(response: Response, code: str) -> Outcome:
     with transaction.atomic():
-        changed = Response.objects.filter(pk=response.pk, status=ResponseStatus.PENDING).update(
-            status=ResponseStatus.REJECTED,
-            rejection_code=code,
-            rejection_reason=REASON_SENTENCES[code],
-            updated_at=_now(),
-        )
+        changed = response_reject(response=response, code=code)
         if code not in NOT_THE_PAYERS_CLAIM:
             Payment.objects.filter(transaction_hash=response.transaction_hash, response__isnull=True).update(
                 response=response
@@ -158,30 +98,21 @@ def _current(response_id: int, code: str, changed: bool) -> Outcome:
 
 def _confirm(response: Response, *, receipt: Any, block: Any, tx: Any, transfer: Transfer) -> Outcome:
     block_time = _block_time(block)
-    block_number = int(_field(receipt, "blockNumber"))
-    block_hash = _hex(_field(receipt, "blockHash"))
-    tx_index = int(_field(receipt, "transactionIndex"))
-    decoded = decode_transfer(bytes(_field(tx, "input")))
+    block_number = int(field(receipt, "blockNumber"))
+    block_hash = to_hex(field(receipt, "blockHash"))
+    tx_index = int(field(receipt, "transactionIndex"))
+    decoded = decode_transfer(bytes(field(tx, "input")))
     with transaction.atomic():
-        changed = Response.objects.filter(pk=response.pk, status=ResponseStatus.PENDING).update(
-            status=ResponseStatus.CONFIRMED,
+        # The claim and the challenge's sums move together, exactly once (responses/services.py).
+        changed = response_confirm(
+            response=response,
             submission_timestamp=block_time,
             block_number=block_number,
             block_hash=block_hash,
             transaction_index=tx_index,
             log_index=transfer.log_index,
-            rejection_code="",
-            rejection_reason="",
-            reorged_at=None,
-            updated_at=_now(),
         )
         if changed:
-            # Only the UPDATE that moved the claim moves the sums: counted exactly once.
-            Challenge.objects.filter(pk=response.challenge_id).update(
-                staked_sum=F("staked_sum") + response.submission_stake,
-                response_count=F("response_count") + 1,
-            )
-            invalidate_public_challenge_cache()  # update() fires no signal: the total bids moved
             _payment_upsert(
                 transfer,
                 block_number=block_number,
@@ -251,12 +182,12 @@ def claim_check_at_post(
         tx = client.get_transaction(transaction_hash)
     except ChainUnavailable:
         return None
-    if tx is None or str(_field(tx, "to") or "").lower() != settings.USDC_ADDRESS.lower():
+    if tx is None or str(field(tx, "to") or "").lower() != settings.USDC_ADDRESS.lower():
         return None
-    if str(_field(tx, "from")).lower() != submitter_address.lower():
+    if str(field(tx, "from")).lower() != submitter_address.lower():
         return Reason.WRONG_SENDER
     try:
-        decoded = decode_transfer(bytes(_field(tx, "input")))
+        decoded = decode_transfer(bytes(field(tx, "input")))
     except CalldataError:
         return None
     if decoded.commitment is None or decoded.commitment != commitment.lower():
@@ -264,6 +195,20 @@ def claim_check_at_post(
     if decoded.challenge_id != challenge_id:
         return Reason.CHALLENGE_MISMATCH
     return None
+
+
+def claim_check_for_post(
+    *, transaction_hash: str, submitter_address: str, commitment: str, challenge_id: int, client: Any = None
+) -> str | None:
+    """claim_check_at_post with the bounded client by default: what response_create runs while the
+    POST waits (registered in responses/hooks.py by chain/apps.py)."""
+    return claim_check_at_post(
+        transaction_hash=transaction_hash,
+        submitter_address=submitter_address,
+        commitment=commitment,
+        challenge_id=challenge_id,
+        client=client or post_check_client(),
+    )
 
 
 def post_check_client() -> ChainClient:
@@ -303,15 +248,15 @@ def payment_decide(*, response: Response, chain: ChainClient | ChainReads, touch
     receipt = client.get_receipt(tx_hash)
     if receipt is None:
         return _unknown_transaction(response, touch=touch)
-    if int(_field(receipt, "status")) != 1:
+    if int(field(receipt, "status")) != 1:
         return _reject(response, Reason.TX_FAILED)
 
     # 2. Deep enough, and the receipt's block is still the canonical one at its height.
-    block_number = int(_field(receipt, "blockNumber"))
-    if not _is_deep_enough(client, block_number):
+    block_number = int(field(receipt, "blockNumber"))
+    if not is_deep_enough(client, block_number):
         raise wait("not deep enough yet")
     block = client.get_block(block_number)
-    if block is None or _hex(_field(block, "hash")) != _hex(_field(receipt, "blockHash")):
+    if block is None or to_hex(field(block, "hash")) != to_hex(field(receipt, "blockHash")):
         raise wait("block replaced: the node is switching chains")
     tx = client.get_transaction(tx_hash)
     if tx is None:
@@ -319,19 +264,19 @@ def payment_decide(*, response: Response, chain: ChainClient | ChainReads, touch
 
     # 3. A direct call of the USDC contract with value 0.
     usdc = settings.USDC_ADDRESS.lower()
-    to = str(_field(tx, "to") or "").lower()
-    data = bytes(_field(tx, "input"))
+    to = str(field(tx, "to") or "").lower()
+    data = bytes(field(tx, "input"))
     if to != usdc:
         # Our calldata sent to another contract is another token; anything else is a wallet/router.
         code = Reason.WRONG_TOKEN if data[:4] == TRANSFER_SELECTOR else Reason.UNSUPPORTED_TRANSACTION
-        if code == Reason.WRONG_TOKEN and int(_field(tx, "value")) != 0:
+        if code == Reason.WRONG_TOKEN and int(field(tx, "value")) != 0:
             code = Reason.UNSUPPORTED_TRANSACTION
         return _reject(response, code)
-    if int(_field(tx, "value")) != 0:
+    if int(field(tx, "value")) != 0:
         return _reject(response, Reason.UNSUPPORTED_TRANSACTION)
 
     # 4. The sender is the claimed address.
-    sender = str(_field(tx, "from")).lower()
+    sender = str(field(tx, "from")).lower()
     if sender != response.submitter_address.lower():
         return _reject(response, Reason.WRONG_SENDER)
 
@@ -343,7 +288,7 @@ def payment_decide(*, response: Response, chain: ChainClient | ChainReads, touch
     treasury = settings.TREASURY_ADDRESS.lower()
     if decoded.to.lower() != treasury:
         return _reject(response, Reason.WRONG_RECIPIENT)
-    units = _units(response.submission_stake)
+    units = token_units(response.submission_stake)
     if decoded.amount_units != units:
         return _reject(response, Reason.AMOUNT_MISMATCH)
     if decoded.commitment is None or decoded.commitment != response.commitment.lower():
@@ -352,14 +297,7 @@ def payment_decide(*, response: Response, chain: ChainClient | ChainReads, touch
         return _reject(response, Reason.CHALLENGE_MISMATCH)
 
     # 6. The money itself: a Transfer(sender, treasury, amount) that the USDC contract emitted.
-    transfer = next(
-        (
-            t
-            for t in usdc_transfers(receipt, settings.USDC_ADDRESS)
-            if t.from_.lower() == sender and t.to.lower() == treasury and t.amount_units == units
-        ),
-        None,
-    )
+    transfer = find_transfer(receipt, usdc=settings.USDC_ADDRESS, sender=sender, recipient=treasury, units=units)
     if transfer is None:
         return _reject(response, Reason.NO_TRANSFER_LOG)
     if not transfer.transaction_hash:
@@ -375,13 +313,8 @@ def payment_decide(*, response: Response, chain: ChainClient | ChainReads, touch
 def _unknown_transaction(response: Response, *, touch: bool = True) -> Outcome:
     """No receipt: pending until the deadline, then not_found (or reorged for a claim that was
     confirmed once and whose transaction never came back)."""
-    if response.reorged_at is not None:
-        deadline = response.reorged_at + timedelta(seconds=settings.CHAIN_REORG_TIMEOUT_SECONDS)
-        code = Reason.REORGED
-    else:
-        deadline = response.created_at + timedelta(seconds=settings.CHAIN_NOT_FOUND_TIMEOUT_SECONDS)
-        code = Reason.NOT_FOUND
-    if _now() >= deadline:
+    code = Reason.REORGED if response.reorged_at is not None else Reason.NOT_FOUND
+    if _now() >= verification_deadline(response):
         return _reject(response, code)
     if touch:
         _touch(response)
@@ -389,6 +322,8 @@ def _unknown_transaction(response: Response, *, touch: bool = True) -> Outcome:
 
 
 def verification_deadline(response: Response) -> datetime:
+    """When a claim whose transaction no node knows is rejected: CHAIN_NOT_FOUND_TIMEOUT_SECONDS
+    after it was posted, or CHAIN_REORG_TIMEOUT_SECONDS after its block left the chain."""
     if response.reorged_at is not None:
         return response.reorged_at + timedelta(seconds=settings.CHAIN_REORG_TIMEOUT_SECONDS)
     return response.created_at + timedelta(seconds=settings.CHAIN_NOT_FOUND_TIMEOUT_SECONDS)
@@ -442,12 +377,10 @@ class HeadRound:
 def _needs_block_and_transaction(receipt: Any, head: int, finalized: int | None) -> int | None:
     """The block number whose block and transaction payment_decide will read for this receipt, or
     None when it stops before (unknown, failed, or not deep enough yet)."""
-    if receipt is None or int(_field(receipt, "status")) != 1:
+    if receipt is None or int(field(receipt, "status")) != 1:
         return None
-    number = int(_field(receipt, "blockNumber"))
-    if finalized is not None:
-        return number if finalized >= number else None
-    return number if head - number + 1 >= int(str(settings.CHAIN_CONFIRMATIONS).strip()) else None
+    number = int(field(receipt, "blockNumber"))
+    return number if depth_reached(number, head=head, finalized=finalized) else None
 
 
 def pending_claims_on_head(*, client: ChainClient | None = None, last_head: int | None) -> HeadRound | None:
@@ -475,10 +408,10 @@ def pending_claims_on_head(*, client: ChainClient | None = None, last_head: int 
     receipts = client.receipts(hashes)
     finalized = None
     extra_blocks: dict[Any, Any | None] = {}
-    if str(settings.CHAIN_CONFIRMATIONS).strip().lower() == "finalized":
+    if finality_by_tag():
         block = client.get_block("finalized")
         extra_blocks["finalized"] = block
-        finalized = int(_field(block, "number")) if block is not None else -1
+        finalized = int(field(block, "number")) if block is not None else -1
     deep = {h: n for h, r in receipts.items() if (n := _needs_block_and_transaction(r, head, finalized)) is not None}
     blocks: dict[Any, Any | None] = {}
     transactions: dict[str, Any | None] = {}
@@ -507,30 +440,14 @@ def response_unconfirm_reorged(*, response: Response) -> bool:
     leaves the challenge's sums in the same transaction. Conditional on the block hash it was
     confirmed in, so a claim re-confirmed meanwhile in a new block is left alone."""
     with transaction.atomic():
-        changed = Response.objects.filter(
-            pk=response.pk, status=ResponseStatus.CONFIRMED, block_hash=response.block_hash
-        ).update(
-            status=ResponseStatus.PENDING,
-            reorged_at=_now(),
-            submission_timestamp=None,
-            block_number=None,
-            block_hash="",
-            transaction_index=None,
-            log_index=None,
-            updated_at=_now(),
-        )
+        changed = response_unconfirm(response=response)
         if changed:
-            Challenge.objects.filter(pk=response.challenge_id).update(
-                staked_sum=F("staked_sum") - response.submission_stake,
-                response_count=F("response_count") - 1,
-            )
-            invalidate_public_challenge_cache()
             Payment.objects.filter(transaction_hash=response.transaction_hash, block_hash=response.block_hash).update(
                 removed=True
             )
     if changed:
         logger.warning("response %s: block %s left the chain; pending again", response.pk, response.block_hash)
-    return bool(changed)
+    return changed
 
 
 def confirmed_recheck(*, client: ChainClient | None = None) -> list[int]:
@@ -549,7 +466,7 @@ def confirmed_recheck(*, client: ChainClient | None = None) -> list[int]:
         number = response.block_number
         if number not in canonical:
             block = client.get_block(number)
-            canonical[number] = _hex(_field(block, "hash")) if block is not None else None
+            canonical[number] = to_hex(field(block, "hash")) if block is not None else None
         if canonical[number] != response.block_hash.lower() and response_unconfirm_reorged(response=response):
             moved.append(response.pk)
     return moved
@@ -597,7 +514,7 @@ def payments_index(*, client: ChainClient | None = None) -> IndexResult | None:
     logs = client.get_logs(
         {
             "address": _checksum(settings.USDC_ADDRESS),
-            "topics": [_hex(TRANSFER_TOPIC), None, _address_topic(settings.TREASURY_ADDRESS)],
+            "topics": [to_hex(TRANSFER_TOPIC), None, _address_topic(settings.TREASURY_ADDRESS)],
             "fromBlock": from_block,
             "toBlock": to_block,
         }
@@ -624,9 +541,9 @@ def payments_index(*, client: ChainClient | None = None) -> IndexResult | None:
             decoded = None
             if existing is None or not existing.commitment:
                 tx = client.get_transaction(transfer.transaction_hash)
-                if tx is not None and str(_field(tx, "to") or "").lower() == settings.USDC_ADDRESS.lower():
+                if tx is not None and str(field(tx, "to") or "").lower() == settings.USDC_ADDRESS.lower():
                     try:
-                        decoded = decode_transfer(bytes(_field(tx, "input")))
+                        decoded = decode_transfer(bytes(field(tx, "input")))
                     except CalldataError:
                         decoded = None
             _payment_upsert(

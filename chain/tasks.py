@@ -1,5 +1,7 @@
-"""Celery tasks of the chain app. Each takes ids, calls one service, and is safe to run twice:
-the services change a claim only through conditional UPDATEs on its current status.
+"""Celery tasks of the chain app: verifying claims and payouts on chain. Each takes ids, calls one
+service, and is safe to run twice: the services change a claim or a payout only through
+conditional UPDATEs on its current status. The payout tasks keep their `challenges.` names: the
+beat schedule (config/settings/base.py) and queued messages name them so.
 
 acks_late + prefetch 1 (settings) + reject_on_worker_lost: a message is acknowledged only after its
 task finished, so a worker killed mid-task leaves the message to the broker; and whatever the broker
@@ -13,14 +15,18 @@ RPC requests. The per-claim backoff is kept only for RPC failures."""
 from __future__ import annotations
 
 import logging
-import random
 import uuid
 
 from celery import shared_task
 from django.conf import settings
 from django.core.cache import cache
+from django.utils import timezone
+
+from challenges.models import Payout
+from config.retries import retry_countdown
 
 from .client import ChainUnavailable
+from .payouts import PayoutPending, payout_verify, payouts_stale_verifying
 from .services import (
     HEAD_SEEN_KEY,
     VerificationPending,
@@ -32,17 +38,6 @@ from .services import (
 )
 
 logger = logging.getLogger(__name__)
-
-
-def retry_countdown(retries: int) -> float:
-    """Exponential backoff with jitter: base * 2^n capped at CHAIN_VERIFY_RETRY_MAX_SECONDS, then a
-    random point in its upper half, so claims that failed together do not retry together. The cap
-    stays far under the broker's visibility timeout (an ETA message held longer would be
-    redelivered to a second worker)."""
-    base = settings.CHAIN_VERIFY_RETRY_BASE_SECONDS
-    cap = settings.CHAIN_VERIFY_RETRY_MAX_SECONDS
-    ceiling = min(cap, base * (2 ** min(retries, 32)))
-    return random.uniform(ceiling / 2, ceiling)
 
 
 @shared_task(
@@ -71,6 +66,12 @@ def verify_response(self, response_id: int) -> str:
         logger.info("response %s: %s; retry in %.1fs", response_id, exc, countdown)
         raise self.retry(countdown=countdown, exc=exc) from exc
     return outcome.status
+
+
+def enqueue_verification(sender, *, response_id: int, **kwargs) -> None:
+    """Receiver of responses.hooks.claim_stored (connected in chain/apps.py): a committed new claim
+    is queued for verification. A broker error propagates to the sender, which logs it."""
+    verify_response.delay(response_id)
 
 
 @shared_task(name="chain.sweep_pending", acks_late=True, ignore_result=True)
@@ -146,3 +147,28 @@ def watch_head() -> int:
 
 
 HEAD_LOCK_SECONDS = 60
+
+
+@shared_task(bind=True, name="challenges.verify_payout", acks_late=True, reject_on_worker_lost=True, max_retries=None)
+def verify_payout(self, payout_id: int) -> str:
+    try:
+        return payout_verify(payout_id=payout_id)
+    except (PayoutPending, ChainUnavailable) as exc:
+        if self.request.retries >= settings.CHAIN_VERIFY_MAX_RETRIES:
+            # Still "verifying": staff can queue it again from the payouts list.
+            logger.warning("payout %s: giving up after %s retries: %s", payout_id, self.request.retries, exc)
+            return "verifying"
+        raise self.retry(countdown=retry_countdown(self.request.retries), exc=exc) from exc
+
+
+@shared_task(name="challenges.sweep_payouts", ignore_result=True)
+def sweep_payouts() -> int:
+    """Beat: queue again every payout left verifying without a recent check, so a lost message or
+    a dead worker never leaves a paid prize unverified. Verification is idempotent."""
+    stale = settings.CHAIN_SWEEP_STALE_SECONDS
+    ids = payouts_stale_verifying(older_than_seconds=stale)
+    for payout_id in ids:
+        # Touched first, so the next sweep does not queue it again while this message waits.
+        Payout.objects.filter(pk=payout_id).update(updated_at=timezone.now())
+        verify_payout.delay(payout_id)
+    return len(ids)

@@ -95,3 +95,58 @@ def usdc_transfers(receipt: Mapping[str, Any], usdc_address: str | None = None) 
 
         usdc_address = settings.USDC_ADDRESS
     return token_transfers(receipt.get("logs", []), usdc_address)
+
+
+# --- What stake and payout verification share (chain/services.py, chain/payouts.py) ---------------
+
+
+def field(obj: Any, name: str) -> Any:
+    """A field of a receipt, block or transaction: web3's AttributeDict, a JSON-RPC dict, or an object."""
+    return obj[name] if isinstance(obj, Mapping) and name in obj else getattr(obj, name)
+
+
+def to_hex(value: Any) -> str:
+    """Lowercase 0x hex of a hash given as bytes or text."""
+    if isinstance(value, bytes | bytearray):
+        return "0x" + bytes(value).hex()
+    text = str(value).lower()
+    return text if text.startswith("0x") else "0x" + text
+
+
+def depth_reached(block_number: int, *, head: int | None = None, finalized: int | None = None) -> bool:
+    """The one "deep enough" rule (CHAIN_CONFIRMATIONS): with "finalized", the node's finalized
+    block has reached `block_number`; else the block holding the transaction is its first
+    confirmation and `head` must give CHAIN_CONFIRMATIONS of them."""
+    from django.conf import settings
+
+    if finality_by_tag():
+        return finalized is not None and finalized >= block_number
+    return head is not None and head - block_number + 1 >= int(str(settings.CHAIN_CONFIRMATIONS).strip())
+
+
+def finality_by_tag() -> bool:
+    from django.conf import settings
+
+    return str(settings.CHAIN_CONFIRMATIONS).strip().lower() == "finalized"
+
+
+def is_deep_enough(client: Any, block_number: int) -> bool:
+    """depth_reached, asking `client` (chain/client.py's ChainClient, or a batch's ChainReads)."""
+    if finality_by_tag():
+        block = client.get_block("finalized")
+        return block is not None and depth_reached(block_number, finalized=int(field(block, "number")))
+    return depth_reached(block_number, head=client.block_number())
+
+
+def find_transfer(receipt: Any, *, usdc: str, sender: str, recipient: str, units: int) -> Transfer | None:
+    """The one transfer check: a Transfer(sender, recipient, units) the USDC contract itself
+    emitted in this receipt (any contract can emit a Transfer event), or None."""
+    sender, recipient = sender.lower(), recipient.lower()
+    return next(
+        (
+            t
+            for t in usdc_transfers(receipt, usdc)
+            if t.from_.lower() == sender and t.to.lower() == recipient and t.amount_units == units
+        ),
+        None,
+    )

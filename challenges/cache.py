@@ -10,9 +10,10 @@ What bumps the version (after the transaction commits, so a reader cannot cache 
 under the new token):
 - `post_save` / `post_delete` of a Challenge: the admin, publish, close and resolve all save it;
 - `post_save` of a Response (verification confirming, rejecting or un-confirming a claim), except
-  the creation of a `pending` claim, which changes no public answer; and `post_delete`;
+  the creation of a `pending` claim, which changes no public answer; and `post_delete`: those
+  receivers are in responses/signals.py, since challenges does not import responses;
 - `invalidate_public_challenge_cache()`, which code that writes with `QuerySet.update()` (no signals
-  fire) MUST call: the chain app's confirmation moves `staked_sum`/`response_count` that way, and so
+  fire) MUST call: challenges/services.py's challenge_stake_moved moves `staked_sum`/`response_count` that way, and so
   would any admin bulk action.
 `PUBLIC_CACHE_SECONDS` bounds the staleness of any write path that forgets to call it.
 """
@@ -30,7 +31,6 @@ from django.utils.crypto import get_random_string
 
 from config.conditional import conditional_json
 from config.renderers import NullableJSONRenderer
-from responses.models import Response, ResponseStatus
 
 from .models import Challenge
 
@@ -101,16 +101,4 @@ def invalidate_public_challenge_cache() -> None:
 @receiver(post_save, sender=Challenge, dispatch_uid="challenges.cache.challenge_saved")
 @receiver(post_delete, sender=Challenge, dispatch_uid="challenges.cache.challenge_deleted")
 def _challenge_changed(sender, **kwargs) -> None:
-    invalidate_public_challenge_cache()
-
-
-@receiver(post_save, sender=Response, dispatch_uid="challenges.cache.response_saved")
-def _response_saved(sender, instance: Response, created: bool, **kwargs) -> None:
-    # A new claim is `pending` (invisible) unless something records it already confirmed.
-    if not created or instance.status != ResponseStatus.PENDING:
-        invalidate_public_challenge_cache()
-
-
-@receiver(post_delete, sender=Response, dispatch_uid="challenges.cache.response_deleted")
-def _response_deleted(sender, **kwargs) -> None:
     invalidate_public_challenge_cache()

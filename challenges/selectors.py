@@ -1,18 +1,14 @@
-"""Reads of challenges and their scores. Winners are indexed look-ups on the correct responses
-(the only rows resolution writes), so their cost does not grow with the number of responses."""
+"""Reads of challenges, and the SQL distance every score is computed with (resolution decides
+`is_correct` with it; responses/selectors.py computes it again on read)."""
 
 import math
-from dataclasses import dataclass
 from decimal import Decimal
 
-from django.db import connection
-from django.db.models import BooleanField, Case, CharField, F, FloatField, Func, Q, QuerySet, Value, When
-from django.db.models.functions import ASin, Cast, Coalesce, Cos, Least, NullIf, Power, Radians, Round, Sin, Sqrt
-
-from responses.models import Response, ResponseStatus
+from django.db.models import CharField, F, FloatField, Func, QuerySet, Value
+from django.db.models.functions import ASin, Cast, Cos, Least, Power, Radians, Sin, Sqrt
 
 from .models import Challenge, ChallengeResolution, ChallengeStatus
-from .scoring import EARTH_RADIUS_M, PrizeSplit, prize_split
+from .scoring import EARTH_RADIUS_M
 
 
 class CoordinatePart(Func):
@@ -86,65 +82,6 @@ def distance_to_own_solution_sql():
     )
 
 
-def responses_with_scores(queryset: QuerySet[Response]) -> QuerySet[Response]:
-    """Annotate `distance_meters` and `correct` (the public contract of a scored response): both
-    None unless the response is confirmed and its challenge resolved. The distance is computed per
-    row read (a page is at most a thousand), `correct` is the flag resolution wrote on the correct
-    responses (False for every other confirmed response of a resolved challenge)."""
-    scored = Q(status=ResponseStatus.CONFIRMED, challenge__status=ChallengeStatus.RESOLVED)
-    return queryset.annotate(
-        distance_meters=Case(
-            When(scored, then=distance_to_own_solution_sql()), default=None, output_field=FloatField()
-        ),
-        correct=Case(
-            When(scored, then=Coalesce(F("is_correct"), Value(False))), default=None, output_field=BooleanField()
-        ),
-    )
-
-
-def response_export_rows(*, challenge: Challenge):
-    """Every response of a challenge in chain order as the staff CSV shows it (after the record
-    and id columns of the export header): text-ready columns, so PostgreSQL can write the CSV."""
-    text = {"output_field": CharField()}
-    timestamp = Func(
-        F("submission_timestamp"),
-        template="to_char(%(expressions)s AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"+00:00\"')",
-        **text,
-    )
-    if connection.vendor != "postgresql":
-        timestamp = Cast(F("submission_timestamp"), CharField())
-    columns = {
-        "c_record": Value("response", **text),
-        "c_id": F("id"),
-        "c_challenge": F("challenge_id"),
-        "c_kind": Value(None, **text),
-        "c_status": F("status"),
-        "c_reason": NullIf(F("rejection_code"), Value("")),
-        "c_address": F("submitter_address"),
-        "c_text": F("submission_text"),
-        "c_amount": F("submission_stake"),
-        "c_hash": F("transaction_hash"),
-        "c_block": F("block_number"),
-        "c_tx_index": F("transaction_index"),
-        "c_log_index": F("log_index"),
-        "c_time": timestamp,
-        "c_distance": Case(
-            When(distance_meters__isnull=False, then=Cast(Round(F("distance_meters"), 2), CharField())),
-            default=None,
-            **text,
-        ),
-        "c_correct": Case(
-            When(correct=True, then=Value("True")), When(correct=False, then=Value("False")), default=None, **text
-        ),
-    }
-    responses = responses_with_scores(Response.objects.filter(challenge=challenge).select_related("challenge"))
-    return (
-        responses.annotate(**columns)
-        .order_by("block_number", "transaction_index", "log_index", "id")
-        .values_list(*columns)
-    )
-
-
 def challenge_resolution(*, challenge: Challenge) -> ChallengeResolution | None:
     return ChallengeResolution.objects.filter(challenge=challenge).first()
 
@@ -155,38 +92,3 @@ def challenge_get_active() -> Challenge | None:
 
 def challenge_list_resolved() -> QuerySet[Challenge]:
     return Challenge.objects.filter(status=ChallengeStatus.RESOLVED).order_by("-resolved_at", "-id")
-
-
-@dataclass(frozen=True)
-class Winners:
-    challenge: Challenge
-    earliest: Response | None
-    highest: Response | None
-    split: PrizeSplit
-
-    @property
-    def earliest_prize(self) -> Decimal | None:
-        return self.split.earliest if self.earliest else None
-
-    @property
-    def highest_prize(self) -> Decimal | None:
-        return self.split.highest if self.highest else None
-
-    @property
-    def operations(self) -> Decimal:
-        """The 20 % share; with no correct response nothing is allocated at all."""
-        return self.split.operations if self.earliest else Decimal("0")
-
-    @property
-    def unallocated(self) -> Decimal:
-        """What nobody is due: the rounding dust, or the whole pot when no response is correct."""
-        return self.split.total - self.operations - (self.earliest_prize or 0) - (self.highest_prize or 0)
-
-
-def challenge_winners(*, challenge: Challenge) -> Winners:
-    correct = responses_with_scores(
-        Response.objects.filter(challenge=challenge, status=ResponseStatus.CONFIRMED, is_correct=True)
-    ).select_related("challenge")
-    earliest = correct.order_by("block_number", "transaction_index", "log_index").first()
-    highest = correct.order_by("-submission_stake", "block_number", "transaction_index", "log_index").first()
-    return Winners(challenge=challenge, earliest=earliest, highest=highest, split=prize_split(challenge.staked_sum))

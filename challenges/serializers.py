@@ -1,7 +1,5 @@
 from rest_framework import serializers
 
-from responses.serializers import ScoredResponseSerializer
-
 from .models import Challenge
 
 
@@ -62,28 +60,3 @@ class ChallengeSerializer(serializers.ModelSerializer):
 
     def get_resolvedTimestamp(self, obj: Challenge) -> int | None:
         return epoch_seconds(obj.resolved_at)
-
-
-class WinnerSerializer(ScoredResponseSerializer):
-    prize = serializers.SerializerMethodField()
-    payoutTransactionHash = serializers.SerializerMethodField()
-
-    class Meta(ScoredResponseSerializer.Meta):
-        fields = [*ScoredResponseSerializer.Meta.fields, "prize", "payoutTransactionHash"]
-
-    def get_prize(self, obj) -> str:
-        return str(self.context["prize"])
-
-    def get_payoutTransactionHash(self, obj) -> str | None:
-        return self.context.get("payout_transaction_hash")
-
-
-class WinnersSerializer(serializers.Serializer):
-    challengeId = serializers.IntegerField()
-    proximityThreshold = serializers.IntegerField(allow_null=True)
-    totalStaked = serializers.DecimalField(max_digits=20, decimal_places=6)
-    responseCount = serializers.IntegerField()
-    earliest = WinnerSerializer(allow_null=True)
-    highest = WinnerSerializer(allow_null=True)
-    operations = serializers.DecimalField(max_digits=20, decimal_places=6)
-    unallocated = serializers.DecimalField(max_digits=20, decimal_places=6)

@@ -1,23 +1,16 @@
-"""Writes to challenges: creation with a salted commitment, the lifecycle, and resolution.
+"""Writes to challenges: creation with a salted commitment, the lifecycle, and the sums that
+verification moves. Resolution scores the responses, so it sits one layer up, in
+responses/resolution.py (docs/architecture.md, "Layers")."""
 
-Resolution is started by staff (a row that refuses a second start) and run by the worker in a
-few set-based chunks that write only the correct responses; it ends with the reveal and the
-payouts in one transaction. docs/architecture.md, "Resolution", says why it is shaped so."""
-
-from datetime import timedelta
-
-from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import F, Max, Value
-from django.db.models.lookups import LessThanOrEqual
+from django.db.models import F
 from django.utils import timezone
 
-from responses.coordinates import parse_coordinates
-from responses.models import Response, ResponseStatus
+from challenges.coordinates import parse_coordinates
 
+from .cache import invalidate_public_challenge_cache
 from .commitments import new_salt, solution_commitment
-from .models import Challenge, ChallengeResolution, ChallengeStatus, ResolutionStatus
-from .selectors import distance_to_solution_sql, latitude_band
+from .models import Challenge, ChallengeStatus
 
 
 class ChallengeStateError(Exception):
@@ -67,6 +60,25 @@ def challenge_set_solution(*, challenge: Challenge, solution: str) -> Challenge:
     return challenge
 
 
+def challenge_save(*, challenge: Challenge, solution: str = "") -> Challenge:
+    """Staff's save of a challenge's form (responses/admin/challenge.py). A new one is written first
+    (the commitment binds the id), then committed to `solution`; an existing one is saved and, when
+    a different solution was typed (a draft: the admin refuses any change to a published one), gets
+    a new salt and commitment. One transaction."""
+    with transaction.atomic():
+        if challenge.pk is None:
+            challenge.solution = solution
+            challenge.solution_salt = new_salt()
+            challenge.solution_sha256 = ""
+            challenge.save()
+            challenge_set_solution(challenge=challenge, solution=solution)
+        else:
+            challenge.save()
+            if solution and solution != challenge.solution:
+                challenge_set_solution(challenge=challenge, solution=solution)
+    return challenge
+
+
 def challenge_publish(*, challenge: Challenge) -> Challenge:
     """Draft to active. The database allows one active challenge; a second is refused by name."""
     with transaction.atomic():
@@ -98,139 +110,12 @@ def challenge_close(*, challenge: Challenge) -> Challenge:
     return challenge
 
 
-def challenge_resolve_start(*, challenge: Challenge, user=None, enqueue: bool = True) -> ChallengeResolution:
-    """Staff start resolution: the checks, the close of an active challenge, and the resolution
-    row; the scoring runs in the worker (challenges.tasks.resolve_challenge), queued on commit.
-
-    Refused while claims are still being verified (a late confirmation would go unscored) and when
-    a resolution of this challenge was already started: the one-to-one row is the guard, so two
-    starts at the same moment cannot both pass."""
-    with transaction.atomic():
-        challenge = Challenge.objects.select_for_update().get(pk=challenge.pk)
-        if challenge.status not in (ChallengeStatus.ACTIVE, ChallengeStatus.CLOSED):
-            raise ChallengeStateError(
-                f"Only an active or closed challenge can be resolved; this one is {challenge.status}."
-            )
-        if ChallengeResolution.objects.filter(challenge=challenge).exists():
-            raise ChallengeStateError(RESOLUTION_STARTED)
-        pending = Response.objects.filter(challenge=challenge, status=ResponseStatus.PENDING).count()
-        if pending:
-            raise ChallengeStateError(
-                f"{pending} claim(s) are still being verified; resolve once they are confirmed or rejected."
-            )
-        if challenge.status == ChallengeStatus.ACTIVE:
-            # Closed at once, in this transaction: no claim can arrive while the worker scores.
-            challenge.status = ChallengeStatus.CLOSED
-            challenge.closed_at = timezone.now()
-            challenge.save(update_fields=["status", "closed_at"])
-        total = Response.objects.filter(challenge=challenge, status=ResponseStatus.CONFIRMED).count()
-        try:
-            with transaction.atomic():
-                resolution = ChallengeResolution.objects.create(challenge=challenge, total=total, started_by=user)
-        except IntegrityError as exc:  # the same start from another request, committed first
-            raise ChallengeStateError(RESOLUTION_STARTED) from exc
-        if enqueue:
-            challenge_id = challenge.pk
-            transaction.on_commit(lambda: _enqueue_resolution(challenge_id))
-    return resolution
-
-
-def _enqueue_resolution(challenge_id: int) -> None:
-    from .tasks import resolve_challenge
-
-    resolve_challenge.delay(challenge_id)
-
-
-def challenge_resolve_run(*, challenge_id: int, chunk_size: int | None = None) -> ChallengeResolution:
-    """The worker's part: score the confirmed responses in chunks of `chunk_size` by id, then
-    reveal. Each chunk is one UPDATE that writes `is_correct = true` on the correct responses only
-    (every other row is read, not written) and moves the resolution's progress in the same
-    transaction. Safe to run again after a worker died (it resumes at the last committed chunk) and
-    side by side with itself (each chunk locks the resolution row)."""
-    chunk_size = chunk_size or settings.CHALLENGE_RESOLVE_CHUNK
-    ChallengeResolution.objects.filter(challenge_id=challenge_id).update(runs=F("runs") + 1)
-    while True:
-        with transaction.atomic():
-            resolution = ChallengeResolution.objects.select_for_update().get(challenge_id=challenge_id)
-            if resolution.status == ResolutionStatus.DONE:
-                return resolution
-            if not _resolve_next_chunk(resolution, chunk_size=chunk_size):
-                break
-    return _resolve_finish(challenge_id=challenge_id)
-
-
-def _resolve_next_chunk(resolution: ChallengeResolution, *, chunk_size: int) -> bool:
-    """Score the next chunk (the caller holds the resolution row locked). False when none is left."""
-    challenge = resolution.challenge
-    remaining = Response.objects.filter(
-        challenge=challenge, status=ResponseStatus.CONFIRMED, id__gt=resolution.last_response_id
+def challenge_stake_moved(*, challenge_id: int, stake, count: int) -> None:
+    """Move a challenge's staked sum and response count by a confirmed claim's stake (count +1) or a
+    claim that leaves the confirmed ones (its stake negated, count -1), in the caller's transaction.
+    F expressions: two claims confirmed at the same moment both count. update() fires no signal, so
+    the public answers are made stale here (challenges/cache.py)."""
+    Challenge.objects.filter(pk=challenge_id).update(
+        staked_sum=F("staked_sum") + stake, response_count=F("response_count") + count
     )
-    # The id `chunk_size` rows on (an index-only look-up on response_challenge_status), or the last.
-    ids = remaining.order_by("id").values_list("id", flat=True)
-    upper = next(iter(ids[chunk_size - 1 : chunk_size]), None)
-    count = chunk_size
-    if upper is None:
-        upper = remaining.aggregate(last=Max("id"))["last"]
-        if upper is None:
-            return False
-        count = remaining.count()
-    solution = parse_coordinates(challenge.solution).text
-    threshold_m = challenge.proximity_threshold_m or 0
-    distance = distance_to_solution_sql(solution=solution)
-    # Only the latitude band that can hold a correct guess is read (an index range), and only the
-    # correct responses are written: `is_correct` is in the winner indexes' predicates, so each
-    # write costs every index of the table; writing a million rows was the old 50 s.
-    band = latitude_band(solution=solution, threshold_m=threshold_m)
-    correct = (
-        remaining.filter(id__lte=upper, submission_lat__range=band)
-        .filter(LessThanOrEqual(distance, Value(float(threshold_m))))
-        .update(is_correct=True)
-    )
-    resolution.last_response_id = upper
-    resolution.scored += count
-    resolution.correct += correct
-    resolution.save(update_fields=["last_response_id", "scored", "correct", "updated_at"])
-    return True
-
-
-def _resolve_finish(*, challenge_id: int) -> ChallengeResolution:
-    """Reveal and create the payouts in one transaction: the public sees the challenge resolved
-    with every score and every prize, or not resolved at all. Exactly once: the resolution row is
-    locked and marked done here, and the payouts are one per prize in the database."""
-    from .payouts import payouts_create
-
-    with transaction.atomic():
-        resolution = ChallengeResolution.objects.select_for_update().get(challenge_id=challenge_id)
-        if resolution.status == ResolutionStatus.DONE:
-            return resolution
-        challenge = Challenge.objects.select_for_update().get(pk=challenge_id)
-        now = timezone.now()
-        challenge.status = ChallengeStatus.RESOLVED
-        challenge.resolved_at = now
-        challenge.save(update_fields=["status", "resolved_at"])
-        payouts = payouts_create(challenge=challenge)
-        resolution.status = ResolutionStatus.DONE
-        resolution.finished_at = now
-        resolution.payouts = len(payouts)
-        resolution.save(update_fields=["status", "finished_at", "payouts", "updated_at"])
-    return resolution
-
-
-def challenge_resolve(*, challenge: Challenge, user=None) -> Challenge:
-    """Resolve in this process, start to finish (the seeding command, tests, the benchmark): the
-    same steps the worker runs after staff start it from the admin, payouts included."""
-    challenge_resolve_start(challenge=challenge, user=user, enqueue=False)
-    challenge_resolve_run(challenge_id=challenge.pk)
-    challenge.refresh_from_db()
-    return challenge
-
-
-def resolutions_stale_running(*, older_than_seconds: float) -> list[int]:
-    """Challenges whose resolution made no progress for a while: its worker died or its message
-    was lost. Queued again by the beat (challenges.tasks.sweep_resolutions)."""
-    cutoff = timezone.now() - timedelta(seconds=older_than_seconds)
-    return list(
-        ChallengeResolution.objects.filter(status=ResolutionStatus.RUNNING, updated_at__lt=cutoff).values_list(
-            "challenge_id", flat=True
-        )
-    )
+    invalidate_public_challenge_cache()

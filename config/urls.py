@@ -3,8 +3,8 @@ from django.contrib import admin
 from django.urls import path, re_path
 from drf_spectacular.views import SpectacularAPIView
 
-from challenges.views import ActiveChallengeView, ChallengeWinnersView, ResolvedChallengesView
-from responses.views import ResponseListCreateView, ResponseStatusView
+from challenges.views import ActiveChallengeView, ResolvedChallengesView
+from responses.views import ChallengeWinnersView, ResponseListCreateView, ResponseStatusView
 
 from . import health, views
 

@@ -39,7 +39,7 @@ class Response(models.Model):
     # Set when a confirmed claim's block left the canonical chain; it is pending again until its
     # transaction returns (confirmed anew) or CHAIN_REORG_TIMEOUT_SECONDS pass (rejected, `reorged`).
     reorged_at = models.DateTimeField(null=True, blank=True)
-    # Set only by seed_demo (challenges/demo.py): a made-up claim on no chain, confirmed without a
+    # Set only by seed_demo (responses/demo.py): a made-up claim on no chain, confirmed without a
     # payment to show the resolved screens. A real claim, also one on a demo challenge, is never
     # marked, so it is verified and re-checked for reorgs like any other.
     is_demo = models.BooleanField(default=False, help_text="Seeded demonstration claim, never on a chain.")

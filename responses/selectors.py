@@ -1,9 +1,20 @@
-from django.db.models import QuerySet
+"""Reads of claims: the public lists, a player's own claims, and the scores and winners computed
+from the correct responses (the only rows resolution writes), so their cost does not grow with
+the number of responses."""
 
-from challenges.models import ChallengeStatus
-from challenges.selectors import responses_with_scores
+from dataclasses import dataclass
+from decimal import Decimal
+
+from django.db import connection
+from django.db.models import BooleanField, Case, CharField, F, FloatField, Func, Q, QuerySet, Value, When
+from django.db.models.functions import Cast, Coalesce, NullIf, Round
+
+from challenges.models import Challenge, ChallengeStatus
+from challenges.scoring import PrizeSplit, prize_split
+from challenges.selectors import distance_to_own_solution_sql
 
 from .models import Response, ResponseStatus
+from .reasons import NOT_THE_PAYERS_CLAIM
 
 
 def response_list_public(*, challenge_id: int | None = None, after_id: int = 0) -> QuerySet[Response]:
@@ -25,7 +36,6 @@ def response_list_by_address(
     the payment did not commit to: a stranger writing the address into a claim) are left out, so
     nobody can put claims into someone else's list. The serializer hides coordinates until the
     challenge is resolved."""
-    from chain.services import NOT_THE_PAYERS_CLAIM  # chain imports responses: import on use
 
     claims = Response.objects.filter(submitter_address__iexact=address).exclude(
         status=ResponseStatus.REJECTED, rejection_code__in=NOT_THE_PAYERS_CLAIM
@@ -50,3 +60,97 @@ def response_get_by_hash(*, transaction_hash: str, commitment: str | None = None
         return confirmed
     first_two = list(claims.order_by("id")[:2])
     return first_two[0] if len(first_two) == 1 else None
+
+
+def responses_with_scores(queryset: QuerySet[Response]) -> QuerySet[Response]:
+    """Annotate `distance_meters` and `correct` (the public contract of a scored response): both
+    None unless the response is confirmed and its challenge resolved. The distance is computed per
+    row read (a page is at most a thousand), `correct` is the flag resolution wrote on the correct
+    responses (False for every other confirmed response of a resolved challenge)."""
+    scored = Q(status=ResponseStatus.CONFIRMED, challenge__status=ChallengeStatus.RESOLVED)
+    return queryset.annotate(
+        distance_meters=Case(
+            When(scored, then=distance_to_own_solution_sql()), default=None, output_field=FloatField()
+        ),
+        correct=Case(
+            When(scored, then=Coalesce(F("is_correct"), Value(False))), default=None, output_field=BooleanField()
+        ),
+    )
+
+
+def response_export_rows(*, challenge: Challenge):
+    """Every response of a challenge in chain order as the staff CSV shows it (after the record
+    and id columns of the export header): text-ready columns, so PostgreSQL can write the CSV."""
+    text = {"output_field": CharField()}
+    timestamp = Func(
+        F("submission_timestamp"),
+        template="to_char(%(expressions)s AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"+00:00\"')",
+        **text,
+    )
+    if connection.vendor != "postgresql":
+        timestamp = Cast(F("submission_timestamp"), CharField())
+    columns = {
+        "c_record": Value("response", **text),
+        "c_id": F("id"),
+        "c_challenge": F("challenge_id"),
+        "c_kind": Value(None, **text),
+        "c_status": F("status"),
+        "c_reason": NullIf(F("rejection_code"), Value("")),
+        "c_address": F("submitter_address"),
+        "c_text": F("submission_text"),
+        "c_amount": F("submission_stake"),
+        "c_hash": F("transaction_hash"),
+        "c_block": F("block_number"),
+        "c_tx_index": F("transaction_index"),
+        "c_log_index": F("log_index"),
+        "c_time": timestamp,
+        "c_distance": Case(
+            When(distance_meters__isnull=False, then=Cast(Round(F("distance_meters"), 2), CharField())),
+            default=None,
+            **text,
+        ),
+        "c_correct": Case(
+            When(correct=True, then=Value("True")), When(correct=False, then=Value("False")), default=None, **text
+        ),
+    }
+    responses = responses_with_scores(Response.objects.filter(challenge=challenge).select_related("challenge"))
+    return (
+        responses.annotate(**columns)
+        .order_by("block_number", "transaction_index", "log_index", "id")
+        .values_list(*columns)
+    )
+
+
+@dataclass(frozen=True)
+class Winners:
+    challenge: Challenge
+    earliest: Response | None
+    highest: Response | None
+    split: PrizeSplit
+
+    @property
+    def earliest_prize(self) -> Decimal | None:
+        return self.split.earliest if self.earliest else None
+
+    @property
+    def highest_prize(self) -> Decimal | None:
+        return self.split.highest if self.highest else None
+
+    @property
+    def operations(self) -> Decimal:
+        """The 20 % share; with no correct response nothing is allocated at all."""
+        return self.split.operations if self.earliest else Decimal("0")
+
+    @property
+    def unallocated(self) -> Decimal:
+        """What nobody is due: the rounding dust, or the whole pot when no response is correct."""
+        return self.split.total - self.operations - (self.earliest_prize or 0) - (self.highest_prize or 0)
+
+
+def challenge_winners(*, challenge: Challenge) -> Winners:
+    correct = responses_with_scores(
+        Response.objects.filter(challenge=challenge, status=ResponseStatus.CONFIRMED, is_correct=True)
+    ).select_related("challenge")
+    earliest = correct.order_by("block_number", "transaction_index", "log_index").first()
+    highest = correct.order_by("-submission_stake", "block_number", "transaction_index", "log_index").first()
+    return Winners(challenge=challenge, earliest=earliest, highest=highest, split=prize_split(challenge.staked_sum))

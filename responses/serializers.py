@@ -6,8 +6,8 @@ from eth_utils import is_checksum_address, to_checksum_address
 from rest_framework import serializers
 
 from challenges.commitments import is_salt
+from challenges.coordinates import COORDINATES_MESSAGE, CoordinateError, parse_coordinates
 
-from .coordinates import COORDINATES_MESSAGE, CoordinateError, parse_coordinates
 from .models import Response
 from .stakes import StakeError, parse_stake, stake_step_error
 
@@ -109,7 +109,7 @@ class ScoredResponseSerializer(ResponseSerializer):
     """A response as an outcome: its score, and once the challenge is resolved (never before) what
     anyone needs to re-check it from public data (docs/protocol.md section 5): the salt that opens
     the commitment its payment carried, and its place in chain order (block, transaction, log).
-    Reads the annotations of challenges.selectors.responses_with_scores: the distance is not stored
+    Reads the annotations of responses_with_scores (responses/selectors.py): the distance is not stored
     but computed when the page is read."""
 
     distanceMeters = serializers.FloatField(source="distance_meters", allow_null=True)
@@ -148,3 +148,28 @@ class ScoredResponseSerializer(ResponseSerializer):
     def get_logIndex(self, obj: Response) -> int | None:
         """The index of the payment's USDC Transfer log in its block; null until the challenge is resolved."""
         return self._after_resolution(obj, obj.log_index)
+
+
+class WinnerSerializer(ScoredResponseSerializer):
+    prize = serializers.SerializerMethodField()
+    payoutTransactionHash = serializers.SerializerMethodField()
+
+    class Meta(ScoredResponseSerializer.Meta):
+        fields = [*ScoredResponseSerializer.Meta.fields, "prize", "payoutTransactionHash"]
+
+    def get_prize(self, obj) -> str:
+        return str(self.context["prize"])
+
+    def get_payoutTransactionHash(self, obj) -> str | None:
+        return self.context.get("payout_transaction_hash")
+
+
+class WinnersSerializer(serializers.Serializer):
+    challengeId = serializers.IntegerField()
+    proximityThreshold = serializers.IntegerField(allow_null=True)
+    totalStaked = serializers.DecimalField(max_digits=20, decimal_places=6)
+    responseCount = serializers.IntegerField()
+    earliest = WinnerSerializer(allow_null=True)
+    highest = WinnerSerializer(allow_null=True)
+    operations = serializers.DecimalField(max_digits=20, decimal_places=6)
+    unallocated = serializers.DecimalField(max_digits=20, decimal_places=6)

@@ -1,26 +1,30 @@
-"""Writes to responses: storing a player's claim. A claim starts `pending`; only the chain
-verification (chain app) moves it to `confirmed` or `rejected`.
+"""Writes to responses: a claim's life. A claim starts `pending` (response_create); the chain
+verification (chain/services.py) reads the chain, decides, and moves it with response_confirm,
+response_reject or response_unconfirm, which move the challenge's sums in the same transaction.
 
 A stake's hash is public (in the mempool before it is mined), so anyone can post a claim on it.
 Any number of claims may wait on one hash; only the one whose commitment the calldata carries can
 confirm (docs/protocol.md, section 3). A claim the chain already shows cannot match is refused at
 once and nothing is stored: posting first gains a stranger nothing."""
 
+import logging
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.utils import timezone
 
-from challenges.commitments import guess_commitment
+from challenges.commitments import guess_commitment, new_salt
+from challenges.coordinates import parse_coordinates
 from challenges.models import Challenge, ChallengeStatus
+from challenges.services import challenge_stake_moved
 
-from .coordinates import parse_coordinates
+from . import hooks
 from .models import Response, ResponseStatus
+from .reasons import REASON_SENTENCES
 
-if TYPE_CHECKING:
-    from chain.client import ChainClient
+logger = logging.getLogger(__name__)
 
 
 class ChallengeNotFound(Exception):
@@ -50,15 +54,34 @@ class ClaimResult:
 
 
 def _enqueue_verification(response_id: int) -> None:
-    from chain.tasks import verify_response
-
     try:
-        verify_response.delay(response_id)
+        # The chain app's receiver queues the verification (responses/hooks.py, chain/apps.py).
+        hooks.claim_stored.send(sender=Response, response_id=response_id)
     except Exception:  # noqa: BLE001 - the broker being down must not lose the claim
         # The claim is committed; the sweeper re-queues stale pending claims once the broker is back.
-        import logging
+        logger.warning("could not enqueue verification of response %s", response_id)
 
-        logging.getLogger(__name__).warning("could not enqueue verification of response %s", response_id)
+
+def guess_fields(*, challenge_id: int, text: str, submitter_address: str, salt: str | None = None) -> dict:
+    """The guess columns of a Response row: the canonical text and its coordinates (raises
+    CoordinateError), the salt (a fresh one when None) and the commitment the payment carries
+    (docs/protocol.md, section 1). The one way a row is built: response_create, the demo
+    (responses/demo.py), the tests (conftest.py) and the benchmarks (bench/data.py) all call it."""
+    coordinates = parse_coordinates(text)
+    salt = new_salt() if salt is None else salt
+    return {
+        "submission_text": coordinates.text,
+        "submission_lat": coordinates.lat,
+        "submission_lon": coordinates.lon,
+        "submission_salt": salt,
+        "commitment": guess_commitment(
+            chain_id=settings.CHAIN_ID,
+            challenge_id=challenge_id,
+            submitter_address=submitter_address,
+            text=coordinates.text,
+            salt=salt,
+        ),
+    }
 
 
 def response_create(
@@ -69,30 +92,25 @@ def response_create(
     transaction_hash: str,
     submitter_address: str,
     submission_salt: str,
-    client: "ChainClient | None" = None,
+    client: object | None = None,
 ) -> ClaimResult:
     """Store a pending claim and queue its verification once the row is committed.
 
     One row per (transaction hash, commitment): re-posting the very same claim (a retry after a
     lost answer) returns the stored one. Another claim on a hash that already has a confirmed claim
-    is refused. Otherwise the transaction is read (bounded: chain.services.post_check_client) and a
-    claim it shows cannot match is refused with the reason code; when the chain cannot be read the
-    claim is stored pending, so a paying player's claim is never lost to an RPC outage."""
-    from chain.services import claim_check_at_post, post_check_client
-
-    coordinates = parse_coordinates(submission_text)
+    is refused. Otherwise the transaction is read (bounded: chain/services.py, claim_check_at_post,
+    through responses/hooks.py; `client` is the chain client it reads with, None for the default)
+    and a claim it shows cannot match is refused with the reason code; when the chain cannot be read
+    the claim is stored pending, so a paying player's claim is never lost to an RPC outage."""
     transaction_hash = transaction_hash.lower()
     challenge = Challenge.objects.filter(pk=challenge_id).first()
     if challenge is None:
         raise ChallengeNotFound
-    commitment = guess_commitment(
-        chain_id=settings.CHAIN_ID,
-        challenge_id=challenge.pk,
-        submitter_address=submitter_address,
-        text=coordinates.text,
-        salt=submission_salt,
+    guess = guess_fields(
+        challenge_id=challenge.pk, text=submission_text, submitter_address=submitter_address, salt=submission_salt
     )
-    claim = (challenge_id, coordinates.text, submission_stake, submitter_address, submission_salt)
+    commitment = guess["commitment"]
+    claim = (challenge_id, guess["submission_text"], submission_stake, submitter_address, submission_salt)
     existing = Response.objects.filter(transaction_hash=transaction_hash, commitment=commitment).first()
     if existing is not None:
         return _replay_or_refuse(existing, *claim)
@@ -100,12 +118,12 @@ def response_create(
         raise TransactionAlreadyUsed
     if challenge.status != ChallengeStatus.ACTIVE:
         raise ChallengeNotOpen
-    code = claim_check_at_post(
+    code = hooks.claim_check(
         transaction_hash=transaction_hash,
         submitter_address=submitter_address,
         commitment=commitment,
         challenge_id=challenge.pk,
-        client=client or post_check_client(),
+        client=client,
     )
     if code is not None:
         raise ClaimCannotMatch(code)
@@ -113,11 +131,7 @@ def response_create(
         with transaction.atomic():
             response = Response.objects.create(
                 challenge=challenge,
-                submission_text=coordinates.text,
-                submission_lat=coordinates.lat,
-                submission_lon=coordinates.lon,
-                submission_salt=submission_salt,
-                commitment=commitment,
+                **guess,
                 submission_stake=submission_stake,
                 transaction_hash=transaction_hash,
                 submitter_address=submitter_address,
@@ -145,3 +159,71 @@ def _replay_or_refuse(
     if not same:
         raise TransactionAlreadyUsed
     return ClaimResult(response=existing, created=False)
+
+
+# --- Status changes: the chain decides (chain/services.py), these write -------------------------
+# Each is one conditional UPDATE on the current status, so two workers deciding the same claim at
+# once cannot count its stake twice: exactly one UPDATE matches, and only that one moves the
+# challenge's staked sum and response count (challenges/services.py, challenge_stake_moved).
+
+
+def response_confirm(
+    *,
+    response: Response,
+    submission_timestamp,
+    block_number: int,
+    block_hash: str,
+    transaction_index: int,
+    log_index: int,
+) -> bool:
+    """A pending claim to confirmed at its place on chain; True when this call moved it."""
+    with transaction.atomic():
+        changed = Response.objects.filter(pk=response.pk, status=ResponseStatus.PENDING).update(
+            status=ResponseStatus.CONFIRMED,
+            submission_timestamp=submission_timestamp,
+            block_number=block_number,
+            block_hash=block_hash,
+            transaction_index=transaction_index,
+            log_index=log_index,
+            rejection_code="",
+            rejection_reason="",
+            reorged_at=None,
+            updated_at=timezone.now(),
+        )
+        if changed:
+            challenge_stake_moved(challenge_id=response.challenge_id, stake=response.submission_stake, count=1)
+    return bool(changed)
+
+
+def response_reject(*, response: Response, code: str) -> bool:
+    """A pending claim to rejected with its reason code and sentence; True when this call moved it."""
+    changed = Response.objects.filter(pk=response.pk, status=ResponseStatus.PENDING).update(
+        status=ResponseStatus.REJECTED,
+        rejection_code=code,
+        rejection_reason=REASON_SENTENCES[code],
+        updated_at=timezone.now(),
+    )
+    return bool(changed)
+
+
+def response_unconfirm(*, response: Response) -> bool:
+    """A confirmed claim whose block left the canonical chain back to pending; its stake leaves the
+    challenge's sums in the same transaction. Conditional on the block hash it was confirmed in, so
+    a claim re-confirmed meanwhile in a new block is left alone. True when this call moved it."""
+    with transaction.atomic():
+        now = timezone.now()
+        changed = Response.objects.filter(
+            pk=response.pk, status=ResponseStatus.CONFIRMED, block_hash=response.block_hash
+        ).update(
+            status=ResponseStatus.PENDING,
+            reorged_at=now,
+            submission_timestamp=None,
+            block_number=None,
+            block_hash="",
+            transaction_index=None,
+            log_index=None,
+            updated_at=now,
+        )
+        if changed:
+            challenge_stake_moved(challenge_id=response.challenge_id, stake=-response.submission_stake, count=-1)
+    return bool(changed)

@@ -1,4 +1,4 @@
-"""Stakes: decimal USDC in, exact integer token units out (no floats anywhere)."""
+"""Stakes: decimal USDC in, exactly (no floats anywhere). Token units: challenges/money.py."""
 
 import re
 from decimal import Decimal
@@ -55,15 +55,3 @@ def stake_step_error(amount: Decimal) -> str | None:
     if amount % step == 0:
         return None
     return STAKE_STEP_MESSAGE.format(step=step, places=-step.as_tuple().exponent)
-
-
-def stake_to_units(amount: Decimal) -> int:
-    """Token units of a stake: amount x 10^decimals, exact."""
-    units = amount.scaleb(settings.TOKEN_DECIMALS)
-    if units != units.to_integral_value():
-        raise StakeError(STAKE_FORMAT_MESSAGE)
-    return int(units)
-
-
-def units_to_stake(units: int) -> Decimal:
-    return Decimal(units).scaleb(-settings.TOKEN_DECIMALS).quantize(Decimal(1).scaleb(-settings.TOKEN_DECIMALS))

@@ -2,6 +2,7 @@ import logging
 import re
 
 from django.http import HttpResponse
+from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
@@ -10,7 +11,9 @@ from rest_framework.response import Response as ApiResponse
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
-from chain.services import REASON_SENTENCES
+from challenges.cache import public_json
+from challenges.models import Challenge, ChallengeStatus
+from challenges.payouts import paid_payout_hashes
 from config.api_errors import ApiError
 from config.api_security import CsrfProtected
 from config.client_ip import client_ip
@@ -19,8 +22,15 @@ from config.renderers import NullableJSONRenderer
 
 from . import pagination
 from .parsers import DecimalJSONParser
-from .selectors import response_get_by_hash, response_list_by_address, response_list_public
-from .serializers import ResponseCreateInputSerializer, ResponseSerializer, ScoredResponseSerializer
+from .reasons import REASON_SENTENCES
+from .selectors import challenge_winners, response_get_by_hash, response_list_by_address, response_list_public
+from .serializers import (
+    ResponseCreateInputSerializer,
+    ResponseSerializer,
+    ScoredResponseSerializer,
+    WinnerSerializer,
+    WinnersSerializer,
+)
 from .services import (
     ChallengeNotFound,
     ChallengeNotOpen,
@@ -199,3 +209,34 @@ class ResponseStatusView(APIView):
             raise ApiError("No submission uses this transaction.", status_code=404)
         # Followed every ~2 s while the claim is pending: an ETag lets an unchanged answer be a 304.
         return conditional_json(request, NullableJSONRenderer().render(ResponseSerializer(response).data))
+
+
+class ChallengeWinnersView(APIView):
+    @extend_schema(operation_id="challenges_winners", responses={200: WinnersSerializer, 404: OpenApiResponse()})
+    def get(self, request: Request, challenge_id: int) -> HttpResponse:
+        """Both winners of a resolved challenge with distances and prizes, and the operations share."""
+        return public_json(f"winners:{challenge_id}", lambda: self.build(challenge_id))
+
+    @staticmethod
+    def build(challenge_id: int) -> dict:
+        challenge = get_object_or_404(Challenge, pk=challenge_id, status=ChallengeStatus.RESOLVED)
+        winners = challenge_winners(challenge=challenge)
+        # A prize's payout transaction is public once the chain has shown it paid (challenges/payouts.py).
+        paid = paid_payout_hashes(challenge=challenge)
+
+        def winner(response, prize, kind):
+            if response is None:
+                return None
+            context = {"prize": prize, "payout_transaction_hash": paid.get(kind)}
+            return WinnerSerializer(response, context=context).data
+
+        return {
+            "challengeId": challenge.pk,
+            "proximityThreshold": challenge.proximity_threshold_m,
+            "totalStaked": str(challenge.staked_sum),
+            "responseCount": challenge.response_count,
+            "earliest": winner(winners.earliest, winners.earliest_prize, "earliest"),
+            "highest": winner(winners.highest, winners.highest_prize, "highest"),
+            "operations": str(winners.operations),
+            "unallocated": str(winners.unallocated),
+        }

@@ -40,7 +40,7 @@ TARGETS: dict[str, list[str]] = {
         "chain/tests/test_calldata.py",
         "responses/tests/test_api_post.py",
     ],
-    "responses/coordinates.py": [
+    "challenges/coordinates.py": [
         "tests/test_mutants_killed.py",
         "tests/test_vectors.py",
         "responses/tests/test_api_post.py",
@@ -86,6 +86,24 @@ TARGETS: dict[str, list[str]] = {
         "chain/tests/test_verify.py",
         "chain/tests/test_ledger.py",
         "chain/tests/test_recheck_canonical.py",
+    ],
+    # What chain/services.py and challenges/selectors.py held before the apps were layered.
+    "chain/transfers.py": [
+        "tests/test_mutants_killed.py",
+        "chain/tests/test_transfers.py",
+        "chain/tests/test_verify.py",
+        "challenges/tests/test_payouts.py",
+    ],
+    "responses/selectors.py": [
+        "challenges/tests/test_scoring.py",
+        "tests/test_chain_order.py",
+        "challenges/tests/test_api.py",
+        "tests/test_secrets.py",
+    ],
+    "responses/services.py": [
+        "chain/tests/test_verify.py",
+        "chain/tests/test_recheck_canonical.py",
+        "responses/tests/test_api_post.py",
     ],
 }
 

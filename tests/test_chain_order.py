@@ -8,9 +8,10 @@ from decimal import Decimal
 
 import pytest
 
-from challenges.selectors import challenge_winners
-from challenges.services import challenge_resolve
+from challenges.scoring import pick_earliest, pick_highest
 from responses.models import Response
+from responses.resolution import challenge_resolve
+from responses.selectors import challenge_winners
 
 pytestmark = pytest.mark.django_db
 
@@ -28,6 +29,16 @@ def with_times_against_chain_order(*responses: Response) -> None:
         Response.objects.filter(pk=response.pk).update(submission_timestamp=moment, created_at=moment)
 
 
+def winners_checked(challenge):
+    """The winners query, checked against the pure reference (challenges/scoring.py, pick_*) over
+    the correct responses read back: both must name the same rows."""
+    winners = challenge_winners(challenge=challenge)
+    correct = list(Response.objects.filter(challenge=challenge, status="confirmed", is_correct=True))
+    assert (winners.earliest and winners.earliest.pk) == (pick_earliest(correct) and pick_earliest(correct).pk)
+    assert (winners.highest and winners.highest.pk) == (pick_highest(correct) and pick_highest(correct).pk)
+    return winners
+
+
 def test_earliest_follows_block_number_not_time_or_id(make_challenge, make_response):
     challenge = make_challenge(solution=GIZA)
     # Created latest (highest id), yet first on chain.
@@ -35,7 +46,7 @@ def test_earliest_follows_block_number_not_time_or_id(make_challenge, make_respo
     first = make_response(challenge, GIZA, block=10, tx_index=5)
     with_times_against_chain_order(first, later)
     challenge_resolve(challenge=challenge)
-    assert challenge_winners(challenge=challenge).earliest.pk == first.pk
+    assert winners_checked(challenge).earliest.pk == first.pk
 
 
 def test_block_number_comes_before_transaction_index(make_challenge, make_response):
@@ -44,7 +55,7 @@ def test_block_number_comes_before_transaction_index(make_challenge, make_respon
     first = make_response(challenge, GIZA, block=10, tx_index=9)
     with_times_against_chain_order(first, later)
     challenge_resolve(challenge=challenge)
-    assert challenge_winners(challenge=challenge).earliest.pk == first.pk
+    assert winners_checked(challenge).earliest.pk == first.pk
 
 
 def test_transaction_index_orders_within_a_block(make_challenge, make_response):
@@ -53,7 +64,7 @@ def test_transaction_index_orders_within_a_block(make_challenge, make_response):
     first = make_response(challenge, GIZA, block=10, tx_index=1, log_index=7)
     with_times_against_chain_order(first, later)
     challenge_resolve(challenge=challenge)
-    assert challenge_winners(challenge=challenge).earliest.pk == first.pk
+    assert winners_checked(challenge).earliest.pk == first.pk
 
 
 def test_log_index_orders_within_a_transaction(make_challenge, make_response):
@@ -62,7 +73,7 @@ def test_log_index_orders_within_a_transaction(make_challenge, make_response):
     first = make_response(challenge, GIZA, block=7, tx_index=2, log_index=1)
     with_times_against_chain_order(first, later)
     challenge_resolve(challenge=challenge)
-    assert challenge_winners(challenge=challenge).earliest.pk == first.pk
+    assert winners_checked(challenge).earliest.pk == first.pk
 
 
 def test_a_highest_stake_tie_goes_to_the_chain_earliest(make_challenge, make_response):
@@ -74,7 +85,7 @@ def test_a_highest_stake_tie_goes_to_the_chain_earliest(make_challenge, make_res
     make_response(challenge, WRONG, "500", block=0)
     with_times_against_chain_order(smaller_first, tie_early, tie_same_block, tie_late)
     challenge_resolve(challenge=challenge)
-    winners = challenge_winners(challenge=challenge)
+    winners = winners_checked(challenge)
     assert winners.highest.pk == tie_early.pk
     assert winners.earliest.pk == smaller_first.pk
 
@@ -99,6 +110,6 @@ def test_a_highest_stake_tie_within_one_transaction_goes_to_the_lower_log_index(
     first_log = make_response(challenge, GIZA, "20", block=4, tx_index=2, log_index=3)
     with_times_against_chain_order(first_log, later_log)
     challenge_resolve(challenge=challenge)
-    winners = challenge_winners(challenge=challenge)
+    winners = winners_checked(challenge)
     assert winners.highest.pk == first_log.pk
     assert winners.earliest.pk == first_log.pk

@@ -36,7 +36,7 @@ def test_is_salt_accepts_only_64_lowercase_hex_strings(value, expected):
 def test_coordinates_input_length_bound_is_exactly_100_characters():
     # Kills: `len(text) > MAX_INPUT_LENGTH` -> `>=` (100 characters refused) and `or` -> `and`
     # (an over-long string let through to the regex; a non-string reaching len()).
-    from responses.coordinates import MAX_INPUT_LENGTH, CoordinateError, parse_coordinates
+    from challenges.coordinates import MAX_INPUT_LENGTH, CoordinateError, parse_coordinates
 
     core = "12.5, 45.25"
     at_limit = core + " " * (MAX_INPUT_LENGTH - len(core))
@@ -88,7 +88,7 @@ def test_resolved_challenges_are_listed_newest_resolution_first_then_newest_id(a
 
     from challenges.models import Challenge
     from challenges.selectors import challenge_list_resolved
-    from challenges.services import challenge_resolve
+    from responses.resolution import challenge_resolve
 
     created = []
     for n in range(4):
@@ -105,10 +105,10 @@ def test_resolved_challenges_are_listed_newest_resolution_first_then_newest_id(a
 
 
 def test_hex_writes_strings_and_bytes_the_same_lowercase_0x_way():
-    # Kills (chain/services.py `_hex`): the text branch returning None or "0x" - text. web3 hands
+    # Kills (chain/transfers.py `to_hex`): the text branch returning None or "0x" - text. web3 hands
     # HexBytes (the bytes branch), so the verification tests on anvil never reach the text branch;
     # an RPC node or a stored value given as a hex string does.
-    from chain.services import _hex
+    from chain.transfers import to_hex as _hex
 
     assert _hex(bytes.fromhex("ABCD")) == "0xabcd"
     assert _hex("0xABCD") == "0xabcd"
@@ -132,7 +132,7 @@ class _FinalizedAt:
 
 def test_a_block_exactly_at_the_finalized_height_is_deep_enough(settings):
     # Kills: `finalized >= block_number` -> `>` (a claim in the finalized block itself would wait).
-    from chain.services import _is_deep_enough
+    from chain.transfers import is_deep_enough as _is_deep_enough
 
     settings.CHAIN_CONFIRMATIONS = "finalized"
     assert _is_deep_enough(_FinalizedAt(finalized=100, latest=120), 100) is True
@@ -233,15 +233,15 @@ def test_a_wallet_address_in_one_case_needs_no_checksum(api, make_challenge, add
 
 def test_calldata_words_take_the_whole_uint256_range_and_a_zero_challenge_id_stays_zero():
     # Kills (chain/calldata.py): `0 <= value <= UINT256_MAX` -> `<` on either side or `1 <= value`,
-    # and `challenge_id or 0` -> `or 1` in decode_stake_transfer.
-    from chain.calldata import UINT256_MAX, CalldataError, decode_stake_transfer, encode_stake_transfer
+    # and a zero challenge id read back as anything but 0 by decode_transfer.
+    from chain.calldata import UINT256_MAX, CalldataError, decode_transfer, encode_stake_transfer
 
     treasury = "0x" + "12" * 20
     for amount, challenge_id, timestamp in ((0, 0, 0), (UINT256_MAX, UINT256_MAX, UINT256_MAX)):
         data = encode_stake_transfer(
             treasury=treasury, amount_units=amount, commitment="ab" * 32, challenge_id=challenge_id, timestamp=timestamp
         )
-        decoded = decode_stake_transfer(data)
+        decoded = decode_transfer(data)
         assert (decoded.amount_units, decoded.challenge_id, decoded.timestamp) == (amount, challenge_id, timestamp)
     for bad in (-1, UINT256_MAX + 1):
         with pytest.raises(CalldataError):

@@ -5,7 +5,8 @@ import json
 
 import pytest
 
-from challenges.services import challenge_close, challenge_resolve
+from challenges.services import challenge_close
+from responses.resolution import challenge_resolve
 
 pytestmark = pytest.mark.django_db
 
@@ -97,8 +98,9 @@ def claim_lookup(api, claim):
 def make_claim_in_state(make_response, challenge, state: str, text: str = GUESS):
     """A claim left in the given state by the code that puts claims there: the factory for pending,
     rejected and confirmed rows, and the reorg service (chain/services.py) for reorged_to_pending."""
-    from chain.services import REASON_SENTENCES, Reason, response_unconfirm_reorged
+    from chain.services import response_unconfirm_reorged
     from responses.models import ResponseStatus
+    from responses.reasons import REASON_SENTENCES, Reason
 
     if state == "pending":
         claim = make_response(challenge, text, "3", status=ResponseStatus.PENDING)

@@ -6,9 +6,10 @@ from decimal import Decimal
 import pytest
 
 from challenges.commitments import guess_commitment, solution_commitment
+from challenges.coordinates import COORDINATES_MESSAGE, CoordinateError, canonical_coordinates, parse_coordinates
+from challenges.money import token_units
 from challenges.scoring import haversine_m, prize_split
-from responses.coordinates import COORDINATES_MESSAGE, CoordinateError, canonical_coordinates, parse_coordinates
-from responses.stakes import MIN_STAKE_MESSAGE, StakeError, parse_stake, stake_to_units
+from responses.stakes import MIN_STAKE_MESSAGE, StakeError, parse_stake
 
 
 def test_valid_coordinates_canonicalise(vectors):
@@ -32,7 +33,7 @@ def test_stakes(vectors):
     for case in vectors["stakes"]["valid"]:
         amount = parse_stake(case["input"])
         assert amount == Decimal(case["amount"]), case
-        assert stake_to_units(amount) == int(case["units"]), case
+        assert token_units(amount) == int(case["units"]), case
     for case in vectors["stakes"]["invalid"]:
         with pytest.raises(StakeError) as caught:
             parse_stake(case["input"])

@@ -197,7 +197,7 @@ def test_the_reorg_recheck_leaves_the_demo_claims_alone(chain):
     """seed_demo's claims are confirmed with made-up blocks (docs/decisions.md: Demo data); on a young chain
     (anvil, `make run`) those blocks are in the re-checked window and missing, which must not move
     them back to pending and empty the resolved demo challenges."""
-    from challenges.demo import seed_demo
+    from responses.demo import seed_demo
 
     seed_demo()
     confirmed = Response.objects.filter(status=ResponseStatus.CONFIRMED).count()

@@ -16,10 +16,11 @@ from django.urls import reverse
 
 from chain.models import Payment
 from chain.selectors import payments_unclaimed
-from chain.services import REASON_SENTENCES, confirmed_recheck, payment_verify, payments_index
+from chain.services import confirmed_recheck, payment_verify, payments_index
 from challenges.commitments import new_salt
 from challenges.models import Challenge
 from responses.models import Response, ResponseStatus
+from responses.reasons import REASON_SENTENCES
 
 from .conftest import UNREACHABLE_RPC, post_claim
 from .test_ledger import fixed_stake_tx

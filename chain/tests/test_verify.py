@@ -12,10 +12,11 @@ from django.utils import timezone
 
 from chain.contracts import contract_at
 from chain.models import Payment
-from chain.services import REASON_SENTENCES, Outcome, VerificationPending, payment_verify
+from chain.services import Outcome, VerificationPending, payment_verify
 from challenges.commitments import guess_commitment
 from challenges.models import Challenge
 from responses.models import Response, ResponseStatus
+from responses.reasons import REASON_SENTENCES
 from responses.services import ClaimCannotMatch
 
 from .conftest import ANVIL_CHAIN_ID, post_claim

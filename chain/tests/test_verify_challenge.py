@@ -15,10 +15,10 @@ from django.conf import settings
 
 from chain.contracts import mint
 from chain.services import payment_verify
-from challenges.demo import seed_demo
 from challenges.models import Challenge
-from challenges.services import challenge_resolve
+from responses.demo import seed_demo
 from responses.models import Response, ResponseStatus
+from responses.resolution import challenge_resolve
 
 from .conftest import post_claim
 

@@ -35,9 +35,9 @@ from chain.contracts import deploy, mint
 from chain.models import Payment
 from chain.tasks import sweep_pending
 from challenges.commitments import guess_commitment, new_salt
+from challenges.coordinates import parse_coordinates
 from challenges.models import Challenge
 from config.celery_app import app as celery_app
-from responses.coordinates import parse_coordinates
 from responses.models import Response, ResponseStatus
 
 from .conftest import ANVIL_CHAIN_ID, keep_clock

@@ -14,10 +14,10 @@ from django.contrib.messages import get_messages
 from django.urls import reverse
 
 from challenges.commitments import solution_commitment
+from challenges.coordinates import COORDINATES_MESSAGE
 from challenges.models import Challenge, ChallengeStatus, Payout, PayoutKind, PayoutStatus
-from challenges.selectors import responses_with_scores
-from responses.coordinates import COORDINATES_MESSAGE
 from responses.models import Response, ResponseStatus
+from responses.selectors import responses_with_scores
 
 pytestmark = pytest.mark.django_db
 
@@ -65,7 +65,7 @@ def texts(response) -> list[str]:
 def run_resolution_worker(challenge) -> str:
     """What the worker does with the task the admin queued: the task itself, run in this process
     (chain-free; challenges/tests/test_resolve_worker.py runs it in a real worker)."""
-    from challenges.tasks import resolve_challenge
+    from responses.tasks import resolve_challenge
 
     return resolve_challenge.apply(args=[challenge.pk]).get()
 

@@ -103,8 +103,7 @@ def test_every_admin_page_renders_for_staff(client, poet, make_challenge, make_r
     """Each registered model's list, and each object's page, opens without an error."""
     from django.contrib import admin
 
-    from challenges.payouts import payouts_create
-    from challenges.services import challenge_resolve
+    from responses.resolution import challenge_resolve, payouts_create
 
     challenge = make_challenge()
     make_response(challenge, "29.979175, 31.134258", "3")

@@ -3,7 +3,8 @@
 import pytest
 
 from challenges.scoring import haversine_m
-from challenges.services import challenge_close, challenge_resolve
+from challenges.services import challenge_close
+from responses.resolution import challenge_resolve
 
 pytestmark = pytest.mark.django_db
 

@@ -2,6 +2,7 @@ import pytest
 from django.db import IntegrityError, transaction
 
 from challenges.commitments import solution_commitment
+from challenges.coordinates import CoordinateError
 from challenges.models import Challenge, ChallengeStatus
 from challenges.services import (
     ChallengeStateError,
@@ -10,7 +11,6 @@ from challenges.services import (
     challenge_publish,
     challenge_set_solution,
 )
-from responses.coordinates import CoordinateError
 
 pytestmark = pytest.mark.django_db
 

@@ -10,11 +10,12 @@ from django.urls import reverse
 from web3 import HTTPProvider, Web3
 
 from chain.contracts import contract_at, deploy, mint
+from chain.payouts import PayoutPending, payout_verify
+from chain.tasks import verify_payout
 from chain.tests.nodes import anvil
 from challenges.models import Payout, PayoutKind, PayoutStatus
-from challenges.payouts import PayoutPending, payout_record_transaction, payout_verify, payouts_create
-from challenges.services import challenge_resolve
-from challenges.tasks import verify_payout
+from challenges.payouts import payout_record_transaction
+from responses.resolution import challenge_resolve, payouts_create
 
 pytestmark = [pytest.mark.django_db, pytest.mark.integration]
 
@@ -194,8 +195,8 @@ def test_the_sweeper_requeues_a_payout_left_verifying(chain, prize):
 
     from django.utils import timezone
 
-    from challenges.payouts import payouts_stale_verifying
-    from challenges.tasks import sweep_payouts
+    from chain.payouts import payouts_stale_verifying
+    from chain.tasks import sweep_payouts
 
     record(prize, "0x" + "34" * 32)
     assert payouts_stale_verifying(older_than_seconds=60) == []  # just recorded: its task is on the way

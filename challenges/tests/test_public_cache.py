@@ -9,8 +9,9 @@ from django.db.models import F
 
 from challenges.cache import invalidate_public_challenge_cache
 from challenges.models import Challenge
-from challenges.services import challenge_close, challenge_resolve
+from challenges.services import challenge_close
 from responses.models import Response, ResponseStatus
+from responses.resolution import challenge_resolve
 
 pytestmark = pytest.mark.django_db
 

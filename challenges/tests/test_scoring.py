@@ -8,9 +8,10 @@ from hypothesis import strategies as st
 
 from challenges.models import ChallengeStatus
 from challenges.scoring import haversine_m, is_correct
-from challenges.selectors import challenge_winners, responses_with_scores
-from challenges.services import ChallengeStateError, challenge_resolve
+from challenges.services import ChallengeStateError
 from responses.models import Response, ResponseStatus
+from responses.resolution import challenge_resolve
+from responses.selectors import challenge_winners, responses_with_scores
 
 pytestmark = pytest.mark.django_db
 

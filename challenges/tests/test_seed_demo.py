@@ -2,9 +2,9 @@ import pytest
 from django.core.management import call_command
 from django.utils import timezone
 
-from challenges.demo import seed_demo
 from challenges.models import Challenge, ChallengeStatus
-from challenges.selectors import challenge_winners, responses_with_scores
+from responses.demo import seed_demo
+from responses.selectors import challenge_winners, responses_with_scores
 
 pytestmark = pytest.mark.django_db
 

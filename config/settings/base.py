@@ -365,9 +365,9 @@ CELERY_BEAT_SCHEDULE = {
     },
     "chain-index-payments": {"task": "chain.index_payments", "schedule": CHAIN_INDEX_INTERVAL_SECONDS},
     "chain-recheck-confirmed": {"task": "chain.recheck_confirmed", "schedule": CHAIN_INDEX_INTERVAL_SECONDS},
-    # Payout transactions left verifying by a lost message are queued again (challenges/tasks.py).
+    # Payout transactions left verifying by a lost message are queued again (chain/tasks.py).
     "challenges-sweep-payouts": {"task": "challenges.sweep_payouts", "schedule": CHAIN_SWEEP_INTERVAL_SECONDS},
-    # Resolutions whose worker died are resumed (challenges/tasks.py).
+    # Resolutions whose worker died are resumed (responses/tasks.py).
     "challenges-sweep-resolutions": {
         "task": "challenges.sweep_resolutions",
         "schedule": CHAIN_SWEEP_INTERVAL_SECONDS,

@@ -8,7 +8,7 @@ from django.db import migrations, models
 
 def mark_seeded_claims(apps, schema_editor):
     # Claims seeded before this field existed: their made-up hashes are sha256("geopoem-demo|title|i")
-    # (challenges/demo.py), on demo challenges only. A real claim cannot carry one of them.
+    # (responses/demo.py), on demo challenges only. A real claim cannot carry one of them.
     Challenge = apps.get_model("challenges", "Challenge")
     Response = apps.get_model("responses", "Response")
     for challenge_id, title in Challenge.objects.filter(is_demo=True).values_list("pk", "poem_title"):

@@ -3,8 +3,8 @@ submissions on another device. Before resolution nothing secret leaves the serve
 
 import pytest
 
-from challenges.services import challenge_resolve
 from responses.models import ResponseStatus
+from responses.resolution import challenge_resolve
 
 pytestmark = pytest.mark.django_db
 

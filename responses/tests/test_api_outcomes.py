@@ -5,7 +5,8 @@ import json
 
 import pytest
 
-from challenges.services import challenge_close, challenge_resolve
+from challenges.services import challenge_close
+from responses.resolution import challenge_resolve
 from responses.serializers import ScoredResponseSerializer
 
 pytestmark = pytest.mark.django_db

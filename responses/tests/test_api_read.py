@@ -4,8 +4,8 @@ import re
 
 import pytest
 
-from challenges.services import challenge_resolve
 from responses.models import Response, ResponseStatus
+from responses.resolution import challenge_resolve
 
 pytestmark = pytest.mark.django_db
 

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from rest_framework.throttling import ScopedRateThrottle
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
-from challenges.services import challenge_resolve
+from responses.resolution import challenge_resolve
 from tests.http_bodies import (
     TOKEN,
     ServedApp,
@@ -47,7 +47,8 @@ def fuzz_data(db, make_challenge, make_response, monkeypatch):
     """Data behind the API: one resolved challenge with
     confirmed responses (winners, lists and statuses have rows to show) and one active challenge
     (claims can be stored)."""
-    from challenges.services import challenge_close, challenge_resolve
+    from challenges.services import challenge_close
+    from responses.resolution import challenge_resolve
 
     resolved = make_challenge(title="Resolved")
     make_response(resolved, "29.979175, 31.134258", stake="5")

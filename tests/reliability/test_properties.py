@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from challenges.coordinates import CoordinateError, parse_coordinates, truncate_number
 from challenges.scoring import TOKEN_UNIT, prize_split
-from responses.coordinates import CoordinateError, parse_coordinates, truncate_number
 
 digits = st.text(alphabet="0123456789", min_size=1, max_size=12)
 fraction = st.text(alphabet="0123456789", min_size=0, max_size=12)

@@ -1,5 +1,5 @@
 /** The canonical "lat, lon" form (docs/protocol.md section 1), on decimal strings, never floats.
- * Mirrors responses/coordinates.py; tests/vectors.json proves the two agree. */
+ * Mirrors challenges/coordinates.py; tests/vectors.json proves the two agree. */
 
 export const COORDINATES_MESSAGE = "Please enter valid coordinates in the format: latitude, longitude";
 export const COORDINATE_PRECISION = 6;

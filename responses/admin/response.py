@@ -4,11 +4,10 @@ what the player sent or what the chain said. Claims change only through verifica
 from django.contrib import admin
 from django.db.models import Q
 
-from challenges.admin import ChainSearchMixin, address_link, tx_link
+from challenges.admin.links import ChainSearchMixin, address_link, tx_link
 from challenges.models import ChallengeStatus
-from challenges.selectors import responses_with_scores
-
-from .models import Response, ResponseStatus
+from responses.models import Response, ResponseStatus
+from responses.selectors import responses_with_scores
 
 
 class CorrectFilter(admin.SimpleListFilter):

@@ -17,18 +17,17 @@ from dataclasses import dataclass
 from datetime import timedelta
 from decimal import Decimal
 
-from django.conf import settings
 from django.db import transaction
 from django.db.models import Count, Sum
 from django.utils import timezone
 
-from responses.coordinates import parse_coordinates
-from responses.models import Response, ResponseStatus
+from challenges.cache import invalidate_public_challenge_cache
+from challenges.models import Challenge, ChallengeStatus, Payout
+from challenges.services import challenge_create, challenge_publish
 
-from .cache import invalidate_public_challenge_cache
-from .commitments import guess_commitment, new_salt
-from .models import Challenge, ChallengeStatus, Payout
-from .services import challenge_create, challenge_publish, challenge_resolve
+from .models import Response, ResponseStatus
+from .resolution import challenge_resolve
+from .services import guess_fields
 
 
 @dataclass(frozen=True)
@@ -141,22 +140,10 @@ def _add_demo_responses(challenge: Challenge, poem: DemoPoem, *, now) -> None:
     start = challenge.start_timestamp
     story_start = now - timedelta(days=STORY_DAYS)
     for index, (coordinates, stake, hours) in enumerate(poem.guesses):
-        parsed = parse_coordinates(coordinates)
         address = DEMO_ADDRESSES[index % len(DEMO_ADDRESSES)]
-        salt = new_salt()
         Response.objects.create(
             challenge=challenge,
-            submission_text=parsed.text,
-            submission_lat=parsed.lat,
-            submission_lon=parsed.lon,
-            submission_salt=salt,
-            commitment=guess_commitment(
-                chain_id=settings.CHAIN_ID,
-                challenge_id=challenge.pk,
-                submitter_address=address,
-                text=parsed.text,
-                salt=salt,
-            ),
+            **guess_fields(challenge_id=challenge.pk, text=coordinates, submitter_address=address),
             submission_stake=Decimal(stake),
             submission_timestamp=start + timedelta(hours=hours),
             transaction_hash=_demo_tx_hash(poem.title, index),
@@ -178,6 +165,19 @@ def _add_demo_responses(challenge: Challenge, poem: DemoPoem, *, now) -> None:
     )
 
 
+def _published(poem: DemoPoem) -> Challenge:
+    """A demo challenge, created and published through the services, as staff would."""
+    challenge = challenge_create(
+        poem_title=poem.title,
+        poem_text=poem.poem,
+        instructions_text=poem.instructions,
+        proximity_threshold_m=poem.threshold_m,
+        solution=poem.solution,
+        is_demo=True,
+    )
+    return challenge_publish(challenge=challenge)
+
+
 def seed_demo() -> list[str]:
     """Create whatever demo challenge is missing; running it again changes nothing."""
     report: list[str] = []
@@ -190,15 +190,7 @@ def seed_demo() -> list[str]:
             report.append(f"skipped resolved demo '{poem.title}': another challenge is active")
             continue
         with transaction.atomic():
-            challenge = challenge_create(
-                poem_title=poem.title,
-                poem_text=poem.poem,
-                instructions_text=poem.instructions,
-                proximity_threshold_m=poem.threshold_m,
-                solution=poem.solution,
-                is_demo=True,
-            )
-            challenge = challenge_publish(challenge=challenge)
+            challenge = _published(poem)
             # Back-dated to the story's days: publishing and resolving stamp "now".
             started = now - timedelta(days=poem.started_days_ago)
             resolved = now - timedelta(days=poem.resolved_days_ago)
@@ -218,14 +210,6 @@ def seed_demo() -> list[str]:
         report.append(f"skipped active demo '{ACTIVE.title}': another challenge is active")
     else:
         with transaction.atomic():
-            challenge = challenge_create(
-                poem_title=ACTIVE.title,
-                poem_text=ACTIVE.poem,
-                instructions_text=ACTIVE.instructions,
-                proximity_threshold_m=ACTIVE.threshold_m,
-                solution=ACTIVE.solution,
-                is_demo=True,
-            )
-            challenge_publish(challenge=challenge)
+            challenge = _published(ACTIVE)
         report.append(f"created active demo '{ACTIVE.title}' (#{challenge.pk})")
     return report

@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand
 
-from challenges.demo import seed_demo
+from responses.demo import seed_demo
 
 
 class Command(BaseCommand):

@@ -1,0 +1,15 @@
+"""Exact money: a Decimal amount of USDC to the token's integer units. The one conversion every
+check of a transfer uses (a stake: chain/services.py; a prize: chain/payouts.py)."""
+
+from decimal import Decimal
+
+from django.conf import settings
+
+
+def token_units(amount: Decimal) -> int:
+    """Token units of an amount: amount x 10^TOKEN_DECIMALS, exact. An amount with more decimals
+    than the token has raises ValueError rather than being rounded."""
+    units = amount.scaleb(settings.TOKEN_DECIMALS)
+    if units != units.to_integral_value():
+        raise ValueError(f"{amount} USDC has more than {settings.TOKEN_DECIMALS} decimals")
+    return int(units)

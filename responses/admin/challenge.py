@@ -1,0 +1,319 @@
+"""The staff workflow on a challenge: author a poem, publish, close, resolve and reveal.
+
+Lifecycle steps are buttons on a challenge's page (and changelist actions) that open a
+confirmation page; the step itself runs a service (challenges/services.py, responses/resolution.py),
+so the admin can do nothing the rules forbid. Every step is written to the admin log (who and when,
+on the History page). Once a challenge is published, the commitment players saw (poem, threshold,
+solution, salt) is read-only, and a posted change to it is refused as a whole. Paying the winners:
+challenges/admin/payout.py."""
+
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import get_object_or_404
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils.html import escape, format_html, format_html_join
+from django.utils.safestring import mark_safe
+
+from challenges.admin.links import usdc
+from challenges.admin.payout import PayoutInline
+from challenges.models import Challenge, ChallengeResolution, ChallengeStatus, ResolutionStatus
+from challenges.payouts import PayoutError
+from challenges.sanitize import sanitize_html
+from challenges.selectors import challenge_resolution
+from challenges.services import ChallengeStateError, challenge_close, challenge_publish, challenge_save
+from responses.resolution import challenge_resolve_start
+from responses.selectors import challenge_winners
+
+from .challenge_export import ChallengeExportMixin
+from .challenge_form import LOCKED_FIELDS, LOCKED_MESSAGE, RESOLVING_REFRESH_SECONDS, ChallengeForm, resolution_text
+
+
+@admin.register(Challenge)
+class ChallengeAdmin(ChallengeExportMixin, admin.ModelAdmin):
+    form = ChallengeForm
+    change_form_template = "admin/challenges/challenge/change_form.html"
+    list_display = [
+        "id",
+        "poem_title",
+        "status_display",
+        "threshold_display",
+        "staked_sum",
+        "response_count",
+        "start_timestamp",
+        "resolved_at",
+        "is_demo",
+    ]
+    list_display_links = ["id", "poem_title"]
+    list_filter = ["status", "is_demo"]
+    search_fields = ["poem_title"]
+    actions = ["publish_selected", "close_selected", "resolve_selected", "export_selected"]
+    list_select_related = ["resolution"]
+    change_list_template = "admin/challenges/challenge/change_list.html"
+    inlines = [PayoutInline]
+
+    # --- Fields --------------------------------------------------------------------------------
+
+    def get_fields(self, request, obj=None):
+        authored = ["poem_title", "poem_text", "instructions_text", "proximity_threshold_m", "is_demo"]
+        if obj is None or not obj.is_published:
+            authored.insert(4, "solution_input")
+        else:
+            authored.insert(4, "solution")
+        shown = ["solution_sha256", "salt_display", "status_display", "start_timestamp", "closed_at", "resolved_at"]
+        if obj is None:
+            return authored
+        return [*authored, *shown, "staked_sum", "response_count", "winners_display", "preview"]
+
+    def get_readonly_fields(self, request, obj=None):
+        always = [
+            "solution_sha256",
+            "salt_display",
+            "status_display",
+            "start_timestamp",
+            "closed_at",
+            "resolved_at",
+            "staked_sum",
+            "response_count",
+            "winners_display",
+            "preview",
+        ]
+        if obj is not None and obj.is_published:
+            return [*LOCKED_FIELDS, "is_demo", *always]
+        return always
+
+    @admin.display(description="Status", ordering="status")
+    def status_display(self, obj: Challenge) -> str:
+        """The status, with the resolution's progress while the worker scores, and its result."""
+        try:
+            resolution = obj.resolution
+        except ChallengeResolution.DoesNotExist:
+            return obj.get_status_display()
+        return resolution_text(resolution)
+
+    @admin.display(description="Proximity threshold")
+    def threshold_display(self, obj: Challenge) -> str:
+        return "Not specified" if obj.proximity_threshold_m is None else f"{obj.proximity_threshold_m} m"
+
+    @admin.display(description="Solution salt")
+    def salt_display(self, obj: Challenge) -> str:
+        if obj.is_resolved:
+            return obj.solution_salt
+        return "Generated on the server; public from the reveal."
+
+    @admin.display(description="Preview: what players see")
+    def preview(self, obj: Challenge) -> str:
+        if obj.pk is None:
+            return "-"
+        threshold = "Not specified" if obj.proximity_threshold_m is None else f"{obj.proximity_threshold_m} meters"
+        # Sanitised again on display, so even a row written around the model cannot carry a script;
+        # and shown in a sandboxed frame (no scripts, own origin) so the admin's styles do not
+        # restyle the poem: the HTML players get, as a browser renders it.
+        document = format_html(
+            "<!doctype html><meta charset=utf-8>"
+            "<p>Challenge #{} &middot; Proximity threshold: {}</p><h2>{}</h2><div>{}</div>"
+            "<h3>Instructions</h3><div>{}</div><p><small>Solution SHA256: <code>{}</code></small></p>",
+            obj.pk,
+            threshold,
+            obj.poem_title,
+            mark_safe(sanitize_html(obj.poem_text)),  # noqa: S308 - the allow-list output
+            mark_safe(sanitize_html(obj.instructions_text)),  # noqa: S308 - the allow-list output
+            obj.solution_sha256,
+        )
+        return format_html(
+            '<iframe class="geopoem-preview" sandbox title="Preview" srcdoc="{}"></iframe>',
+            escape(document),  # the whole document escaped once more as an attribute value
+        )
+
+    @admin.display(description="Winners and prizes")
+    def winners_display(self, obj: Challenge) -> str:
+        if not obj.is_resolved:
+            return "Scored at resolution."
+        winners = challenge_winners(challenge=obj)
+        if winners.earliest is None:
+            return format_html(
+                "No correct response: no prize is due. Unallocated: {} USDC of {} USDC.",
+                usdc(winners.unallocated),
+                usdc(winners.split.total),
+            )
+        rows = [
+            ("Earliest correct", winners.earliest, winners.earliest_prize),
+            ("Highest staked correct", winners.highest, winners.highest_prize),
+        ]
+        body = format_html_join(
+            "",
+            "<li>{}: response #{} by {} ({} m), prize {} USDC</li>",
+            (
+                (label, r.pk, r.submitter_address, f"{r.distance_meters or 0:.2f}", usdc(prize))
+                for label, r, prize in rows
+            ),
+        )
+        return format_html(
+            "<ul>{}<li>Operations: {} USDC</li><li>Unallocated (rounding): {} USDC</li></ul>",
+            body,
+            usdc(winners.operations),
+            usdc(winners.unallocated),
+        )
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        # A published challenge has public history (and maybe stakes): it is never deleted.
+        if obj is not None and obj.is_published:
+            return False
+        return super().has_delete_permission(request, obj)
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        # While the worker resolves, the page refreshes itself (a meta refresh: no script, so the
+        # admin's CSP is untouched) until the result shows.
+        obj = self.get_object(request, object_id)
+        resolution = challenge_resolution(challenge=obj) if obj is not None else None
+        extra_context = {
+            **(extra_context or {}),
+            "resolving": resolution is not None and resolution.status == ResolutionStatus.RUNNING,
+            "refresh_seconds": RESOLVING_REFRESH_SECONDS,
+        }
+        return super().change_view(request, object_id, form_url, extra_context)
+
+    def changelist_view(self, request, extra_context=None):
+        extra_context = {
+            **(extra_context or {}),
+            "resolving": ChallengeResolution.objects.filter(status=ResolutionStatus.RUNNING).exists(),
+            "refresh_seconds": RESOLVING_REFRESH_SECONDS,
+        }
+        return super().changelist_view(request, extra_context)
+
+    # --- Saving -------------------------------------------------------------------------------
+
+    def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
+        if request.method == "POST" and object_id is not None:
+            obj = self.get_object(request, object_id)
+            if obj is not None and obj.is_published and self._posts_locked_change(request, obj):
+                messages.error(request, LOCKED_MESSAGE)
+                return HttpResponseRedirect(request.path)
+        return super().changeform_view(request, object_id, form_url, extra_context)
+
+    @staticmethod
+    def _posts_locked_change(request: HttpRequest, obj: Challenge) -> bool:
+        for name in (*LOCKED_FIELDS, "solution_input"):
+            if name not in request.POST:
+                continue
+            posted = request.POST[name].strip()
+            current = "" if getattr(obj, name, None) is None else str(getattr(obj, name, "")).strip()
+            if name == "solution_input":
+                current = obj.solution
+            if posted != current:
+                return True
+        return False
+
+    def save_model(self, request, obj: Challenge, form: ChallengeForm, change: bool) -> None:
+        # The service writes the row and, when a solution was typed, its salt and commitment.
+        challenge_save(challenge=obj, solution=form.cleaned_data.get("solution_input") or "")
+        for label, removed in form.removed.items():
+            messages.warning(request, f"Removed from the {label} (not allowed): {', '.join(removed)}.")
+
+    def construct_change_message(self, request, form, formsets, add=False):
+        message = super().construct_change_message(request, form, formsets, add)
+        if form.cleaned_data.get("solution_input") and (add or "solution_input" in form.changed_data):
+            message.append({"changed": {"fields": ["Solution (new salt and commitment)"]}})
+        return message
+
+    # --- Lifecycle ----------------------------------------------------------------------------
+
+    LIFECYCLE = {
+        "publish": {
+            "title": "Publish",
+            "explain": "The challenge becomes the active one: players see the poem and can stake on it. "
+            "Its poem, threshold and solution commitment can no longer change.",
+        },
+        "close": {
+            "title": "Close",
+            "explain": "No new claims are accepted. Payments mined after this moment are rejected as late.",
+        },
+        "resolve": {
+            "title": "Resolve and reveal",
+            "explain": "The challenge is closed at once if it is active. The worker then scores every "
+            "confirmed response, publishes the solution and its salt, and creates the payouts; the "
+            "challenge's page shows its progress. This cannot be undone.",
+        },
+    }
+
+    def get_urls(self):
+        urls = super().get_urls()
+        own = [
+            path(
+                "<path:object_id>/lifecycle/<str:step>/",
+                self.admin_site.admin_view(self.lifecycle_view),
+                name="challenges_challenge_lifecycle",
+            ),
+            path(
+                "<path:object_id>/export.csv",
+                self.admin_site.admin_view(self.export_view),
+                name="challenges_challenge_export",
+            ),
+        ]
+        return own + urls
+
+    def lifecycle_view(self, request: HttpRequest, object_id: str, step: str) -> HttpResponse:
+        if step not in self.LIFECYCLE:
+            raise PermissionDenied
+        challenge = get_object_or_404(Challenge, pk=object_id)
+        if not self.has_change_permission(request, challenge):
+            raise PermissionDenied
+        change_url = reverse("admin:challenges_challenge_change", args=[challenge.pk])
+        if request.method == "POST":
+            self.run_lifecycle(request, challenge, step)
+            return HttpResponseRedirect(change_url)
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "object": challenge,
+            "step": step,
+            "step_title": self.LIFECYCLE[step]["title"],
+            "explain": self.LIFECYCLE[step]["explain"],
+            "change_url": change_url,
+            "active": Challenge.objects.filter(status=ChallengeStatus.ACTIVE).exclude(pk=challenge.pk).first(),
+            "pending": challenge.responses.filter(status="pending").count(),
+            "title": f"{self.LIFECYCLE[step]['title']}: {challenge}",
+        }
+        return TemplateResponse(request, "admin/challenges/challenge/confirm_lifecycle.html", context)
+
+    def run_lifecycle(self, request: HttpRequest, challenge: Challenge, step: str) -> bool:
+        """Run one step; a refusal is an admin message and changes nothing."""
+        try:
+            if step == "publish":
+                challenge = challenge_publish(challenge=challenge)
+                done = "Published: it is now the active challenge."
+            elif step == "close":
+                challenge = challenge_close(challenge=challenge)
+                done = "Closed: no new claims are accepted."
+            else:
+                resolution = challenge_resolve_start(challenge=challenge, user=request.user)
+                done = (
+                    f"Resolution started: the worker scores {resolution.total:,} confirmed response(s), then "
+                    "reveals the solution and creates the payouts. Its progress is shown below."
+                )
+        except (ChallengeStateError, PayoutError) as exc:
+            messages.error(request, f"{self.LIFECYCLE[step]['title']} refused: {exc}")
+            return False
+        self.log_change(request, challenge, f"{self.LIFECYCLE[step]['title']}: {done}")
+        messages.success(request, done)
+        return True
+
+    def _one_selected(self, request, queryset, step: str):
+        if queryset.count() != 1:
+            messages.error(request, f"{self.LIFECYCLE[step]['title']}: select exactly one challenge.")
+            return None
+        challenge = queryset.get()
+        return HttpResponseRedirect(reverse("admin:challenges_challenge_lifecycle", args=[challenge.pk, step]))
+
+    @admin.action(description="Publish the selected challenge…")
+    def publish_selected(self, request, queryset):
+        return self._one_selected(request, queryset, "publish")
+
+    @admin.action(description="Close the selected challenge…")
+    def close_selected(self, request, queryset):
+        return self._one_selected(request, queryset, "close")
+
+    @admin.action(description="Resolve and reveal the selected challenge…")
+    def resolve_selected(self, request, queryset):
+        return self._one_selected(request, queryset, "resolve")

@@ -1,0 +1,42 @@
+"""Celery tasks of the responses app: resolving a challenge that staff started. The task names
+keep their `challenges.` prefix: the beat schedule (config/settings/base.py) and queued messages
+name them so."""
+
+import logging
+
+from celery import shared_task
+from django.conf import settings
+from django.db import DatabaseError
+from django.utils import timezone
+
+from challenges.models import ChallengeResolution
+from config.retries import retry_countdown
+
+from .resolution import challenge_resolve_run, resolutions_stale_running
+
+logger = logging.getLogger(__name__)
+
+
+@shared_task(bind=True, name="challenges.resolve", acks_late=True, reject_on_worker_lost=True, max_retries=None)
+def resolve_challenge(self, challenge_id: int) -> str:
+    """Score and reveal a challenge whose resolution staff started (responses/resolution.py). Safe to
+    run twice or after a worker died mid-way: it resumes at the last committed chunk."""
+    try:
+        return challenge_resolve_run(challenge_id=challenge_id).status
+    except DatabaseError as exc:
+        if self.request.retries >= settings.CHAIN_VERIFY_MAX_RETRIES:
+            logger.warning("resolution of challenge %s: giving up after %s retries", challenge_id, self.request.retries)
+            return "running"  # the beat's sweep queues it again
+        raise self.retry(countdown=retry_countdown(self.request.retries), exc=exc) from exc
+
+
+@shared_task(name="challenges.sweep_resolutions", ignore_result=True)
+def sweep_resolutions() -> int:
+    """Beat: queue again every resolution that made no progress for CHALLENGE_RESOLVE_STALE_SECONDS
+    (its worker was killed, or the message was lost). Running it twice is harmless."""
+    ids = resolutions_stale_running(older_than_seconds=settings.CHALLENGE_RESOLVE_STALE_SECONDS)
+    for challenge_id in ids:
+        # Touched first, so the next sweep does not queue it again while this message waits.
+        ChallengeResolution.objects.filter(challenge_id=challenge_id).update(updated_at=timezone.now())
+        resolve_challenge.delay(challenge_id)
+    return len(ids)
