@@ -1,0 +1,88 @@
+"""The read-only parts of the Challenge admin's page: status and progress, threshold, salt, the
+preview of what players see, and the winners with their prizes."""
+
+from django.contrib import admin
+from django.utils.html import escape, format_html, format_html_join
+from django.utils.safestring import mark_safe
+
+from challenges.admin.links import usdc
+from challenges.models import Challenge, ChallengeResolution
+from challenges.sanitize import sanitize_html
+from responses.selectors import challenge_winners
+
+from .challenge_form import resolution_text
+
+
+class ChallengeDisplayMixin:
+    @admin.display(description="Status", ordering="status")
+    def status_display(self, obj: Challenge) -> str:
+        """The status, with the resolution's progress while the worker scores, and its result."""
+        try:
+            resolution = obj.resolution
+        except ChallengeResolution.DoesNotExist:
+            return obj.get_status_display()
+        return resolution_text(resolution)
+
+    @admin.display(description="Proximity threshold")
+    def threshold_display(self, obj: Challenge) -> str:
+        return "Not specified" if obj.proximity_threshold_m is None else f"{obj.proximity_threshold_m} m"
+
+    @admin.display(description="Solution salt")
+    def salt_display(self, obj: Challenge) -> str:
+        if obj.is_resolved:
+            return obj.solution_salt
+        return "Generated on the server; public from the reveal."
+
+    @admin.display(description="Preview: what players see")
+    def preview(self, obj: Challenge) -> str:
+        if obj.pk is None:
+            return "-"
+        threshold = "Not specified" if obj.proximity_threshold_m is None else f"{obj.proximity_threshold_m} meters"
+        # Sanitised again on display, so even a row written around the model cannot carry a script;
+        # and shown in a sandboxed frame (no scripts, own origin) so the admin's styles do not
+        # restyle the poem: the HTML players get, as a browser renders it.
+        document = format_html(
+            "<!doctype html><meta charset=utf-8>"
+            "<p>Challenge #{} &middot; Proximity threshold: {}</p><h2>{}</h2><div>{}</div>"
+            "<h3>Instructions</h3><div>{}</div><p><small>Solution SHA256: <code>{}</code></small></p>",
+            obj.pk,
+            threshold,
+            obj.poem_title,
+            mark_safe(sanitize_html(obj.poem_text)),  # noqa: S308 - the allow-list output
+            mark_safe(sanitize_html(obj.instructions_text)),  # noqa: S308 - the allow-list output
+            obj.solution_sha256,
+        )
+        return format_html(
+            '<iframe class="geopoem-preview" sandbox title="Preview" srcdoc="{}"></iframe>',
+            escape(document),  # the whole document escaped once more as an attribute value
+        )
+
+    @admin.display(description="Winners and prizes")
+    def winners_display(self, obj: Challenge) -> str:
+        if not obj.is_resolved:
+            return "Scored at resolution."
+        winners = challenge_winners(challenge=obj)
+        if winners.earliest is None:
+            return format_html(
+                "No correct response: no prize is due. Unallocated: {} USDC of {} USDC.",
+                usdc(winners.unallocated),
+                usdc(winners.split.total),
+            )
+        rows = [
+            ("Earliest correct", winners.earliest, winners.earliest_prize),
+            ("Highest staked correct", winners.highest, winners.highest_prize),
+        ]
+        body = format_html_join(
+            "",
+            "<li>{}: response #{} by {} ({} m), prize {} USDC</li>",
+            (
+                (label, r.pk, r.submitter_address, f"{r.distance_meters or 0:.2f}", usdc(prize))
+                for label, r, prize in rows
+            ),
+        )
+        return format_html(
+            "<ul>{}<li>Operations: {} USDC</li><li>Unallocated (rounding): {} USDC</li></ul>",
+            body,
+            usdc(winners.operations),
+            usdc(winners.unallocated),
+        )
