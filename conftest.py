@@ -52,10 +52,10 @@ def _clear_cache():
 
 @pytest.fixture
 def make_challenge(db):
-    from challenges.services import challenge_create, challenge_publish
+    from challenges.services import challenge_create, challenge_create_published
 
     def make(*, solution="29.979175, 31.134258", threshold=150, publish=True, title="Stone Steps", **kwargs):
-        challenge = challenge_create(
+        return (challenge_create_published if publish else challenge_create)(
             poem_title=title,
             poem_text="<p>A poem</p>",
             instructions_text="<p>Guess</p>",
@@ -63,7 +63,6 @@ def make_challenge(db):
             solution=solution,
             **kwargs,
         )
-        return challenge_publish(challenge=challenge) if publish else challenge
 
     return make
 

@@ -67,16 +67,15 @@ def add_confirmed(challenge, count: int, *, seed: int = 1) -> None:
 
 
 def new_challenge(title: str):
-    from challenges.services import challenge_create, challenge_publish
+    from challenges.services import challenge_create_published
 
-    challenge = challenge_create(
+    return challenge_create_published(
         poem_title=title,
         poem_text="<p>Iron lace above the river,<br>a thousand stairs to count the wind.</p>",
         instructions_text="<p>Give the place as latitude, longitude.</p>",
         proximity_threshold_m=THRESHOLD_M,
         solution=SOLUTION,
     )
-    return challenge_publish(challenge=challenge)
 
 
 def seed_api() -> dict:

@@ -98,6 +98,13 @@ def challenge_publish(*, challenge: Challenge) -> Challenge:
     return challenge
 
 
+def challenge_create_published(**fields) -> Challenge:
+    """challenge_create, then challenge_publish: the one way a ready-to-play challenge is made
+    outside the admin (the demo: responses/demo.py; the tests: conftest.py; bench/data.py;
+    load/run.py). Takes challenge_create's arguments."""
+    return challenge_publish(challenge=challenge_create(**fields))
+
+
 def challenge_close(*, challenge: Challenge) -> Challenge:
     """Active to closed: no new claims; payments mined after closed_at are late."""
     with transaction.atomic():

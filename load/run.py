@@ -45,20 +45,18 @@ def main(argv: list[str] | None = None) -> int:
     django.setup()
     from django.core.management import call_command
 
-    from challenges.services import challenge_create, challenge_publish
+    from challenges.services import challenge_create_published
 
     from .harness import run_load
 
     call_command("migrate", verbosity=0, interactive=False)
     call_command("flush", verbosity=0, interactive=False)
-    challenge = challenge_publish(
-        challenge=challenge_create(
-            poem_title="Load",
-            poem_text="<p>A poem under load</p>",
-            instructions_text="<p>Guess</p>",
-            proximity_threshold_m=150,
-            solution="29.979175, 31.134258",
-        )
+    challenge = challenge_create_published(
+        poem_title="Load",
+        poem_text="<p>A poem under load</p>",
+        instructions_text="<p>Guess</p>",
+        proximity_threshold_m=150,
+        solution="29.979175, 31.134258",
     )
     database = urlsplit(args.database_url).path.lstrip("/")
     print(

@@ -23,7 +23,7 @@ from django.utils import timezone
 
 from challenges.cache import invalidate_public_challenge_cache
 from challenges.models import Challenge, ChallengeStatus, Payout
-from challenges.services import challenge_create, challenge_publish
+from challenges.services import challenge_create_published
 
 from .models import Response, ResponseStatus
 from .resolution import challenge_resolve
@@ -167,7 +167,7 @@ def _add_demo_responses(challenge: Challenge, poem: DemoPoem, *, now) -> None:
 
 def _published(poem: DemoPoem) -> Challenge:
     """A demo challenge, created and published through the services, as staff would."""
-    challenge = challenge_create(
+    return challenge_create_published(
         poem_title=poem.title,
         poem_text=poem.poem,
         instructions_text=poem.instructions,
@@ -175,7 +175,6 @@ def _published(poem: DemoPoem) -> Challenge:
         solution=poem.solution,
         is_demo=True,
     )
-    return challenge_publish(challenge=challenge)
 
 
 def seed_demo() -> list[str]:
