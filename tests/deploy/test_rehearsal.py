@@ -32,10 +32,8 @@ from web3 import HTTPProvider, Web3
 
 from chain.calldata import encode_stake_transfer
 from chain.contracts import deploy, mint
-from chain.tests.nodes import stop as stop_node
 from challenges.commitments import guess_commitment, new_salt
-from tests.reliability import procs
-from tests.reliability.stack import ANVIL_BINARY
+from devtools import processes
 
 from . import slug
 from .tls_proxy import tls_proxy
@@ -95,17 +93,8 @@ class Deployed:
 
 
 def _start_anvil(work: Path, exits: ExitStack) -> str:
-    port = procs.free_port()
-    log = open(work / "anvil.log", "ab")  # noqa: SIM115
-    exits.callback(log.close)
-    process = subprocess.Popen(  # noqa: S603
-        [str(ANVIL_BINARY), "--host", "127.0.0.1", "--port", str(port), "--chain-id", str(SEPOLIA), "--silent"],
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    exits.callback(stop_node, process)
-    procs.wait_for_port(port, process=process)
-    return f"http://127.0.0.1:{port}"
+    url, _process = exits.enter_context(processes.anvil(chain_id=SEPOLIA, log=work / "anvil.log"))
+    return url
 
 
 def _sepolia_usdc(w3: Web3) -> tuple[str, str]:
@@ -196,11 +185,11 @@ def deployed(tmp_path_factory):
         )
 
         # --- Processes: web, worker and exactly one beat, behind the router ----------------------
-        port = procs.free_port()
+        port = processes.free_port()
         web = exits.enter_context(slug.dyno("web", app=app, env={**env, "PORT": str(port)}, workdir=work))
         worker = exits.enter_context(slug.dyno("worker", app=app, env=env, workdir=work))
         beat = exits.enter_context(slug.dyno("beat", app=app, env=env, workdir=work))
-        procs.wait_for_port(port, timeout=60, process=web)
+        processes.wait_for_port(port, timeout=60, process=web)
         deployed.web_port = port
         _wait_log(work, "worker", "ready.", worker)
         _wait_log(work, "beat", "beat: Starting", beat)

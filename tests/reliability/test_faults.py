@@ -23,10 +23,10 @@ import requests
 
 from chain.client import ChainClient, ChainUnavailable
 from chain.services import Outcome, payment_verify
+from devtools import processes
 from responses.models import ResponseStatus
 from responses.services import response_create
 
-from . import procs
 from .stack import ANVIL_CHAIN_ID, Stack
 
 pytestmark = [
@@ -374,7 +374,7 @@ def test_two_workers_verifying_the_same_claims_at_once_count_each_stake_once(sta
         for name, text in logs.items():
             assert "chain.verify_response" in text and "succeeded" in text, f"worker {name} verified nothing"
     finally:
-        procs.stop(stack.workers.pop("second"))
+        processes.stop(stack.workers.pop("second"))
     FAULTS_SURVIVED.append("two workers verifying the same claims at once")
 
 
