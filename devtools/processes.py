@@ -43,55 +43,59 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def _check_alive(process: subprocess.Popen | None, what: str) -> None:
-    if process is not None and process.poll() is not None:
-        raise RuntimeError(f"process {process.pid} exited with {process.returncode} before {what}")
-
-
-def wait_for_port(port: int, *, timeout: float = 30.0, process: subprocess.Popen | None = None) -> None:
-    """Until something accepts a connection on 127.0.0.1:`port` (or `process` exits)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        _check_alive(process, f"listening on {port}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                return
-        except OSError:
-            time.sleep(0.1)
-    raise TimeoutError(f"nothing listens on 127.0.0.1:{port} after {timeout}s")
-
-
-def wait_http(url: str, *, timeout: float = 30.0, process: subprocess.Popen | None = None) -> None:
-    """Until GET `url` answers 200 (or `process` exits)."""
+def wait_until(
+    answers, what: str, *, timeout: float = 30.0, process: subprocess.Popen | None = None, interval: float = 0.1
+) -> None:
+    """Until `answers()` is true (an OSError counts as "not yet"); fails if `process` exits first or
+    after `timeout` seconds."""
     deadline = time.monotonic() + timeout
     while True:
-        _check_alive(process, f"{url} answered")
+        if process is not None and process.poll() is not None:
+            raise RuntimeError(f"process {process.pid} exited with {process.returncode} before {what}")
         try:
-            with urllib.request.urlopen(url, timeout=2) as answer:  # noqa: S310 - loopback URLs we started
-                if answer.status == 200:
-                    return
+            if answers():
+                return
         except OSError:
             pass
         if time.monotonic() > deadline:
-            raise TimeoutError(f"{url} did not answer 200 within {timeout} s")
-        time.sleep(0.2)
+            raise TimeoutError(f"no {what} after {timeout} s")
+        time.sleep(interval)
+
+
+def _accepts(port: int) -> bool:
+    with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+        return True
+
+
+def _answers_200(url: str, body: bytes | None = None, timeout: float = 2) -> bool:
+    request = urllib.request.Request(url, data=body, headers={"Content-Type": "application/json"})  # noqa: S310
+    with urllib.request.urlopen(request, timeout=timeout) as answer:  # noqa: S310 - loopback URLs we started
+        return answer.status == 200
+
+
+def _pong(port: int) -> bool:
+    with socket.create_connection(("127.0.0.1", port), timeout=0.5) as sock:
+        sock.sendall(b"PING\r\n")
+        return sock.recv(16).startswith(b"+PONG")
+
+
+def wait_for_port(port: int, *, timeout: float = 30.0, process: subprocess.Popen | None = None) -> None:
+    """Until something accepts a connection on 127.0.0.1:`port`."""
+    wait_until(lambda: _accepts(port), f"listener on 127.0.0.1:{port}", timeout=timeout, process=process)
+
+
+def wait_http(url: str, *, timeout: float = 30.0, process: subprocess.Popen | None = None) -> None:
+    """Until GET `url` answers 200."""
+    wait_until(lambda: _answers_200(url), f"200 from {url}", timeout=timeout, process=process, interval=0.2)
+
+
+_CHAIN_ID_CALL = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "eth_chainId", "params": []}).encode()
 
 
 def wait_rpc(url: str, *, timeout: float = 30.0, process: subprocess.Popen | None = None) -> None:
-    """Until the JSON-RPC node at `url` answers eth_chainId (or `process` exits)."""
-    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "eth_chainId", "params": []}).encode()
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        _check_alive(process, f"the node at {url} answered")
-        request = urllib.request.Request(url, data=body, headers={"Content-Type": "application/json"})  # noqa: S310
-        try:
-            with urllib.request.urlopen(request, timeout=1) as answer:  # noqa: S310 - loopback URLs we started
-                if answer.status == 200:
-                    return
-        except OSError:
-            pass
-        time.sleep(0.1)
-    raise TimeoutError(f"no JSON-RPC node answered at {url} after {timeout}s")
+    """Until the JSON-RPC node at `url` answers eth_chainId."""
+    what = f"JSON-RPC node at {url}"
+    wait_until(lambda: _answers_200(url, _CHAIN_ID_CALL, timeout=1), what, timeout=timeout, process=process)
 
 
 def start(
@@ -244,20 +248,12 @@ def start_redis(
     if workdir is not None:
         cmd += ["--dir", str(workdir)]
     process = start(cmd, log=log, cwd=None)
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            break
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5) as sock:
-                sock.sendall(b"PING\r\n")
-                if sock.recv(16).startswith(b"+PONG"):
-                    return process
-        except OSError:
-            pass
-        time.sleep(0.05)
-    stop(process)
-    raise RuntimeError(f"redis-server did not start on port {port} (exit code {process.returncode})")
+    try:
+        wait_until(lambda: _pong(port), f"PONG from redis-server on {port}", timeout=timeout, process=process)
+    except BaseException:
+        stop(process)
+        raise
+    return process
 
 
 def celery(*args: str, app: str = "config.celery_app") -> list[str]:
