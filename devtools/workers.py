@@ -66,6 +66,24 @@ def broker():
         redis.stop()
 
 
+def anvil_chain_settings(*, rpc_url: str, usdc: str, treasury: str, rpc_timeout_seconds: str) -> dict[str, str]:
+    """The chain settings of worker processes on the tests' anvil (chain id 31337, the test USDC,
+    2 confirmations): the sweeper on beat every second for claims no check touched for 2 s; the
+    indexer and the reorg re-check out of the way, so only the sweeper can re-queue a claim."""
+    return {
+        "CHAIN_RPC_URLS": rpc_url,
+        "CHAIN_ID": str(processes.ANVIL_CHAIN_ID),
+        "USDC_ADDRESS": usdc,
+        "TREASURY_ADDRESS": treasury,
+        "OPERATIONS_ADDRESS": "",
+        "CHAIN_CONFIRMATIONS": "2",
+        "CHAIN_RPC_TIMEOUT_SECONDS": rpc_timeout_seconds,
+        "CHAIN_SWEEP_INTERVAL_SECONDS": "1",
+        "CHAIN_SWEEP_STALE_SECONDS": "2",
+        "CHAIN_INDEX_INTERVAL_SECONDS": "3600",
+    }
+
+
 def database_url() -> str:
     """The URL of the database the tests use (pytest-django's test database), for other processes."""
     from django.db import connection

@@ -37,7 +37,7 @@ from challenges.models import Challenge
 from config.celery_app import app as celery_app
 from devtools import workers
 from devtools.processes import anvil
-from devtools.workers import CeleryProcesses
+from devtools.workers import CeleryProcesses, anvil_chain_settings
 from responses.coordinates import parse_coordinates
 from responses.models import Response, ResponseStatus
 
@@ -62,18 +62,7 @@ class Processes(CeleryProcesses):
 
     def configure(self, *, rpc_url: str = "", usdc: str = "", treasury: str = "") -> None:
         super().configure(
-            CHAIN_RPC_URLS=rpc_url,
-            CHAIN_ID=str(ANVIL_CHAIN_ID),
-            USDC_ADDRESS=usdc,
-            TREASURY_ADDRESS=treasury,
-            OPERATIONS_ADDRESS="",
-            CHAIN_CONFIRMATIONS="2",
-            CHAIN_RPC_TIMEOUT_SECONDS="5",
-            # The sweeper on beat every second, for claims no check touched for 2 s; the indexer
-            # and the reorg re-check out of the way, so only the sweeper can re-queue a claim.
-            CHAIN_SWEEP_INTERVAL_SECONDS="1",
-            CHAIN_SWEEP_STALE_SECONDS="2",
-            CHAIN_INDEX_INTERVAL_SECONDS="3600",
+            **anvil_chain_settings(rpc_url=rpc_url, usdc=usdc, treasury=treasury, rpc_timeout_seconds="5")
         )
 
     def holds_retry(self, proc: subprocess.Popen) -> bool:

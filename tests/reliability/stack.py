@@ -27,6 +27,7 @@ from chain.calldata import encode_stake_transfer
 from chain.contracts import deploy, mint
 from challenges.commitments import guess_commitment, new_salt
 from devtools import processes
+from devtools.workers import anvil_chain_settings
 
 from . import procs
 
@@ -128,20 +129,12 @@ class Stack:
             database=self.pg.url("geopoem"),
             redis_url=self.redis.url,
             static_root=Path(self.collected["STATIC_ROOT"]),
-            CHAIN_RPC_URLS=self.anvil.url,
-            CHAIN_ID=str(ANVIL_CHAIN_ID),
-            USDC_ADDRESS=self.usdc,
-            TREASURY_ADDRESS=self.treasury,
-            OPERATIONS_ADDRESS="",
-            CHAIN_CONFIRMATIONS="2",
-            CHAIN_RPC_TIMEOUT_SECONDS="2",
-            # Retries within a second or so; the sweeper on beat every second for claims no check
-            # touched for 2 s; the indexer and the reorg re-check out of the way.
+            **anvil_chain_settings(
+                rpc_url=self.anvil.url, usdc=self.usdc, treasury=self.treasury, rpc_timeout_seconds="2"
+            ),
+            # Retries within a second or so.
             CHAIN_VERIFY_RETRY_BASE_SECONDS="0.2",
             CHAIN_VERIFY_RETRY_MAX_SECONDS="1",
-            CHAIN_SWEEP_INTERVAL_SECONDS="1",
-            CHAIN_SWEEP_STALE_SECONDS="2",
-            CHAIN_INDEX_INTERVAL_SECONDS="3600",
             THROTTLE_RESPONSE_CREATE="10000/min",
             LOG_LEVEL="INFO",
             **settings,
