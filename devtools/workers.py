@@ -147,5 +147,17 @@ class CeleryProcesses:
     def logs(self) -> str:
         return processes.tail(log for _, _, log in self.procs)
 
+    def wait_for_log(self, text: str, *, within: float = 10.0) -> None:
+        """Until one of the processes has logged `text` (a process logs a step just after the
+        database commit a test may already have seen)."""
+
+        def logged() -> bool:
+            return any(text in log.read_text(errors="replace") for _, _, log in self.procs if log.exists())
+
+        try:
+            processes.wait_until(logged, f"{text!r} in the logs", timeout=within, interval=0.1)
+        except TimeoutError:
+            raise AssertionError(f"never logged {text!r}:\n{self.logs()}") from None
+
     def stop_all(self) -> None:
         processes.stop_all((proc for _, proc, _ in self.procs), timeout=10)

@@ -218,8 +218,10 @@ def test_a_worker_killed_while_the_claim_waits_for_depth_is_restarted_and_the_cl
 
     # Wait until the worker has looked (not deep enough: the claim touched; no retry is scheduled
     # for that, the head watcher owns it now), then kill it with SIGKILL.
+    # (The worker may have looked before `posted_at` was read: its log line says so then.)
+    looked = f"response {response_id}: not deep enough yet"
     deadline = time.monotonic() + 15
-    while Response.objects.get(pk=response_id).updated_at == posted_at:
+    while Response.objects.get(pk=response_id).updated_at == posted_at and looked not in processes.logs():
         assert time.monotonic() < deadline, f"the worker never looked at the claim:\n{processes.logs()}"
         time.sleep(0.05)
     assert not processes.holds_retry(first), "a claim that is only not deep enough got a backoff retry"
@@ -235,7 +237,7 @@ def test_a_worker_killed_while_the_claim_waits_for_depth_is_restarted_and_the_cl
     processes.worker("restarted")
     response = wait_decided(response_id, processes)
     assert response.status == ResponseStatus.CONFIRMED, (response.rejection_code, processes.logs())
-    assert "pending claims re-checked, 1 decided" in processes.logs()
+    processes.wait_for_log("pending claims re-checked, 1 decided")
     assert_counted_once(d.challenge, [Decimal("3")])
     assert Payment.objects.filter(transaction_hash=tx_hash).count() == 1
 
