@@ -26,22 +26,9 @@ FROM responses_response WHERE challenge_id = %s
 
 
 def run() -> dict:
-    from .common import (
-        DATABASE,
-        command,
-        django_env,
-        flush_redis,
-        log,
-        manage,
-        python_module,
-        recreate_database,
-        write_result,
-    )
+    from .common import command, fresh_database, log, python_module, write_result
 
-    url = recreate_database(DATABASE)
-    env = django_env(url, BENCH_PLAIN_STATIC="1")
-    manage(env, "migrate", "--noinput", "-v", "0")
-    flush_redis()
+    env = fresh_database(BENCH_PLAIN_STATIC="1")
     log(f"admin actions on a challenge of {COUNT:,} responses loaded with COPY")
     figures = json.loads(python_module("bench.admin_budget", env, "measure", str(COUNT)))
     slowest = max(figures["requests"], key=lambda r: r["seconds"])

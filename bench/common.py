@@ -1,18 +1,19 @@
 """What every benchmark shares: its own PostgreSQL database, Redis DB, free loopback ports, a
-gunicorn started and stopped by its own PID, and one JSON file of results per benchmark."""
+gunicorn started and stopped by its own PID (the process helpers of devtools/processes.py, with the
+benchmarks' timeouts), and one JSON file of results per benchmark."""
 
 import contextlib
 import json
 import os
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+
+from devtools import processes
+from devtools.processes import free_port  # noqa: F401 - the benchmarks take it from here
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
@@ -36,12 +37,6 @@ def log(message: str) -> None:
     print(f"[bench {time.strftime('%H:%M:%S')}] {message}", flush=True)
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def recreate_database(name: str) -> str:
     """A fresh, dedicated database (benchmarks own it whole) and its URL."""
     import psycopg
@@ -57,6 +52,15 @@ def flush_redis() -> None:
     import redis
 
     redis.Redis.from_url(REDIS_URL).flushdb()
+
+
+def fresh_database(**extra: str) -> dict[str, str]:
+    """The benchmarks' database dropped, created and migrated afresh, their Redis DB emptied; returns
+    the production environment (django_env, with `extra`) that points at both."""
+    env = django_env(recreate_database(DATABASE), **extra)
+    manage(env, "migrate", "--noinput", "-v", "0")
+    flush_redis()
+    return env
 
 
 def django_env(database_url: str, **extra: str) -> dict[str, str]:
@@ -122,56 +126,28 @@ def collectstatic(env: dict[str, str]) -> None:
 
 
 def wait_http(url: str, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            with urllib.request.urlopen(url, timeout=2) as answer:
-                if answer.status == 200:
-                    return
-        except OSError:
-            pass
-        if time.monotonic() > deadline:
-            raise RuntimeError(f"{url} did not answer 200 within {timeout} s")
-        time.sleep(0.2)
+    processes.wait_http(url, timeout=timeout)
 
 
 def stop(proc: subprocess.Popen, timeout: float = 20.0) -> None:
     """Stop one process this benchmark started, by its own PID: SIGTERM, then SIGKILL if it hangs."""
-    if proc.poll() is not None:
-        return
-    proc.send_signal(signal.SIGTERM)
-    try:
-        proc.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
+    processes.stop(proc, timeout=timeout)
 
 
 @contextlib.contextmanager
 def gunicorn(env: dict[str, str], workers: int = 2) -> Iterator[str]:
-    """gunicorn as the Procfile's `web` runs it (sync workers), on a free loopback port. Stopped by
-    its own PID (SIGTERM to the master, which stops its workers), also when the benchmark fails."""
-    port = free_port()
-    proc = subprocess.Popen(
-        [
-            str(ROOT / ".venv" / "bin" / "gunicorn"),
-            "config.wsgi:application",
-            "--bind",
-            f"127.0.0.1:{port}",
-            "--workers",
-            str(workers),
-            "--log-level",
-            "warning",
-        ],
-        cwd=ROOT,
-        env=env,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        wait_http(f"{base}/api/challenges/resolved")
+    """gunicorn as the Procfile's `web` runs it (sync workers), on a free loopback port, ready once
+    the resolved list answers 200 (within 30 s). Stopped by its own PID (SIGTERM to the master,
+    which stops its workers), also when the benchmark fails. Its output is the benchmark's."""
+    with processes.gunicorn(
+        env,
+        workers=workers,
+        options=["--log-level", "warning"],
+        ready_path="/api/challenges/resolved",
+        timeout=30.0,
+        stop_timeout=20.0,
+    ) as base:
         yield base
-    finally:
-        stop(proc)
 
 
 def write_result(name: str, data: dict) -> Path:

@@ -7,17 +7,7 @@ to derive the winners itself, against the winners answer. All under the producti
 import json
 import os
 
-from .common import (
-    DATABASE,
-    command,
-    django_env,
-    flush_redis,
-    log,
-    manage,
-    python_module,
-    recreate_database,
-    write_result,
-)
+from .common import DATABASE, command, fresh_database, log, python_module, write_result
 
 COUNT = int(os.environ.get("BENCH_SCALE_COUNT", "1000000"))
 GOAL_RESOLVE_SECONDS = 10.0  # issue 16, goal 4
@@ -25,10 +15,7 @@ GOAL_WINNERS_MS = 20.0
 
 
 def run() -> dict:
-    url = recreate_database(DATABASE)
-    env = django_env(url)
-    manage(env, "migrate", "--noinput", "-v", "0")
-    flush_redis()
+    env = fresh_database()
     log(f"loading {COUNT:,} confirmed responses with COPY, then resolving")
     figures = json.loads(python_module("bench.data", env, "scale", str(COUNT)))
     ten, million = figures["winners"]["ten"], figures["winners"]["million"]

@@ -9,7 +9,6 @@ head reaching the second block (the earliest moment any verifier could confirm).
 import json
 import os
 import secrets
-import subprocess
 import sys
 import tempfile
 import threading
@@ -18,6 +17,7 @@ from contextlib import contextmanager
 from decimal import Decimal
 
 import requests
+from devtools import processes
 
 from .common import (
     DATABASE,
@@ -32,7 +32,6 @@ from .common import (
     manage,
     python_module,
     recreate_database,
-    stop,
     write_result,
 )
 
@@ -51,45 +50,25 @@ GOAL_P95_SECONDS = 4.0
 
 @contextmanager
 def anvil_node():
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
-    proc = devchain.start_anvil("127.0.0.1", port, devchain.DEFAULT_CHAIN_ID, None)
-    try:
-        devchain.wait_for_node(url, process=proc)
-        info = devchain.setup_chain(url)  # automine while deploying and minting
+    """anvil with the project's test USDC (automine while deploying and minting), then a block every
+    BLOCK_SECONDS; stopped by its PID."""
+    with processes.anvil(chain_id=devchain.DEFAULT_CHAIN_ID, log=None, stop_timeout=20) as (url, _process):
+        info = devchain.setup_chain(url)
         devchain.rpc(url, "evm_setIntervalMining", [BLOCK_SECONDS])
         yield url, info
-    finally:
-        stop(proc)
 
 
-@contextmanager
 def celery_worker(env: dict[str, str]):
-    proc = subprocess.Popen(
-        [str(ROOT / ".venv" / "bin" / "celery"), "-A", "config", "worker", "--loglevel", "WARNING",
-         "--concurrency", "2", "--prefetch-multiplier", "1", "--hostname", f"bench-{free_port()}@%h"],
-        cwd=ROOT,
-        env=env,
-    )  # fmt: skip
-    try:
-        yield proc
-    finally:
-        stop(proc, timeout=30)
+    cmd = processes.celery("worker", "--loglevel", "WARNING", "--concurrency", "2", "--prefetch-multiplier", "1",
+                           "--hostname", f"bench-{free_port()}@%h", app="config")  # fmt: skip
+    return processes.running(cmd, env=env, stop_timeout=30)
 
 
-@contextmanager
 def celery_beat(env: dict[str, str], schedule_dir: str):
     """The beat, as the Procfile runs it: its head watcher re-checks pending claims at each block."""
-    proc = subprocess.Popen(
-        [str(ROOT / ".venv" / "bin" / "celery"), "-A", "config", "beat", "--loglevel", "WARNING",
-         "--schedule", f"{schedule_dir}/celerybeat-schedule", "--pidfile="],
-        cwd=ROOT,
-        env=env,
-    )  # fmt: skip
-    try:
-        yield proc
-    finally:
-        stop(proc, timeout=30)
+    cmd = processes.celery("beat", "--loglevel", "WARNING", "--schedule", f"{schedule_dir}/celerybeat-schedule",
+                           "--pidfile=", app="config")  # fmt: skip
+    return processes.running(cmd, env=env, stop_timeout=30)
 
 
 def percentile(values: list[float], q: float) -> float:

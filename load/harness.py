@@ -16,6 +16,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from devtools import processes
 from tests.reliability import procs
 
 LOCUSTFILE = Path(__file__).with_name("locustfile.py")
@@ -131,11 +132,11 @@ def _serve_and_drive(env: dict, tmp: Path, results: Path, *, challenge_id: int, 
     with procs.gunicorn(env, workers=workers, log=tmp / "gunicorn.log") as url:
         warmed = warm_up(url, workers, challenge_id)
         locust_env = {**os.environ, "LOAD_CHALLENGE_ID": str(challenge_id), "LOAD_RESULTS": str(results)}
-        cmd = [str(procs.BIN / "locust"), "-f", str(LOCUSTFILE), "--headless", "--host", url,
+        cmd = [str(processes.BIN / "locust"), "-f", str(LOCUSTFILE), "--headless", "--host", url,
                "-u", str(users), "-r", str(users), "-t", f"{seconds}s", "--stop-timeout", "10",
                "--only-summary", "--loglevel", "WARNING", "--exit-code-on-error", "0"]  # fmt: skip
         with open(tmp / "locust.log", "ab") as log:
-            subprocess.run(cmd, env=locust_env, cwd=procs.BASE_DIR, stdout=log, stderr=subprocess.STDOUT,  # noqa: S603
+            subprocess.run(cmd, env=locust_env, cwd=processes.ROOT, stdout=log, stderr=subprocess.STDOUT,  # noqa: S603
                            check=True, timeout=seconds + 120)  # fmt: skip
     return warmed
 

@@ -39,38 +39,28 @@ def winners_checked(challenge):
     return winners
 
 
-def test_earliest_follows_block_number_not_time_or_id(make_challenge, make_response):
+@pytest.mark.parametrize(
+    ("later", "first"),
+    [
+        # Created latest (highest id), yet first on chain.
+        pytest.param({"block": 20, "tx_index": 0}, {"block": 10, "tx_index": 5}, id="block-not-time-or-id"),
+        pytest.param({"block": 11, "tx_index": 0}, {"block": 10, "tx_index": 9}, id="block-before-tx-index"),
+        pytest.param(
+            {"block": 10, "tx_index": 3, "log_index": 0},
+            {"block": 10, "tx_index": 1, "log_index": 7},
+            id="tx-index-within-a-block",
+        ),
+        pytest.param(
+            {"block": 7, "tx_index": 2, "log_index": 5},
+            {"block": 7, "tx_index": 2, "log_index": 1},
+            id="log-index-within-a-transaction",
+        ),
+    ],
+)
+def test_earliest_follows_chain_order_not_time_or_id(make_challenge, make_response, later, first):
     challenge = make_challenge(solution=GIZA)
-    # Created latest (highest id), yet first on chain.
-    later = make_response(challenge, GIZA, block=20, tx_index=0)
-    first = make_response(challenge, GIZA, block=10, tx_index=5)
-    with_times_against_chain_order(first, later)
-    challenge_resolve(challenge=challenge)
-    assert winners_checked(challenge).earliest.pk == first.pk
-
-
-def test_block_number_comes_before_transaction_index(make_challenge, make_response):
-    challenge = make_challenge(solution=GIZA)
-    later = make_response(challenge, GIZA, block=11, tx_index=0)
-    first = make_response(challenge, GIZA, block=10, tx_index=9)
-    with_times_against_chain_order(first, later)
-    challenge_resolve(challenge=challenge)
-    assert winners_checked(challenge).earliest.pk == first.pk
-
-
-def test_transaction_index_orders_within_a_block(make_challenge, make_response):
-    challenge = make_challenge(solution=GIZA)
-    later = make_response(challenge, GIZA, block=10, tx_index=3, log_index=0)
-    first = make_response(challenge, GIZA, block=10, tx_index=1, log_index=7)
-    with_times_against_chain_order(first, later)
-    challenge_resolve(challenge=challenge)
-    assert winners_checked(challenge).earliest.pk == first.pk
-
-
-def test_log_index_orders_within_a_transaction(make_challenge, make_response):
-    challenge = make_challenge(solution=GIZA)
-    later = make_response(challenge, GIZA, block=7, tx_index=2, log_index=5)
-    first = make_response(challenge, GIZA, block=7, tx_index=2, log_index=1)
+    later = make_response(challenge, GIZA, **later)
+    first = make_response(challenge, GIZA, **first)
     with_times_against_chain_order(first, later)
     challenge_resolve(challenge=challenge)
     assert winners_checked(challenge).earliest.pk == first.pk

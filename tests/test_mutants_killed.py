@@ -4,6 +4,7 @@ change it catches. The list of survivors and why the rest are harmless: docs/rel
 import pytest
 
 from challenges.commitments import is_salt, new_salt
+from responses.tests.test_api_post import body, post
 
 
 def test_new_salt_is_64_lowercase_hex_and_fresh_each_time():
@@ -173,20 +174,10 @@ def test_the_open_window_counts_the_opening_second_and_the_closing_instant():
 def test_a_wallet_address_mixed_case_only_in_its_first_character_is_checked(api, make_challenge, address):
     # Kills (responses/serializers.py validate_submitterAddress): `value[2:]` -> `value[3:]` in
     # either half of the mixed-case test, which let a wrong checksum through as "not mixed case".
-    import json
-
     from responses.models import Response
 
     challenge = make_challenge()
-    body = {
-        "challengeId": challenge.pk,
-        "submissionText": "29.9791759, 31.1342589",
-        "submissionStake": "12.50",
-        "transactionHash": "0x" + "a1" * 32,
-        "submitterAddress": address,
-        "submissionSalt": "ab" * 32,
-    }
-    answer = api.post("/api/responses", data=json.dumps(body), content_type="application/json")
+    answer = post(api, body(challenge, submitterAddress=address))
     assert answer.status_code == 400, answer.content
     assert answer.json()["errors"] == {"submitterAddress": ["The wallet address has an invalid checksum."]}
     assert not Response.objects.exists()
@@ -202,8 +193,8 @@ def test_a_confirmed_claim_shows_its_block_time_as_unix_seconds(api, make_challe
     challenge = make_challenge()
     claim = make_response(challenge, "29.979175, 31.134258")
     Response.objects.filter(pk=claim.pk).update(submission_timestamp=datetime(2026, 6, 1, 12, 0, 5, tzinfo=UTC))
-    body = api.get(f"/api/responses/{claim.transaction_hash}").json()
-    assert body["submissionTimestamp"] == 1780315205
+    shown = api.get(f"/api/responses/{claim.transaction_hash}").json()
+    assert shown["submissionTimestamp"] == 1780315205
 
 
 @pytest.mark.django_db
@@ -215,18 +206,8 @@ def test_a_wallet_address_in_one_case_needs_no_checksum(api, make_challenge, add
     # Kills (validate_submitterAddress): any `value[2:]` -> `value[3:]` in the mixed-case test makes
     # one side compare strings of different lengths, so an all-lower or all-upper address (no
     # checksum to check) was refused.
-    import json
-
     challenge = make_challenge()
-    body = {
-        "challengeId": challenge.pk,
-        "submissionText": "29.9791759, 31.1342589",
-        "submissionStake": "12.50",
-        "transactionHash": "0x" + "a1" * 32,
-        "submitterAddress": address,
-        "submissionSalt": "ab" * 32,
-    }
-    answer = api.post("/api/responses", data=json.dumps(body), content_type="application/json")
+    answer = post(api, body(challenge, submitterAddress=address))
     assert answer.status_code == 201, answer.content
     assert answer.json()["submitterAddress"] == "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
 

@@ -5,7 +5,8 @@ from decimal import Decimal
 
 import pytest
 
-from challenges.commitments import guess_commitment, solution_commitment
+import challenges.commitments
+import verify_challenge
 from challenges.coordinates import COORDINATES_MESSAGE, CoordinateError, canonical_coordinates, parse_coordinates
 from challenges.money import token_units
 from challenges.scoring import haversine_m, prize_split
@@ -41,10 +42,18 @@ def test_stakes(vectors):
             assert str(caught.value) == case["message"] == MIN_STAKE_MESSAGE
 
 
-def test_guess_commitments(vectors):
+# The server's commitments and the standalone verifier's (verify_challenge.py, standard library only)
+# must both agree with the vectors.
+BOTH_COMMITMENTS = pytest.mark.parametrize(
+    "commitments", [challenges.commitments, verify_challenge], ids=["server", "verify_challenge.py"]
+)
+
+
+@BOTH_COMMITMENTS
+def test_guess_commitments(vectors, commitments):
     for case in vectors["guessCommitments"]:
         assert (
-            guess_commitment(
+            commitments.guess_commitment(
                 chain_id=case["chainId"],
                 challenge_id=case["challengeId"],
                 submitter_address=case["submitterAddress"],
@@ -61,11 +70,13 @@ def test_guess_commitment_ignores_address_case_but_binds_chain(vectors):
     assert other["commitment"] != other_chain["commitment"]
 
 
-def test_solution_commitments(vectors):
+@BOTH_COMMITMENTS
+def test_solution_commitments(vectors, commitments):
     for case in vectors["solutionCommitments"]:
+        text, salt = case["text"], case["salt"]
         assert (
-            solution_commitment(challenge_id=case["challengeId"], text=case["text"], salt=case["salt"])
-            == case["commitment"]
+            commitments.solution_commitment(challenge_id=case["challengeId"], text=text, salt=salt)
+            == (case["commitment"])
         )
 
 

@@ -1,5 +1,6 @@
 """verify_challenge.py re-implements the rules with the standard library only: it must agree with
-the server's code on the shared vectors (the same file the TypeScript verifier is tested on)."""
+the server's code on the shared vectors (the same file the TypeScript verifier is tested on). Its
+commitments are tested beside the server's, on the same cases, in tests/test_vectors.py."""
 
 from decimal import Decimal
 
@@ -14,25 +15,6 @@ def test_coordinates(vectors):
         assert v.canonical_coordinates(case["input"]) == case["canonical"], case
     for text in vectors["coordinates"]["invalid"]:
         assert v.canonical_coordinates(text) is None, text
-
-
-def test_commitments(vectors):
-    for case in vectors["guessCommitments"]:
-        assert (
-            v.guess_commitment(
-                chain_id=case["chainId"],
-                challenge_id=case["challengeId"],
-                submitter_address=case["submitterAddress"],
-                text=case["text"],
-                salt=case["salt"],
-            )
-            == case["commitment"]
-        )
-    for case in vectors["solutionCommitments"]:
-        assert (
-            v.solution_commitment(challenge_id=case["challengeId"], text=case["text"], salt=case["salt"])
-            == (case["commitment"])
-        )
 
 
 def test_calldata_decodes_back_to_its_words(vectors):

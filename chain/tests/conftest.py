@@ -12,10 +12,7 @@ from web3 import HTTPProvider, Web3
 
 from chain.calldata import encode_stake_transfer
 from chain.contracts import contract_at, deploy, mint
-
-from .nodes import anvil
-
-ANVIL_CHAIN_ID = 31337
+from devtools.processes import ANVIL_CHAIN_ID, anvil
 
 
 @dataclass

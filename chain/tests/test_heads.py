@@ -23,11 +23,11 @@ from web3 import HTTPProvider, Web3
 from chain.client import get_client
 from chain.contracts import deploy, mint
 from chain.services import pending_claims_on_head
+from devtools.processes import anvil
 from responses.models import Response, ResponseStatus
 
 from . import test_worker
 from .conftest import UNREACHABLE_RPC, keep_clock, post_claim
-from .nodes import anvil
 from .test_worker import _body, draft_claim, post
 
 # Fixtures of test_worker, used here as they are: the module's own redis-server and the test's

@@ -4,13 +4,12 @@ first must gain him nothing: the player's claim confirms, his never does, the st
 
 import json
 import socket
-import threading
 import time
 from decimal import Decimal
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, transaction
 from django.test import Client
 from django.urls import reverse
 
@@ -19,6 +18,7 @@ from chain.selectors import payments_unclaimed
 from chain.services import confirmed_recheck, payment_verify, payments_index
 from challenges.commitments import new_salt
 from challenges.models import Challenge
+from devtools.concurrency import at_once
 from responses.models import Response, ResponseStatus
 from responses.reasons import REASON_SENTENCES
 
@@ -250,23 +250,11 @@ def test_the_identical_claim_posted_again_is_a_replay(chain, draft, api):
 
 def race(bodies: list[dict]) -> list[int]:
     """Each body from its own client address (a squatter can have many), all at one moment."""
-    barrier = threading.Barrier(len(bodies))
-    codes = [0] * len(bodies)
 
-    def one(index: int) -> None:
-        client = Client(REMOTE_ADDR=f"10.0.{index // 250}.{index % 250 + 1}")
-        try:
-            barrier.wait(timeout=30)
-            codes[index] = post(client, bodies[index]).status_code
-        finally:
-            connection.close()
+    def one(index: int) -> int:
+        return post(Client(REMOTE_ADDR=f"10.0.{index // 250}.{index % 250 + 1}"), bodies[index]).status_code
 
-    threads = [threading.Thread(target=one, args=(i,)) for i in range(len(bodies))]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=120)
-    return codes
+    return at_once([lambda i=i: one(i) for i in range(len(bodies))], timeout=120)
 
 
 @pytest.mark.postgresql
@@ -300,24 +288,7 @@ def test_twenty_squatters_stored_unchecked_then_verified_at_once_confirm_only_th
     ids = list(Response.objects.values_list("pk", flat=True))
     assert len(ids) == SQUATTERS + 1
 
-    barrier = threading.Barrier(len(ids))
-    errors: list[BaseException] = []
-
-    def verify(response_id: int) -> None:
-        try:
-            barrier.wait(timeout=30)
-            payment_verify(response_id=response_id)
-        except BaseException as exc:  # noqa: BLE001 - reported by the assertion below
-            errors.append(exc)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=verify, args=(i,)) for i in ids]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=120)
-    assert not errors
+    at_once([lambda i=i: payment_verify(response_id=i) for i in ids], timeout=120)
     [confirmed] = Response.objects.filter(status=ResponseStatus.CONFIRMED)
     assert confirmed.commitment == d.commitment
     assert Response.objects.filter(status=ResponseStatus.REJECTED).count() == SQUATTERS

@@ -2,12 +2,10 @@
 reason code, depth, idempotency, and the ledger rows a confirmation writes."""
 
 import json
-import threading
 from datetime import timedelta
 from decimal import Decimal
 
 import pytest
-from django.db import connection
 from django.utils import timezone
 
 from chain.contracts import contract_at
@@ -15,6 +13,7 @@ from chain.models import Payment
 from chain.services import Outcome, VerificationPending, payment_verify
 from challenges.commitments import guess_commitment
 from challenges.models import Challenge
+from devtools.concurrency import at_once
 from responses.models import Response, ResponseStatus
 from responses.reasons import REASON_SENTENCES
 from responses.services import ClaimCannotMatch
@@ -301,25 +300,7 @@ def test_another_guess_on_a_paid_transaction_is_422_then_409_once_confirmed(chai
 @pytest.mark.django_db(transaction=True)
 def test_two_concurrent_verifications_count_the_stake_once(chain, draft):
     _, response = paid_claim(chain, draft)
-    barrier = threading.Barrier(2)
-    outcomes: list[Outcome] = []
-    errors: list[BaseException] = []
-
-    def run():
-        try:
-            barrier.wait(timeout=10)
-            outcomes.append(payment_verify(response_id=response.pk))
-        except BaseException as exc:  # noqa: BLE001 - reported by the assertion below
-            errors.append(exc)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run) for _ in range(2)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=30)
-    assert not errors
+    outcomes = at_once([lambda: payment_verify(response_id=response.pk)] * 2, timeout=30)
     assert sorted(o.changed for o in outcomes) == [False, True]
     assert {o.status for o in outcomes} == {ResponseStatus.CONFIRMED}
     challenge = Challenge.objects.get(pk=response.challenge_id)

@@ -14,7 +14,6 @@ those processes. Every process is started here and stopped by its own PID, also 
 from __future__ import annotations
 
 import json
-import os
 import signal
 import socket
 import statistics
@@ -23,10 +22,9 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
-from pathlib import Path
 
 import pytest
-from django.db import connection, connections
+from django.db import connections
 from rest_framework.test import APIClient
 from web3 import HTTPProvider, Web3
 
@@ -38,10 +36,12 @@ from challenges.commitments import guess_commitment, new_salt
 from challenges.coordinates import parse_coordinates
 from challenges.models import Challenge
 from config.celery_app import app as celery_app
+from devtools import workers
+from devtools.processes import anvil
+from devtools.workers import CeleryProcesses, anvil_chain_settings
 from responses.models import Response, ResponseStatus
 
 from .conftest import ANVIL_CHAIN_ID, keep_clock
-from .nodes import ROOT, anvil, free_port, start_redis, stop
 
 pytestmark = [
     pytest.mark.integration,
@@ -49,118 +49,21 @@ pytestmark = [
     pytest.mark.django_db(transaction=True),  # committed rows, and on_commit hooks that really run
 ]
 
-CELERY = str(ROOT / ".venv" / "bin" / "celery")
 CONFIRM_WITHIN_SECONDS = 30  # generous: a claim takes a few seconds; this only catches "never"
 
 
 # --- Processes ---------------------------------------------------------------------------------
 
-
-class Broker:
-    """This module's own redis-server: stopped and started again on the same port by its PID."""
-
-    def __init__(self) -> None:
-        self.port = free_port()
-        self.url = f"redis://127.0.0.1:{self.port}/0"
-        self.proc: subprocess.Popen | None = None
-
-    def start(self) -> None:
-        self.proc = start_redis(self.port)
-
-    def stop(self) -> None:
-        if self.proc is not None:
-            stop(self.proc)
-            self.proc = None
+broker = workers.broker  # this module's own redis-server, which a test stops and starts again
 
 
-def _point_app_at(url: str) -> None:
-    """Send this process's tasks (the API's on-commit enqueue) to `url`: the Celery app read its
-    broker from settings once, so set it on the app and let it pick the pools of the new one (kombu
-    keeps each broker's pool in a registry: closing the old one would break the next test using it)."""
-    celery_app._pool = None
-    celery_app.amqp._producer_pool = None
-    celery_app.conf.broker_url = url
-    celery_app.conf.broker_transport_options = {"visibility_timeout": 3600}
+class Processes(CeleryProcesses):
+    """celery worker / beat processes of one test, on the chain given by `configure`."""
 
-
-@pytest.fixture(scope="module")
-def broker():
-    # The project's app must be the current one: shared tasks (`verify_response.delay` in the POST's
-    # on-commit hook) send through the current app, and any bare Celery() made earlier in the same
-    # process would have taken that place.
-    celery_app.set_current()
-    saved = (celery_app.conf.broker_url, celery_app.conf.broker_transport_options)
-    redis = Broker()
-    redis.start()
-    _point_app_at(redis.url)
-    try:
-        yield redis
-    finally:
-        _point_app_at(saved[0])
-        celery_app.conf.broker_transport_options = saved[1]
-        redis.stop()
-
-
-def _database_url() -> str:
-    db = connection.settings_dict
-    user, host, port = db.get("USER") or "postgres", db.get("HOST") or "127.0.0.1", db.get("PORT") or 5432
-    return f"postgres://{user}@{host}:{port}/{db['NAME']}"
-
-
-class Processes:
-    """celery worker / beat processes of one test, each logging to a file, stopped by PID."""
-
-    def __init__(self, tmp_path: Path, broker: Broker) -> None:
-        self.tmp_path = tmp_path
-        self.broker = broker
-        self.procs: list[tuple[str, subprocess.Popen, Path]] = []
-        self.env: dict[str, str] = {}
-        self.nodes: dict[int, str] = {}
-
-    def configure(self, *, rpc_url: str, usdc: str, treasury: str) -> None:
-        self.env = {
-            **os.environ,
-            "DJANGO_SETTINGS_MODULE": "config.settings.test",
-            "DATABASE_URL": _database_url(),  # the test database pytest-django created
-            "REDIS_URL": self.broker.url,
-            "CHAIN_RPC_URLS": rpc_url,
-            "CHAIN_ID": str(ANVIL_CHAIN_ID),
-            "USDC_ADDRESS": usdc,
-            "TREASURY_ADDRESS": treasury,
-            "OPERATIONS_ADDRESS": "",
-            "CHAIN_CONFIRMATIONS": "2",
-            "CHAIN_RPC_TIMEOUT_SECONDS": "5",
-            # The sweeper on beat every second, for claims no check touched for 2 s; the indexer
-            # and the reorg re-check out of the way, so only the sweeper can re-queue a claim.
-            "CHAIN_SWEEP_INTERVAL_SECONDS": "1",
-            "CHAIN_SWEEP_STALE_SECONDS": "2",
-            "CHAIN_INDEX_INTERVAL_SECONDS": "3600",
-        }
-
-    def _spawn(self, name: str, args: list[str]) -> subprocess.Popen:
-        log = self.tmp_path / f"{name}-{len(self.procs)}.log"
-        with log.open("wb") as out:
-            proc = subprocess.Popen(
-                [CELERY, "-A", "config.celery_app", *args], cwd=ROOT, env=self.env, stdout=out, stderr=out
-            )
-        self.procs.append((name, proc, log))
-        return proc
-
-    def worker(self, name: str) -> subprocess.Popen:
-        """A worker as the Procfile runs it (acks_late, prefetch 1 from settings), solo pool, ready."""
-        node = f"{name}-{os.getpid()}@127.0.0.1"
-        proc = self._spawn(
-            name,
-            ["worker", "--pool=solo", "-n", node, "--without-heartbeat", "--without-gossip", "--without-mingle"]
-            + ["-l", "INFO"],
+    def configure(self, *, rpc_url: str = "", usdc: str = "", treasury: str = "") -> None:
+        super().configure(
+            **anvil_chain_settings(rpc_url=rpc_url, usdc=usdc, treasury=treasury, rpc_timeout_seconds="5")
         )
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            assert proc.poll() is None, f"the worker exited:\n{self.logs()}"
-            if celery_app.control.ping(destination=[node], timeout=0.5, limit=1):
-                self.nodes[proc.pid] = node
-                return proc
-        raise AssertionError(f"the worker never answered a ping:\n{self.logs()}")
 
     def holds_retry(self, proc: subprocess.Popen) -> bool:
         """Whether the worker `proc` holds a task with a countdown (received, not yet run) that is
@@ -171,26 +74,6 @@ class Processes:
         return any(
             datetime.fromisoformat(task["eta"]) - now > timedelta(seconds=0.5) for task in scheduled.get(node) or []
         )
-
-    def beat(self) -> subprocess.Popen:
-        return self._spawn(
-            "beat", ["beat", "-s", str(self.tmp_path / "beat-schedule"), "--pidfile=", "-l", "INFO", "--max-interval=1"]
-        )
-
-    def logs(self) -> str:
-        return "\n".join(f"--- {log.name}\n{log.read_text(errors='replace')[-3000:]}" for _, _, log in self.procs)
-
-    def stop_all(self) -> None:
-        """SIGTERM to each at once (they shut down side by side), SIGKILL to any still up after 10 s."""
-        running = [proc for _, proc, _ in self.procs if proc.poll() is None]
-        for proc in running:
-            os.kill(proc.pid, signal.SIGTERM)
-        deadline = time.monotonic() + 10
-        for proc in running:
-            try:
-                proc.wait(timeout=max(0.1, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                stop(proc, sig=signal.SIGKILL)
 
 
 @pytest.fixture
@@ -335,12 +218,15 @@ def test_a_worker_killed_while_the_claim_waits_for_depth_is_restarted_and_the_cl
 
     # Wait until the worker has looked (not deep enough: the claim touched; no retry is scheduled
     # for that, the head watcher owns it now), then kill it with SIGKILL.
+    # (The worker may have looked before `posted_at` was read: its log line says so then.)
+    looked = f"response {response_id}: not deep enough yet"
     deadline = time.monotonic() + 15
-    while Response.objects.get(pk=response_id).updated_at == posted_at:
+    while Response.objects.get(pk=response_id).updated_at == posted_at and looked not in processes.logs():
         assert time.monotonic() < deadline, f"the worker never looked at the claim:\n{processes.logs()}"
         time.sleep(0.05)
     assert not processes.holds_retry(first), "a claim that is only not deep enough got a backoff retry"
-    stop(first, sig=signal.SIGKILL)
+    first.kill()  # SIGKILL to its PID
+    first.wait(timeout=10)
     assert first.returncode == -signal.SIGKILL
     chain.mine(2)
     assert Response.objects.get(pk=response_id).status == ResponseStatus.PENDING
@@ -351,7 +237,7 @@ def test_a_worker_killed_while_the_claim_waits_for_depth_is_restarted_and_the_cl
     processes.worker("restarted")
     response = wait_decided(response_id, processes)
     assert response.status == ResponseStatus.CONFIRMED, (response.rejection_code, processes.logs())
-    assert "pending claims re-checked, 1 decided" in processes.logs()
+    processes.wait_for_log("pending claims re-checked, 1 decided")
     assert_counted_once(d.challenge, [Decimal("3")])
     assert Payment.objects.filter(transaction_hash=tx_hash).count() == 1
 

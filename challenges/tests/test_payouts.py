@@ -12,9 +12,9 @@ from web3 import HTTPProvider, Web3
 from chain.contracts import contract_at, deploy, mint
 from chain.payouts import PayoutPending, payout_verify
 from chain.tasks import verify_payout
-from chain.tests.nodes import anvil
 from challenges.models import Payout, PayoutKind, PayoutStatus
 from challenges.payouts import payout_record_transaction
+from devtools.processes import anvil
 from responses.resolution import challenge_resolve, payouts_create
 
 pytestmark = [pytest.mark.django_db, pytest.mark.integration]
@@ -219,7 +219,7 @@ def test_a_real_worker_verifies_the_payout_staff_recorded(chain, prize, client, 
     from celery import current_app
     from django.db import connection
 
-    from chain.tests.nodes import ROOT, stop
+    from devtools import processes
 
     broker = os.environ.get("GEOPOEM_TEST_REDIS_URL", "redis://127.0.0.1:6379/6")
     queue = f"payouts-{uuid.uuid4().hex[:8]}"  # this test's own queue: no stray message reaches it
@@ -243,13 +243,10 @@ def test_a_real_worker_verifies_the_payout_staff_recorded(chain, prize, client, 
         "TREASURY_ADDRESS": chain.treasury,
         "CHAIN_CONFIRMATIONS": "2",
     }
-    worker = subprocess.Popen(
-        [str(ROOT / ".venv" / "bin" / "celery"), "-A", "config.celery_app", "worker", "--pool=solo", "-Q", queue]
-        + ["--without-heartbeat", "--without-gossip", "--without-mingle", "-l", "WARNING"],
-        cwd=ROOT,
+    worker = processes.start(
+        processes.celery("worker", *processes.SOLO_WORKER, "-Q", queue, "-l", "WARNING"),
         env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        log=subprocess.DEVNULL,
     )
     try:
         # What the admin's on-commit hook sends, sent to this test's broker and queue.
@@ -265,7 +262,7 @@ def test_a_real_worker_verifies_the_payout_staff_recorded(chain, prize, client, 
         assert prize.status == PayoutStatus.PAID
         assert prize.transaction_hash == tx_hash and prize.recorded_by == staff
     finally:
-        stop(worker)
+        processes.stop(worker, timeout=10)
 
 
 def _database_url(db: dict) -> str:

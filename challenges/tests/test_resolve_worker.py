@@ -1,7 +1,7 @@
 """Resolution through the admin and a real `celery worker` (and `celery beat`), with this module's
 own redis-server and the pytest-django PostgreSQL test database shared with those processes. No
 chain is needed: the responses are rows as verification leaves them. Every process is started on
-a free loopback port and stopped by its own PID, also on failure (chain/tests/test_worker.py).
+a free loopback port and stopped by its own PID, also on failure (devtools/workers.py).
 
 To hold the worker mid-resolution for as long as the test needs, the test itself takes a row lock
 (SELECT … FOR UPDATE, on its own connection) on a correct response of the fourth chunk: the
@@ -18,12 +18,8 @@ mocked.
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
 import time
 from decimal import Decimal
-from pathlib import Path
 
 import psycopg
 import pytest
@@ -32,11 +28,10 @@ from django.db import IntegrityError, transaction
 from django.test import Client
 from django.urls import reverse
 
-from chain.tests.nodes import ROOT
-from chain.tests.test_worker import Broker, _database_url, _point_app_at
+import devtools.workers
 from challenges.models import Challenge, ChallengeResolution, ChallengeStatus, Payout, PayoutKind, ResolutionStatus
 from challenges.scoring import prize_split
-from config.celery_app import app as celery_app
+from devtools.workers import CeleryProcesses, database_url
 from responses.models import Response
 
 pytestmark = [
@@ -45,94 +40,29 @@ pytestmark = [
     pytest.mark.django_db(transaction=True),  # committed rows, and on-commit hooks that really run
 ]
 
-CELERY = str(ROOT / ".venv" / "bin" / "celery")
 COUNT, CHUNK = 300, 30  # ten chunks; every tenth response is correct
 HELD_INDEX = 100  # a correct response of the fourth chunk (indexes 90-119): progress stops at 90
 SOLUTION = "29.979175, 31.134258"
 WITHIN_SECONDS = 60  # generous: the whole resolution takes well under a second once free
 
 
-@pytest.fixture(scope="module")
-def broker():
-    celery_app.set_current()
-    saved = (celery_app.conf.broker_url, celery_app.conf.broker_transport_options)
-    redis = Broker()
-    redis.start()
-    _point_app_at(redis.url)
-    try:
-        yield redis
-    finally:
-        _point_app_at(saved[0])
-        celery_app.conf.broker_transport_options = saved[1]
-        redis.stop()
-
-
-class Workers:
-    """`celery worker` and `celery beat` processes of one test, stopped by PID."""
-
-    def __init__(self, tmp_path: Path, broker: Broker) -> None:
-        self.tmp_path = tmp_path
-        self.procs: list[tuple[subprocess.Popen, Path]] = []
-        self.env = {
-            **os.environ,
-            "DJANGO_SETTINGS_MODULE": "config.settings.test",
-            "DATABASE_URL": _database_url(),
-            "REDIS_URL": broker.url,
-            "CHALLENGE_RESOLVE_CHUNK": str(CHUNK),
-            # The beat's sweeps every second; a resolution with no progress for 2 s is queued again.
-            "CHAIN_SWEEP_INTERVAL_SECONDS": "1",
-            "CHALLENGE_RESOLVE_STALE_SECONDS": "2",
-            "CHAIN_SWEEP_STALE_SECONDS": "3600",
-            "CHAIN_INDEX_INTERVAL_SECONDS": "3600",
-        }
-
-    def _spawn(self, name: str, args: list[str]) -> subprocess.Popen:
-        log = self.tmp_path / f"{name}-{len(self.procs)}.log"
-        with log.open("wb") as out:
-            proc = subprocess.Popen(
-                [CELERY, "-A", "config.celery_app", *args], cwd=ROOT, env=self.env, stdout=out, stderr=out
-            )
-        self.procs.append((proc, log))
-        return proc
-
-    def worker(self) -> subprocess.Popen:
-        node = f"resolve{len(self.procs)}-{os.getpid()}@127.0.0.1"
-        proc = self._spawn(
-            "worker",
-            ["worker", "--pool=solo", "-n", node, "--without-heartbeat", "--without-gossip", "--without-mingle"]
-            + ["-l", "INFO"],
-        )
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            assert proc.poll() is None, f"the worker exited:\n{self.logs()}"
-            if celery_app.control.ping(destination=[node], timeout=0.5, limit=1):
-                return proc
-        raise AssertionError(f"the worker never answered a ping:\n{self.logs()}")
-
-    def beat(self) -> subprocess.Popen:
-        return self._spawn(
-            "beat", ["beat", "-s", str(self.tmp_path / "beat-schedule"), "--pidfile=", "-l", "INFO", "--max-interval=1"]
-        )
-
-    def logs(self) -> str:
-        return "\n".join(f"--- {log.name}\n{log.read_text(errors='replace')[-3000:]}" for _, log in self.procs)
-
-    def stop_all(self) -> None:
-        running = [proc for proc, _ in self.procs if proc.poll() is None]
-        for proc in running:
-            os.kill(proc.pid, signal.SIGTERM)
-        deadline = time.monotonic() + 10
-        for proc in running:
-            try:
-                proc.wait(timeout=max(0.1, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                os.kill(proc.pid, signal.SIGKILL)
-                proc.wait(timeout=10)
+broker = devtools.workers.broker  # this module's own redis-server
 
 
 @pytest.fixture
 def workers(transactional_db, broker, tmp_path):
-    procs = Workers(tmp_path, broker)
+    """`celery worker` and `celery beat` processes of one test, stopped by PID before pytest-django
+    empties the test database."""
+    procs = CeleryProcesses(
+        tmp_path,
+        broker,
+        CHALLENGE_RESOLVE_CHUNK=str(CHUNK),
+        # The beat's sweeps every second; a resolution with no progress for 2 s is queued again.
+        CHAIN_SWEEP_INTERVAL_SECONDS="1",
+        CHALLENGE_RESOLVE_STALE_SECONDS="2",
+        CHAIN_SWEEP_STALE_SECONDS="3600",
+        CHAIN_INDEX_INTERVAL_SECONDS="3600",
+    )
     try:
         yield procs
     finally:
@@ -165,7 +95,7 @@ class RowLock:
     """A FOR UPDATE lock on one response, held on a connection of its own until released."""
 
     def __init__(self, response_id: int) -> None:
-        self.conn = psycopg.connect(_database_url())
+        self.conn = psycopg.connect(database_url())
         self.conn.execute("SELECT id FROM responses_response WHERE id = %s FOR UPDATE", [response_id])
 
     def release(self) -> None:
@@ -174,7 +104,7 @@ class RowLock:
             self.conn.close()
 
 
-def wait_for(predicate, what: str, workers: Workers, within: float = WITHIN_SECONDS):
+def wait_for(predicate, what: str, workers: CeleryProcesses, within: float = WITHIN_SECONDS):
     deadline = time.monotonic() + within
     while time.monotonic() < deadline:
         value = predicate()
@@ -188,7 +118,7 @@ def resolution_of(challenge: Challenge) -> ChallengeResolution | None:
     return ChallengeResolution.objects.filter(challenge=challenge).first()
 
 
-def held_at_fourth_chunk(challenge: Challenge, workers: Workers) -> ChallengeResolution:
+def held_at_fourth_chunk(challenge: Challenge, workers: CeleryProcesses) -> ChallengeResolution:
     """Waits until the worker committed three chunks and waits on the lock in the fourth; checks
     that it stays there."""
     wait_for(lambda: (r := resolution_of(challenge)) and r.scored == 3 * CHUNK, "three chunks", workers)
@@ -267,7 +197,7 @@ def test_a_worker_killed_mid_resolution_is_resumed_and_gives_the_same_result(sta
     try:
         staff.post(reverse("admin:challenges_challenge_lifecycle", args=[challenge.pk, "resolve"]))
         held_at_fourth_chunk(challenge, workers)
-        os.kill(first.pid, signal.SIGKILL)
+        first.kill()  # SIGKILL to its PID
         first.wait(timeout=10)
     finally:
         lock.release()

@@ -1,13 +1,13 @@
 """Twenty browsers posting claims on one transaction hash at the same moment, on PostgreSQL."""
 
 import json
-import threading
 
 import pytest
 from django.core.cache import cache
 from django.db import connection
 from django.test import Client
 
+from devtools.concurrency import at_once
 from responses.models import Response, ResponseStatus
 
 pytestmark = [pytest.mark.postgresql, pytest.mark.django_db(transaction=True)]
@@ -16,24 +16,10 @@ WORKERS = 20
 
 
 def hammer(bodies: list[dict]) -> list[int]:
-    barrier = threading.Barrier(len(bodies))
-    codes: list[int] = [0] * len(bodies)
+    def one(body: dict) -> int:
+        return Client().post("/api/responses", data=json.dumps(body), content_type="application/json").status_code
 
-    def one(index: int) -> None:
-        client = Client()
-        barrier.wait()
-        try:
-            answer = client.post("/api/responses", data=json.dumps(bodies[index]), content_type="application/json")
-            codes[index] = answer.status_code
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=one, args=(i,)) for i in range(len(bodies))]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
-    return codes
+    return at_once([lambda body=body: one(body) for body in bodies], timeout=60)
 
 
 def claim(challenge, salt_byte: int) -> dict:

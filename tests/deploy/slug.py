@@ -13,12 +13,13 @@ import os
 import re
 import secrets
 import shutil
-import signal
 import subprocess
 import sys
 import time
 from contextlib import contextmanager
 from pathlib import Path
+
+from devtools import processes
 
 REPO = Path(__file__).resolve().parents[2]
 # The add-ons app.json lists and the config var each one sets (Heroku's names).
@@ -58,10 +59,7 @@ def node_build(app: Path, log: Path) -> subprocess.Popen:
     hook = "heroku-postbuild" if "heroku-postbuild" in scripts else "build"
     # npm's cache makes the install quicker; it is still a full install into the new directory.
     command = f"npm install --prefer-offline --no-audit --no-fund && npm run {hook}"
-    out = open(log, "ab")  # noqa: SIM115 - closed when the process is collected
-    return subprocess.Popen(  # noqa: S602
-        command, shell=True, cwd=app, env=platform_env(), stdout=out, stderr=subprocess.STDOUT, start_new_session=True
-    )
+    return processes.start(["/bin/sh", "-c", command], log=log, env=platform_env(), cwd=app, new_session=True)
 
 
 def python_build(app: Path, log: Path) -> subprocess.Popen:
@@ -72,10 +70,7 @@ def python_build(app: Path, log: Path) -> subprocess.Popen:
     venv = app / ".heroku" / "python"
     pip = f"{venv}/bin/pip install --quiet --disable-pip-version-check"
     command = f"{python} -m venv {venv} && {pip} -r requirements.txt"
-    out = open(log, "ab")  # noqa: SIM115
-    return subprocess.Popen(  # noqa: S602
-        command, shell=True, cwd=app, env=platform_env(), stdout=out, stderr=subprocess.STDOUT, start_new_session=True
-    )
+    return processes.start(["/bin/sh", "-c", command], log=log, env=platform_env(), cwd=app, new_session=True)
 
 
 def wait_built(process: subprocess.Popen, log: Path, *, timeout: float) -> None:
@@ -127,29 +122,13 @@ def procfile(app: Path) -> dict[str, str]:
 
 
 def start(command: str, *, app: Path, env: dict, log: Path) -> subprocess.Popen:
-    out = open(log, "ab")  # noqa: SIM115
-    return subprocess.Popen(  # noqa: S602
-        command, shell=True, executable="/bin/bash", cwd=app, env=env, stdout=out, stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )  # fmt: skip
+    return processes.start(["/bin/bash", "-c", command], log=log, env=env, cwd=app, new_session=True)
 
 
 def stop(process: subprocess.Popen, *, timeout: float = 20) -> None:
-    """SIGTERM to the process group we created for this process (its id is the PID), SIGKILL if it hangs."""
-    if process.poll() is None:
-        try:
-            os.killpg(process.pid, signal.SIGTERM)
-            process.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait(timeout=timeout)
-        except ProcessLookupError:
-            pass
-    else:
-        try:  # the shell exited; anything it left in the group goes too
-            os.killpg(process.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
+    """SIGTERM to the process group we created for this process (its id is the PID), SIGKILL if it
+    hangs; whatever the group still holds once the shell has exited goes too."""
+    processes.stop(process, timeout=timeout, group=True)
 
 
 @contextmanager

@@ -32,10 +32,8 @@ from web3 import HTTPProvider, Web3
 
 from chain.calldata import encode_stake_transfer
 from chain.contracts import deploy, mint
-from chain.tests.nodes import stop as stop_node
 from challenges.commitments import guess_commitment, new_salt
-from tests.reliability import procs
-from tests.reliability.stack import ANVIL_BINARY
+from devtools import processes
 
 from . import slug
 from .tls_proxy import tls_proxy
@@ -95,17 +93,8 @@ class Deployed:
 
 
 def _start_anvil(work: Path, exits: ExitStack) -> str:
-    port = procs.free_port()
-    log = open(work / "anvil.log", "ab")  # noqa: SIM115
-    exits.callback(log.close)
-    process = subprocess.Popen(  # noqa: S603
-        [str(ANVIL_BINARY), "--host", "127.0.0.1", "--port", str(port), "--chain-id", str(SEPOLIA), "--silent"],
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    exits.callback(stop_node, process)
-    procs.wait_for_port(port, process=process)
-    return f"http://127.0.0.1:{port}"
+    url, _process = exits.enter_context(processes.anvil(chain_id=SEPOLIA, log=work / "anvil.log"))
+    return url
 
 
 def _sepolia_usdc(w3: Web3) -> tuple[str, str]:
@@ -196,11 +185,11 @@ def deployed(tmp_path_factory):
         )
 
         # --- Processes: web, worker and exactly one beat, behind the router ----------------------
-        port = procs.free_port()
+        port = processes.free_port()
         web = exits.enter_context(slug.dyno("web", app=app, env={**env, "PORT": str(port)}, workdir=work))
         worker = exits.enter_context(slug.dyno("worker", app=app, env=env, workdir=work))
         beat = exits.enter_context(slug.dyno("beat", app=app, env=env, workdir=work))
-        procs.wait_for_port(port, timeout=60, process=web)
+        processes.wait_for_port(port, timeout=60, process=web)
         deployed.web_port = port
         _wait_log(work, "worker", "ready.", worker)
         _wait_log(work, "beat", "beat: Starting", beat)
@@ -326,16 +315,7 @@ def test_a_forged_x_forwarded_for_neither_locks_out_staff_nor_widens_a_limit(dep
     assert not [name for name in answer.headers if name.lower().startswith("access-control-")]
     assert "client=127.0.0.2" in deployed.log("web") and "client=10.9.8." not in deployed.log("web")
 
-    staff = deployed.session("127.0.0.1")
-    token = _csrf(staff, login)
-    signed_in = staff.post(
-        login,
-        data={"username": STAFF, "password": STAFF_PASSWORD, "csrfmiddlewaretoken": token, "next": "/admin/"},
-        headers={"Referer": login},
-        allow_redirects=False,
-        timeout=30,
-    )
-    assert signed_in.status_code == 302, signed_in.text[:500]
+    _admin(deployed)  # staff at 127.0.0.1 still sign in
 
     claimer = deployed.session("127.0.0.3")
     statuses = [
@@ -345,6 +325,7 @@ def test_a_forged_x_forwarded_for_neither_locks_out_staff_nor_widens_a_limit(dep
 
 
 def _admin(deployed: Deployed) -> requests.Session:
+    """A browser at 127.0.0.1 with staff signed in to the admin."""
     staff = deployed.session()
     login = f"{deployed.url}/admin/login/"
     token = _csrf(staff, login)
@@ -355,7 +336,7 @@ def _admin(deployed: Deployed) -> requests.Session:
         allow_redirects=False,
         timeout=30,
     )
-    assert done.status_code == 302
+    assert done.status_code == 302, done.text[:500]
     return staff
 
 

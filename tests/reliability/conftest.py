@@ -3,6 +3,8 @@ fuzzing figures printed at the end of the run."""
 
 import pytest
 
+from devtools.workers import database_url
+
 from . import procs
 
 # This engineer's Redis database on the shared server (cache and throttle counters of the server).
@@ -19,7 +21,7 @@ def production_server(django_db_setup, django_db_blocker, tmp_path_factory):
     redis.Redis.from_url(REDIS_DB_URL).flushdb()  # throttle counters of an earlier run
     tmp = tmp_path_factory.mktemp("production")
     env = procs.production_env(
-        database=procs.database_url(), redis_url=REDIS_DB_URL, static_root=tmp / "static", MAP_TILES_URL=TILES_URL
+        database=database_url(), redis_url=REDIS_DB_URL, static_root=tmp / "static", MAP_TILES_URL=TILES_URL
     )
     env.update(procs.snapshot_bundle(tmp))
     procs.collectstatic(tmp / "static", env)

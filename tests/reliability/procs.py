@@ -1,15 +1,13 @@
-"""Real processes for reliability tests: gunicorn with production settings, a private PostgreSQL,
-a private redis-server, a Celery worker. Each gets a free loopback port and is stopped by its own
-PID (never by name: other engineers run the same programs on this machine)."""
+"""What the reliability tests run beyond the shared process helpers (devtools/processes.py):
+gunicorn with the production settings, a private PostgreSQL cluster, the production environment
+on loopback and a snapshot of the built bundle. Each process gets a free loopback port and is
+stopped by its own PID (never by name: other engineers run the same programs on this machine)."""
 
 import json
 import os
 import secrets
 import shutil
-import signal
-import socket
 import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -17,11 +15,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from django.conf import settings
-
-BASE_DIR = Path(settings.BASE_DIR)
-PYTHON = sys.executable
-BIN = Path(sys.executable).parent
+from devtools import processes
 
 
 @dataclass(frozen=True)
@@ -29,64 +23,6 @@ class Server:
     url: str
     env: dict
     log: Path
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def wait_for_port(port: int, *, timeout: float = 30.0, process: subprocess.Popen | None = None) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process is not None and process.poll() is not None:
-            raise RuntimeError(f"process {process.pid} exited with {process.returncode} before listening on {port}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                return
-        except OSError:
-            time.sleep(0.1)
-    raise TimeoutError(f"nothing listens on 127.0.0.1:{port} after {timeout}s")
-
-
-def stop(process: subprocess.Popen, *, timeout: float = 15.0) -> None:
-    """SIGTERM this PID (gunicorn's master and Celery stop their own children), SIGKILL if it hangs."""
-    if process.poll() is not None:
-        return
-    process.send_signal(signal.SIGTERM)
-    try:
-        process.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait(timeout=timeout)
-
-
-@contextmanager
-def running(cmd: list[str], *, env: dict | None = None, log: Path, port: int | None = None, timeout: float = 30.0):
-    with open(log, "ab") as out:
-        process = subprocess.Popen(cmd, env=env, stdout=out, stderr=subprocess.STDOUT, cwd=BASE_DIR)  # noqa: S603
-    try:
-        if port is not None:
-            wait_for_port(port, timeout=timeout, process=process)
-        yield process
-    finally:
-        stop(process)
-
-
-def database_url() -> str:
-    """The URL of the database the tests use (pytest-django's test database), for other processes."""
-    from django.db import connection
-
-    db = connection.settings_dict
-    if not db["ENGINE"].endswith("postgresql"):
-        raise RuntimeError("this test needs PostgreSQL (make test uses it)")
-    name = db["NAME"]
-    if not name.startswith("test_"):
-        # Outside a test function the connection may still carry the configured name.
-        name = connection.creation._get_test_db_name()
-    password = f":{db['PASSWORD']}" if db.get("PASSWORD") else ""
-    return f"postgres://{db['USER']}{password}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{name}"
 
 
 def production_env(*, database: str, redis_url: str, static_root: Path, **extra: str) -> dict:
@@ -112,13 +48,13 @@ def production_env(*, database: str, redis_url: str, static_root: Path, **extra:
 def snapshot_bundle(target: Path, *, timeout: float = 120.0) -> dict:
     """Copy the built bundle (webpack-stats.json and frontend/build) once the stats say "done" and
     every file they name exists; returns the environment that points the snapshot settings at it."""
-    stats_file = BASE_DIR / "frontend" / "webpack-stats.json"
+    stats_file = processes.ROOT / "frontend" / "webpack-stats.json"
     deadline = time.monotonic() + timeout
     while True:
         try:
             stats = json.loads(stats_file.read_text())
             names = list(stats["assets"])
-            build = BASE_DIR / "frontend" / "build"
+            build = processes.ROOT / "frontend" / "build"
             if stats.get("status") == "done" and all((build / name).exists() for name in names):
                 shutil.copytree(build, target / "build", dirs_exist_ok=True)
                 (target / "webpack-stats.json").write_text(json.dumps(stats))
@@ -138,40 +74,21 @@ def snapshot_bundle(target: Path, *, timeout: float = 120.0) -> dict:
 
 def collectstatic(static_root: Path, env: dict) -> None:
     subprocess.run(  # noqa: S603
-        [PYTHON, "manage.py", "collectstatic", "--noinput", "-v0"], env=env, cwd=BASE_DIR, check=True, timeout=120
+        [processes.PYTHON, "manage.py", "collectstatic", "--noinput", "-v0"],
+        env=env,
+        cwd=processes.ROOT,
+        check=True,
+        timeout=120,
     )
 
 
 @contextmanager
 def gunicorn(env: dict, *, workers: int = 2, log: Path, threads: int = 1) -> Iterator[str]:
-    """gunicorn serving config.wsgi with the given environment; yields its base URL."""
-    port = free_port()
-    cmd = [
-        str(BIN / "gunicorn"),
-        "config.wsgi:application",
-        "--bind",
-        f"127.0.0.1:{port}",
-        "--workers",
-        str(workers),
-        "--threads",
-        str(threads),
-        "--access-logfile",
-        "-",
-        "--timeout",
-        "60",
-    ]
-    with running(cmd, env=env, log=log, port=port, timeout=60):
-        yield f"http://127.0.0.1:{port}"
-
-
-@contextmanager
-def redis_server(workdir: Path) -> Iterator[tuple[int, subprocess.Popen]]:
-    """A private redis-server on a free port (no persistence), so a test may stop it."""
-    port = free_port()
-    cmd = ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-           "--dir", str(workdir)]  # fmt: skip
-    with running(cmd, log=workdir / f"redis-{port}.log", port=port) as process:
-        yield port, process
+    """gunicorn serving config.wsgi with the given environment, its access log in `log`; yields its
+    base URL once its port accepts (within 60 s)."""
+    options = ["--threads", str(threads), "--access-logfile", "-", "--timeout", "60"]
+    with processes.gunicorn(env, workers=workers, options=options, log=log, timeout=60) as url:
+        yield url
 
 
 @contextmanager
@@ -192,7 +109,7 @@ class PrivatePostgres:
     def __init__(self) -> None:
         self.root = Path(tempfile.mkdtemp(prefix="geopoem-pg-"))
         self.data = self.root / "data"
-        self.port = free_port()
+        self.port = processes.free_port()
         self.run_as: list[str] = []
         if os.geteuid() == 0:
             # initdb refuses root: run the cluster as the postgres system user.

@@ -25,18 +25,13 @@ from web3 import HTTPProvider, Web3
 
 from chain.calldata import encode_stake_transfer
 from chain.contracts import deploy, mint
-from chain.tests.nodes import ANVIL
 from challenges.commitments import guess_commitment, new_salt
+from devtools import processes
+from devtools.workers import anvil_chain_settings
 
 from . import procs
 
-ANVIL_CHAIN_ID = 31337
-# The platform's anvil binary itself, not node_modules/.bin/anvil: that Node wrapper forwards SIGTERM
-# and exits at once, so waiting for its PID would not wait for anvil to write its state and close
-# its port (a restart then raced the old node).
-_BINARIES = sorted((procs.BASE_DIR / "node_modules" / "@foundry-rs").glob("anvil-*/bin/anvil"))
-ANVIL_BINARY = _BINARIES[0] if _BINARIES else ANVIL
-CELERY = str(procs.BIN / "celery")
+ANVIL_CHAIN_ID = processes.ANVIL_CHAIN_ID
 
 
 class Anvil:
@@ -44,33 +39,21 @@ class Anvil:
     the next start loads it (same blocks, same hashes)."""
 
     def __init__(self, workdir: Path) -> None:
-        self.port = procs.free_port()
+        self.port = processes.free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.state = workdir / f"anvil-{self.port}.json"
         self.log = workdir / f"anvil-{self.port}.log"
         self.process: subprocess.Popen | None = None
 
     def start(self) -> None:
-        cmd = [str(ANVIL_BINARY), "--host", "127.0.0.1", "--port", str(self.port), "--chain-id", str(ANVIL_CHAIN_ID),
-               "--silent", "--dump-state", str(self.state)]  # fmt: skip
+        args = ["--dump-state", str(self.state)]
         if self.state.exists():
-            cmd += ["--load-state", str(self.state)]
-        with open(self.log, "ab") as out:
-            self.process = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT)  # noqa: S603
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            assert self.process.poll() is None, f"anvil exited with {self.process.returncode}"
-            try:
-                body = {"jsonrpc": "2.0", "id": 1, "method": "eth_chainId", "params": []}
-                if requests.post(self.url, json=body, timeout=1).ok:
-                    return
-            except requests.RequestException:
-                time.sleep(0.1)
-        raise TimeoutError("anvil did not answer")
+            args += ["--load-state", str(self.state)]
+        self.process = processes.start_anvil(self.port, *args, chain_id=ANVIL_CHAIN_ID, log=self.log)
 
     def stop(self) -> None:
         if self.process is not None:
-            procs.stop(self.process, timeout=20)  # SIGTERM: anvil writes its state on the way out
+            processes.stop(self.process, timeout=20)  # SIGTERM: anvil writes its state on the way out
             self.process = None
 
     @property
@@ -83,21 +66,18 @@ class Redis:
     restart, as a broker that lost its messages would be)."""
 
     def __init__(self, workdir: Path) -> None:
-        self.port = procs.free_port()
+        self.port = processes.free_port()
         self.url = f"redis://127.0.0.1:{self.port}/0"
         self.workdir = workdir
         self.process: subprocess.Popen | None = None
 
     def start(self) -> None:
-        cmd = ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-               "--dir", str(self.workdir)]  # fmt: skip
-        with open(self.workdir / f"redis-{self.port}.log", "ab") as out:
-            self.process = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT)  # noqa: S603
-        procs.wait_for_port(self.port, process=self.process)
+        log = self.workdir / f"redis-{self.port}.log"
+        self.process = processes.start_redis(self.port, workdir=self.workdir, log=log, timeout=30)
 
     def stop(self) -> None:
         if self.process is not None:
-            procs.stop(self.process)
+            processes.stop(self.process)
             self.process = None
 
 
@@ -149,20 +129,12 @@ class Stack:
             database=self.pg.url("geopoem"),
             redis_url=self.redis.url,
             static_root=Path(self.collected["STATIC_ROOT"]),
-            CHAIN_RPC_URLS=self.anvil.url,
-            CHAIN_ID=str(ANVIL_CHAIN_ID),
-            USDC_ADDRESS=self.usdc,
-            TREASURY_ADDRESS=self.treasury,
-            OPERATIONS_ADDRESS="",
-            CHAIN_CONFIRMATIONS="2",
-            CHAIN_RPC_TIMEOUT_SECONDS="2",
-            # Retries within a second or so; the sweeper on beat every second for claims no check
-            # touched for 2 s; the indexer and the reorg re-check out of the way.
+            **anvil_chain_settings(
+                rpc_url=self.anvil.url, usdc=self.usdc, treasury=self.treasury, rpc_timeout_seconds="2"
+            ),
+            # Retries within a second or so.
             CHAIN_VERIFY_RETRY_BASE_SECONDS="0.2",
             CHAIN_VERIFY_RETRY_MAX_SECONDS="1",
-            CHAIN_SWEEP_INTERVAL_SECONDS="1",
-            CHAIN_SWEEP_STALE_SECONDS="2",
-            CHAIN_INDEX_INTERVAL_SECONDS="3600",
             THROTTLE_RESPONSE_CREATE="10000/min",
             LOG_LEVEL="INFO",
             **settings,
@@ -189,7 +161,7 @@ class Stack:
 
     def manage(self, *args: str) -> str:
         done = subprocess.run(  # noqa: S603
-            [procs.PYTHON, "manage.py", *args], env=self.env, cwd=procs.BASE_DIR, capture_output=True, text=True,
+            [processes.PYTHON, "manage.py", *args], env=self.env, cwd=processes.ROOT, capture_output=True, text=True,
             timeout=180, check=False,
         )  # fmt: skip
         assert done.returncode == 0, done.stdout + done.stderr
@@ -208,31 +180,21 @@ class Stack:
         node = f"{name}@127.0.0.1"
         log = self.workdir / f"worker-{name}.log"
         self.logs.append(log)
-        cmd = [CELERY, "-A", "config.celery_app", "worker", "--pool=solo", "-n", node, "--without-heartbeat",
-               "--without-gossip", "--without-mingle", "-l", "INFO"]  # fmt: skip
-        process = self.exits.enter_context(procs.running(cmd, env={**self.env, **env}, log=log))
+        cmd = processes.celery("worker", *processes.SOLO_WORKER, "-n", node, "-l", "INFO")
+        process = self.exits.enter_context(processes.running(cmd, env={**self.env, **env}, log=log))
         self.workers[name] = process
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            assert process.poll() is None, f"worker {name} exited:\n{self.tail()}"
-            try:
-                if Celery(broker=self.redis.url, set_as_current=False).control.ping(destination=[node], timeout=0.5):
-                    return process
-            except Exception:  # noqa: BLE001 - a broker connection that dropped: ask again
-                time.sleep(0.2)
-        raise AssertionError(f"worker {name} never answered a ping:\n{self.tail()}")
+        control = Celery(broker=self.redis.url, set_as_current=False).control
+        return processes.wait_for_worker(control, node, process, timeout=60, logs=self.tail)
 
     def beat(self) -> subprocess.Popen:
         log = self.workdir / "beat.log"
         self.logs.append(log)
-        cmd = [CELERY, "-A", "config.celery_app", "beat", "-s", str(self.workdir / "beat-schedule"), "--pidfile=",
-               "-l", "INFO", "--max-interval=1"]  # fmt: skip
-        return self.exits.enter_context(procs.running(cmd, env=self.env, log=log))
+        cmd = processes.celery("beat", "-s", str(self.workdir / "beat-schedule"), "--pidfile=", "-l", "INFO",
+                               "--max-interval=1")  # fmt: skip
+        return self.exits.enter_context(processes.running(cmd, env=self.env, log=log))
 
     def tail(self, chars: int = 3000) -> str:
-        return "\n".join(
-            f"--- {log.name}\n{log.read_text(errors='replace')[-chars:]}" for log in self.logs if log.exists()
-        )
+        return processes.tail(self.logs, chars)
 
     # --- The chain and the API, as a player's browser and wallet use them --------------------
 

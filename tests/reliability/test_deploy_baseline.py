@@ -7,7 +7,7 @@ import subprocess
 import pytest
 import requests
 
-from . import procs
+from devtools import processes
 
 pytestmark = [pytest.mark.integration, pytest.mark.postgresql]
 
@@ -98,9 +98,9 @@ def test_the_health_probe_is_answered_over_plain_http(production_server):
 def test_check_deploy_is_clean_with_production_settings(production_server):
     env = {**production_server.env, "DJANGO_SETTINGS_MODULE": "config.settings.production"}
     result = subprocess.run(  # noqa: S603
-        [procs.PYTHON, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+        [processes.PYTHON, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
         env=env,
-        cwd=procs.BASE_DIR,
+        cwd=processes.ROOT,
         capture_output=True,
         text=True,
         timeout=120,

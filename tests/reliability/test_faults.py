@@ -23,10 +23,10 @@ import requests
 
 from chain.client import ChainClient, ChainUnavailable
 from chain.services import Outcome, payment_verify
+from devtools import processes
 from responses.models import ResponseStatus
 from responses.services import response_create
 
-from . import procs
 from .stack import ANVIL_CHAIN_ID, Stack
 
 pytestmark = [
@@ -96,19 +96,23 @@ def test_rpc_node_unreachable_then_back_claims_wait_and_confirm(stack):
     FAULTS_SURVIVED.append("RPC node unreachable, then back")
 
 
-class _Hang(threading.Thread):
-    """A TCP server that accepts connections and never answers: a node that hangs."""
+class SilentServer:
+    """A TCP server that accepts connections and never answers: an RPC node that hangs, a stalled
+    Redis or a half-open network (the fault a stopped server does not show: connections are
+    refused at once there). On `port`, or a free one."""
 
-    def __init__(self) -> None:
-        super().__init__(daemon=True)
+    def __init__(self, port: int = 0) -> None:
         self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(64)
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind(("127.0.0.1", port))
+        self.sock.listen(128)
         self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
         self.held: list[socket.socket] = []
         self.accepted = 0
+        self.thread = threading.Thread(target=self._accept, daemon=True)
+        self.thread.start()
 
-    def run(self) -> None:
+    def _accept(self) -> None:
         while True:
             try:
                 conn, _ = self.sock.accept()
@@ -148,8 +152,7 @@ def _answering(status: int, body: bytes) -> ThreadingHTTPServer:
 @pytest.fixture
 def bad_nodes():
     """Four RPC URLs that do not work, each in its own way, on real loopback sockets."""
-    hang = _Hang()
-    hang.start()
+    hang = SilentServer()
     servers = {
         "http_503": _answering(503, b'{"message": "upstream unavailable"}'),
         "rpc_error": _answering(
@@ -300,33 +303,6 @@ def test_redis_stopped_while_claims_arrive(stack):
     FAULTS_SURVIVED.append("Redis stopped while claims arrive")
 
 
-class SilentServer:
-    """A TCP server that accepts connections and never answers: a stalled Redis or a half-open
-    network, the fault a stopped Redis does not show (connections are refused at once there)."""
-
-    def __init__(self, port: int) -> None:
-        self.sock = socket.socket()
-        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.sock.bind(("127.0.0.1", port))
-        self.sock.listen(128)
-        self.held: list[socket.socket] = []
-        self.thread = threading.Thread(target=self._accept, daemon=True)
-        self.thread.start()
-
-    def _accept(self) -> None:
-        while True:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                return
-            self.held.append(conn)
-
-    def close(self) -> None:
-        self.sock.close()
-        for conn in self.held:
-            conn.close()
-
-
 def test_a_redis_that_hangs_does_not_hang_the_claims(stack):
     """Redis accepts connections but never answers. Every Redis socket has a timeout (settings), so
     each POST still answers 201 well within gunicorn's 30 s worker timeout and stores the claim;
@@ -374,7 +350,7 @@ def test_two_workers_verifying_the_same_claims_at_once_count_each_stake_once(sta
         for name, text in logs.items():
             assert "chain.verify_response" in text and "succeeded" in text, f"worker {name} verified nothing"
     finally:
-        procs.stop(stack.workers.pop("second"))
+        processes.stop(stack.workers.pop("second"))
     FAULTS_SURVIVED.append("two workers verifying the same claims at once")
 
 

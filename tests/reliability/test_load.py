@@ -6,9 +6,9 @@ add none)."""
 
 import pytest
 
+from devtools.workers import database_url
 from load.harness import run_load
 
-from . import procs
 from .conftest import REDIS_DB_URL
 
 pytestmark = [pytest.mark.integration, pytest.mark.postgresql]
@@ -23,7 +23,7 @@ def test_a_short_load_run_answers_no_5xx_and_every_201_is_exactly_one_row(
 ):
     challenge = make_challenge(title="Load")
     figures = run_load(
-        database_url=procs.database_url(),
+        database_url=database_url(),
         redis_url=REDIS_DB_URL,
         challenge_id=challenge.pk,
         seconds=LOAD_SECONDS,
