@@ -32,7 +32,7 @@ import { state } from '../e2e/lib/suite.mjs';
 import { Wallet } from '../e2e/lib/wallet.mjs';
 
 const CONFIRMATIONS = 2;
-const PLAYERS = Number(process.env.BENCH_LIVE_PLAYERS ?? 4);
+const PLAYERS = Number(process.env.BENCH_LIVE_PLAYERS ?? 2);
 const PHASES = (process.env.BENCH_LIVE_PHASES ?? '12:20,1:10').split(',').map((part) => {
   const [blockSeconds, claims] = part.split(':').map(Number);
   return { blockSeconds, claims };

@@ -26,7 +26,7 @@ from .verify import percentile
 
 # BENCH_LIVE_PHASES="12:20,1:10": (block seconds, claims) per phase, run one after the other on one stack.
 PHASES = os.environ.get("BENCH_LIVE_PHASES", "12:20,1:10")
-PLAYERS = int(os.environ.get("BENCH_LIVE_PLAYERS", "4"))
+PLAYERS = int(os.environ.get("BENCH_LIVE_PLAYERS", "2"))
 GOAL_P95_SECONDS = 1.5
 TIMEOUT_SECONDS = 900
 
@@ -61,13 +61,18 @@ def follow_cost(phase: dict) -> dict:
     count = seconds = answer_bytes = request_bytes = 0.0
     by_status: dict[str, list[int]] = {}
     by_kind: dict[str, int] = {}
+    durations: list[float] = []
+    silences: list[float] = []  # the longest wait between two follow-ups of a page while it had a claim pending
     for p, page in enumerate(phase["pages"]):
         own = [c for c in phase["claims"] if c["player"] == p and c["confirmedShownAt"]]
         intervals = [(c["postAnsweredAt"], c["confirmedShownAt"]) for c in own]
         seconds += union_seconds(intervals)
-        for r in page["requests"]:
-            if not any(a <= r["at"] <= b for a, b in intervals):
-                continue
+        followed = [r for r in page["requests"] if any(a <= r["at"] <= b for a, b in intervals)]
+        starts = sorted(r["at"] for r in followed)
+        if len(starts) > 1:
+            silences.append(max(b - a for a, b in zip(starts, starts[1:], strict=False)) / 1000)
+        for r in followed:
+            durations.append((r["answeredAt"] - r["at"]) / 1000)
             count += 1
             size = r["wireBytes"]
             answer_bytes += size
@@ -81,7 +86,10 @@ def follow_cost(phase: dict) -> dict:
         "answerBytesPerSecondPerPendingPlayer": answer_bytes / seconds if seconds else None,
         "requestHeaderBytesPerSecondPerPendingPlayer": request_bytes / seconds if seconds else None,
         "byKind": by_kind,
+        "byKindPerSecondPerPendingPlayer": {k: v / seconds for k, v in by_kind.items()} if seconds else {},
         "byStatus": {s: {"count": len(v), "meanBytes": sum(v) / len(v)} for s, v in sorted(by_status.items())},
+        "requestSeconds": stats(durations),
+        "longestSilenceSeconds": max(silences) if silences else None,
     }
 
 
