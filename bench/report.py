@@ -323,7 +323,9 @@ def live_section(r: dict) -> list[str]:
         "claim's POST answer and its Confirmed, divided by the time that page had a claim pending; the bytes are "
         "the DevTools protocol's count of the answer on the wire (headers and body). By kind: `status` the claim "
         "look-ups (`GET /api/responses/{hash}`), `active` the active challenge, `address` the connected wallet's "
-        "claims (`GET /api/responses?address=`, followed while it lists a pending claim).",
+        "claims (`GET /api/responses?address=`, followed while it lists a pending claim). A chain floor of 0 means the "
+        "deep-enough block was already on the head when the page POSTed (on 1-second blocks the page's own wait for "
+        "its receipt outlasts the second block).",
     ]
     if not r["meetsGoal"]:
         s2p, b2s, f = main["serverToPageSeconds"], main["blockToServerSeconds"], main["follow"]
