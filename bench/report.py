@@ -316,13 +316,17 @@ def live_section(r: dict) -> list[str]:
         ),
         row("total bids followed the confirmed sum without a reload", bids),
         "",
-        'How the page follows (docs/decisions.md, "Following a pending claim"): after the POST it asks the '
-        "claim's status every 2 s while it is pending (frontend/src/api/queries.ts, `FOLLOW_INTERVAL_MS`) and "
-        "re-reads the active challenge meanwhile and once when a claim settles, each with `If-None-Match`, so an "
-        "unchanged answer is a 304 with no body. The follow cost counts every such GET a page made between a "
-        "claim's POST answer and its Confirmed, divided by the time that page had a claim pending; the bytes are "
-        "the DevTools protocol's count of the answer on the wire (headers and body). By kind: `status` the claim "
-        "look-ups (`GET /api/responses/{hash}`), `active` the active challenge, `address` the connected wallet's "
+        'How the page follows (docs/decisions.md, "Following a pending claim"): while a claim is pending and '
+        "its record holds the payment's block, the page asks the player's wallet for the head (`eth_blockNumber`, "
+        "the wallet's own RPC: nothing on Geopoem's server) every 0.5 s, asks the claim's status every 4 s until "
+        "the deep-enough block, then at once and every 0.25 s for up to 6 s, then every 2 s "
+        "(frontend/src/tabs/my-submissions/following.ts, `followPlan`); without a wallet head it asks every 2 s "
+        "(`FOLLOW_INTERVAL_MS`). The active challenge is re-read every 2 s meanwhile and once when a claim "
+        "settles; every GET carries `If-None-Match`, so an unchanged answer is a 304 with no body. The follow "
+        "cost counts every such GET a page made between a claim's POST answer and its Confirmed, divided by the "
+        "time that page had a claim pending; the bytes are the DevTools protocol's count of the answer on the "
+        "wire (headers and body). By kind: `status` the claim look-ups (`GET /api/responses/{hash}`), `active` "
+        "the active challenge, `address` the connected wallet's "
         "claims (`GET /api/responses?address=`, followed while it lists a pending claim). A chain floor of 0 means the "
         "deep-enough block was already on the head when the page POSTed (on 1-second blocks the page's own wait for "
         "its receipt outlasts the second block).",
@@ -332,17 +336,12 @@ def live_section(r: dict) -> list[str]:
         why = [
             f"Missed: p95 {main['blockToConfirmedSeconds']['p95']:.2f} s against {goal:g} s. The split above says "
             f"where it goes: the server confirms {b2s['p50']:.2f} s (p50) / {b2s['p95']:.2f} s (p95) after the block "
-            "(the head watcher runs every second), and the page shows it "
-            f"{s2p['p50']:.2f} s / {s2p['p95']:.2f} s later. A look-up every 2 s lands on average 1 s after the "
-            "confirmation and up to 2 s after it on an idle machine, so this half alone exceeds the goal at p95; on "
-            f"this loaded one (load average {la(r)}) a follow-up GET took up to {f['requestSeconds']['max']:.2f} s "
-            f"(p95 {f['requestSeconds']['p95']:.2f} s), and an interval tick that comes while the last look-up is "
-            "still in flight asks nothing (React Query dedupes it), so a page went up to "
-            f"{f['longestSilenceSeconds']:.2f} s between two follow-ups. Meeting the goal needs the page to learn "
-            "of the confirmation within about half a second: a shorter follow interval while a claim is pending "
-            "(1 s doubles the requests above, most of them 304s of headers only) or a push of the change (a "
-            "server-sent event per open page, which gunicorn's sync workers cannot hold open), on top of the head "
-            "watcher's second.",
+            "(the head watcher's interval is in the stack line), and the page shows it "
+            f"{s2p['p50']:.2f} s / {s2p['p95']:.2f} s later. The page asks every 0.25 s from the deep-enough block "
+            "it sees through the wallet, but on this loaded machine "
+            f"(load average {la(r)}) a follow-up GET took up to {f['requestSeconds']['max']:.2f} s "
+            f"(p95 {f['requestSeconds']['p95']:.2f} s), and a tick that comes while the last look-up is still in "
+            "flight asks nothing (React Query dedupes it).",
         ]
         lines += ["", *why]
     return lines
