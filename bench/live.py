@@ -28,7 +28,7 @@ from .verify import percentile
 PHASES = os.environ.get("BENCH_LIVE_PHASES", "12:20,1:10")
 PLAYERS = int(os.environ.get("BENCH_LIVE_PLAYERS", "2"))
 # The server's head watcher (config/settings/base.py); the stack passes this environment through.
-HEAD_INTERVAL = os.environ.get("CHAIN_HEAD_INTERVAL_SECONDS", "1")
+HEAD_INTERVAL = os.environ.get("CHAIN_HEAD_INTERVAL_SECONDS", "0.5")
 GOAL_P95_SECONDS = 1.5
 TIMEOUT_SECONDS = 900
 
