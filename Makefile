@@ -73,9 +73,10 @@ test-e2e: $(VENV)/.installed node_modules/.installed
 		apt-get update -qq && apt-get install -y -qq chromium >/dev/null; }
 	npm run --silent test:e2e
 
-# The benchmarks of issue 8 (bench/): API throughput against a floor view (wrk), a million responses,
-# verification latency on anvil, and the page (bundle size, Lighthouse). Writes docs/performance.md.
-# Uses PostgreSQL database geopoem_bench (dropped and created) and Redis DB 8. About 25 minutes.
+# The benchmarks of issues 8 and 16 (bench/): API throughput against a floor view (wrk), a million
+# responses, verification latency on anvil (1- and 12-second blocks), the page (bundle size,
+# Lighthouse) and click to "Confirmed" in Chromium (bench/live.py). Writes docs/performance.md.
+# Uses PostgreSQL database geopoem_bench (dropped and created) and Redis DB 8. About 35 minutes.
 .PHONY: bench
 bench: build
 	@command -v wrk >/dev/null || { echo "bench: needs wrk (apt-get install wrk)"; exit 1; }

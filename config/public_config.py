@@ -4,6 +4,11 @@ address or chain: switching networks is a settings change."""
 from django.conf import settings
 
 
+def _confirmations() -> int:
+    value = str(settings.CHAIN_CONFIRMATIONS).strip()
+    return int(value) if value.isdigit() else 0
+
+
 def public_config() -> dict:
     return {
         "chainId": settings.CHAIN_ID,
@@ -25,6 +30,10 @@ def public_config() -> dict:
         "maxStake": str(settings.STAKE_MAX),
         "receiptPollIntervalMs": 2000,
         "receiptTimeoutMs": 60000,
+        # The page watches the head through the player's wallet and asks a pending claim's status
+        # quickly once its payment is this deep (docs/decisions.md "Following a pending claim");
+        # 0 when CHAIN_CONFIRMATIONS is "finalized": the page then polls plainly.
+        "confirmations": _confirmations(),
         "socialLinks": settings.SOCIAL_LINKS,
         "videoIds": settings.VIDEO_IDS,
         "mapTilesUrl": settings.MAP_TILES_URL,

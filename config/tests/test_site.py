@@ -44,6 +44,15 @@ def test_settings_drive_the_embedded_config(client, settings):
     assert (config["chainId"], config["chainIdHex"], config["usdcAddress"]) == (31337, "0x7a69", settings.USDC_ADDRESS)
 
 
+def test_the_page_gets_the_confirmations_as_a_number_of_blocks(client, settings):
+    # The page watches the head and asks quickly from the deep-enough block (docs/decisions.md,
+    # "Following a pending claim"); "finalized" gives it no block count: 0, plain polling.
+    settings.CHAIN_CONFIRMATIONS = "3"
+    assert embedded_config(client.get("/").content.decode())["confirmations"] == 3
+    settings.CHAIN_CONFIRMATIONS = "finalized"
+    assert embedded_config(client.get("/").content.decode())["confirmations"] == 0
+
+
 def test_the_map_tiles_and_their_attribution_come_from_settings(client, settings):
     config = embedded_config(client.get("/").content.decode())
     assert config["mapTilesUrl"] == "https://tile.openstreetmap.org/{z}/{x}/{y}.png"

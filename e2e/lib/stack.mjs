@@ -44,7 +44,9 @@ async function settled(promises) {
   if (failed) throw failed.reason;
 }
 
-export async function startStack() {
+/** `options.env`: settings the caller adds to (or changes in) the servers' environment, e.g.
+ * bench/live.mjs's CHAIN_CONFIRMATIONS=2; the suite passes none. */
+export async function startStack({ env: extraEnv = {} } = {}) {
   // A flow run on its own beside the suite (e2e/flows/maps.mjs) names its own database, Redis DB
   // and log folder; read here, when the stack starts, not when this module is imported.
   const DB_NAME = process.env.E2E_DB_NAME ?? 'geopoem_e2e';
@@ -135,6 +137,7 @@ export async function startStack() {
       ADMIN_URL: 'admin/',
       LOG_LEVEL: 'INFO',
       PYTHONUNBUFFERED: '1',
+      ...extraEnv,
     };
     const manage = (...args) => run(PY, [path.join(ROOT, 'manage.py'), ...args], { env: stack.env, cwd: ROOT });
     // The bundle and its collectstatic, beside the database's migrate, demo seed and staff user.

@@ -21,6 +21,16 @@ describe("public config", () => {
     expect(getPublicConfig().localChain).toBe(false);
   });
 
+  it("reads the confirmations as a whole number of blocks, 0 (plain polling) otherwise", () => {
+    installPublicConfig({ ...TEST_CONFIG, confirmations: 3 });
+    expect(getPublicConfig().confirmations).toBe(3);
+    const { confirmations: _none, ...older } = TEST_CONFIG;
+    installPublicConfig(older);
+    expect(getPublicConfig().confirmations).toBe(0);
+    installPublicConfig({ ...TEST_CONFIG, confirmations: "finalized" });
+    expect(getPublicConfig().confirmations).toBe(0);
+  });
+
   it("refuses a page without it", () => {
     document.getElementById("geopoem-config")?.remove();
     installPublicConfig({});

@@ -27,6 +27,9 @@ export interface PublicConfig {
   maxStake: string;
   receiptPollIntervalMs: number;
   receiptTimeoutMs: number;
+  /** CHAIN_CONFIRMATIONS as blocks; 0 when it is not a number ("finalized"): the page then cannot
+   * tell the deep-enough block and follows a claim by plain polling. */
+  confirmations: number;
   socialLinks: Record<string, string>;
   videoIds: string[];
   /** Leaflet tile URL template ({z}/{x}/{y}); empty: the maps draw without tiles. */
@@ -77,6 +80,7 @@ export function readPublicConfig(doc: Document = document): PublicConfig {
     maxStake: str(raw.maxStake),
     receiptPollIntervalMs: num(raw.receiptPollIntervalMs, 2000),
     receiptTimeoutMs: num(raw.receiptTimeoutMs, 60000),
+    confirmations: Number.isInteger(raw.confirmations) ? (raw.confirmations as number) : 0,
     socialLinks: isRecord(raw.socialLinks)
       ? Object.fromEntries(
           Object.entries(raw.socialLinks).filter((e): e is [string, string] => typeof e[1] === "string"),

@@ -13,6 +13,7 @@ export const TEST_CONFIG = {
   maxStake: "1000000",
   receiptPollIntervalMs: 2000,
   receiptTimeoutMs: 60000,
+  confirmations: 2,
   socialLinks: { x: "https://x.com/geopoem", youtube: "https://www.youtube.com/@geopoem" },
   videoIds: ["dQw4w9WgXcQ", "M7lc1UVf-VE"],
 };

@@ -53,6 +53,12 @@ export function useConnectedAddress(): string | null {
   return useContext(WalletContext)?.address ?? null;
 }
 
+/** The provider of the wallet in use, or null (also outside a <WalletProvider>): My submissions
+ * watches the chain head through it. */
+export function useWalletProviderOrNull(): EIP1193Provider | null {
+  return useContext(WalletContext)?.wallet?.provider ?? null;
+}
+
 function rememberedWallet(wallets: WalletDetail[]): WalletDetail | null {
   const key = localStorage.getItem(CHOSEN_WALLET_KEY);
   return wallets.find((w) => w.info.rdns === key || w.info.uuid === key) ?? null;

@@ -4,7 +4,7 @@ import type { PublicConfig } from "@/config";
 import { stakeCalldata } from "@/lib/calldata";
 import { guessCommitment } from "@/lib/commitment";
 import { WALLET_MESSAGES, WalletError } from "./errors";
-import { removeSubmission, saveSubmission, updateSubmission } from "./pending";
+import { parseBlockNumber, removeSubmission, saveSubmission, updateSubmission } from "./pending";
 import { rpcErrorCode, rpcErrorMessage, UNRECOGNIZED_CHAIN, USER_REJECTED, type EIP1193Provider } from "./types";
 
 /** The spec's wallet payment sequence (section 4) in raw EIP-1193 calls. */
@@ -256,8 +256,9 @@ export async function submitGuess(guess: Guess, options: SubmitOptions): Promise
   }
   updateSubmission(guess.salt, { transactionHash, state: "sent" });
 
+  let receipt: Receipt;
   try {
-    await waitForReceipt(provider, transactionHash, {
+    receipt = await waitForReceipt(provider, transactionHash, {
       intervalMs: config.receiptPollIntervalMs,
       timeoutMs: config.receiptTimeoutMs,
       onProgress,
@@ -269,7 +270,8 @@ export async function submitGuess(guess: Guess, options: SubmitOptions): Promise
     }
     throw error;
   }
-  updateSubmission(guess.salt, { state: "confirmed" });
+  const inclusionBlock = parseBlockNumber(receipt.blockNumber);
+  updateSubmission(guess.salt, { state: "confirmed", ...(inclusionBlock === null ? {} : { inclusionBlock }) });
 
   await onProgress(PROGRESS.submitting);
   const body: ResponseCreate = {

@@ -37,10 +37,21 @@ export interface StoredSubmission {
    * kept have none; the page computes it then. */
   commitment?: string;
   transactionHash?: string;
+  /** The block of the payment's receipt (the wallet's eth_getTransactionReceipt): the page watches
+   * the head from it to ask the claim's status quickly once the payment is deep enough. Records
+   * saved before it was kept have none. */
+  inclusionBlock?: number;
   state: SubmissionState;
   /** Epoch milliseconds. */
   createdAt: number;
   lastError?: string;
+}
+
+/** A JSON-RPC quantity ("0x1b4") as a block number; null for anything else. */
+export function parseBlockNumber(value: unknown): number | null {
+  if (typeof value !== "string" || !/^0x[0-9a-f]+$/i.test(value)) return null;
+  const n = Number.parseInt(value, 16);
+  return Number.isSafeInteger(n) ? n : null;
 }
 
 type Listener = () => void;

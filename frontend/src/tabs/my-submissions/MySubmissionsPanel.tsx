@@ -1,14 +1,15 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { useEffect, useRef } from "react";
+import { useEffect, useRef, useState } from "react";
 import { ApiError } from "@/api/http";
 import { activeChallengeQuery, claimsByAddressQuery, FOLLOW_INTERVAL_MS, responseStatusQuery } from "@/api/queries";
 import type { ChallengeResponse } from "@/api/types";
 import { ExplorerLink } from "@/components/ExplorerLink";
 import { guessCommitment } from "@/lib/commitment";
 import { formatStake, formatTimestamp } from "@/lib/format";
-import { claimFollowInterval } from "./following";
+import { getPublicConfig } from "@/config";
+import { claimFollowInterval, planAt, useWalletHead } from "./following";
 import { downloadOfflineRecord, removeSubmission, useSubmissions, type StoredSubmission } from "@/wallet/pending";
-import { useConnectedAddress } from "@/wallet/WalletContext";
+import { useConnectedAddress, useWalletProviderOrNull } from "@/wallet/WalletContext";
 
 const LOCAL_STATE_TEXT: Record<StoredSubmission["state"], string> = {
   prepared: "Not paid: the transaction was not sent",
@@ -55,11 +56,28 @@ function ServerStatus({ hash, record }: { hash: string; record: StoredSubmission
   const commitment = useRecordCommitment(record);
   // A record without its address (none is written so, but a stored copy may be older) asks by hash alone.
   const own = record.submitterAddress ? commitment : undefined;
-  const { data, isPending, error, isFetchedAfterMount } = useQuery({
+  // While the claim is pending, the wallet's head says when to ask quickly (following.ts).
+  const { chainIdHex, confirmations } = getPublicConfig();
+  const provider = useWalletProviderOrNull();
+  const [pending, setPending] = useState(false);
+  const head = useWalletHead(provider, chainIdHex, record.inclusionBlock, confirmations, pending);
+  const { data, isPending, error, isFetchedAfterMount, refetch } = useQuery({
     ...responseStatusQuery(hash, own),
     enabled: !record.submitterAddress || own !== undefined,
-    refetchInterval: (query) => claimFollowInterval(query.state.data, query.state.error, record.state),
+    refetchInterval: (query) =>
+      claimFollowInterval(
+        query.state.data,
+        query.state.error,
+        record.state,
+        planAt(head, record.inclusionBlock, confirmations).statusMs,
+      ),
   });
+  useEffect(() => setPending(data?.status === "pending"), [data?.status]);
+  // The deep-enough block: asked at once, then every FAST_FOLLOW_MS for a short window.
+  const deepAt = head.deepAt;
+  useEffect(() => {
+    if (deepAt !== null) void refetch();
+  }, [deepAt, refetch]);
   const missing = error instanceof ApiError && error.status === 404;
   useRereadActiveOnSettle(missing ? "missing" : data?.status, isFetchedAfterMount);
   if (isPending) return <span>Checking status...</span>;
