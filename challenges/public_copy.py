@@ -70,7 +70,6 @@ class PublicCopy:
         self._live = False
         self._heard_sent_at = 0.0  # when the latest answered PING (or the SUBSCRIBE) was sent
         self._thread: threading.Thread | None = None
-        self._pid = os.getpid()
         self._stop = threading.Event()
         self._connection = None
         self.messages = 0  # invalidation messages received, for tests and the benchmark

@@ -1,7 +1,8 @@
 """Conditional GET for the answers the page follows while a claim is pending (docs/decisions.md,
 "Following a pending claim"): each carries an ETag, a strong validator made from the rendered
-bytes, and `Cache-Control: no-cache` so the browser keeps the body and asks again with
-If-None-Match every time; an unchanged answer is then a 304 with no body.
+bytes, and `Cache-Control: no-cache` (the public challenge answers: `public, max-age=0,
+must-revalidate, s-maxage=1`, the same for a browser) so the browser keeps the body and asks again
+with If-None-Match every time; an unchanged answer is then a 304 with no body.
 
 The tag hashes the body rather than a version token: it is right whatever changed the answer
 (also when the cache is down and the body is built from the database), and hashing a few hundred
