@@ -23,6 +23,7 @@ from challenges.models import Challenge
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = [
+    pytest.mark.integration,  # its own redis-server, and a second process
     pytest.mark.postgresql,  # the second process must see the test's committed rows
     pytest.mark.django_db(transaction=True),
 ]
