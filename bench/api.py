@@ -328,7 +328,8 @@ def run() -> dict:
                 "Cache-Control, proxy_cache_revalidate and proxy_cache_lock on; its rows' floor is /bench/floor "
                 "through the same nginx (not cached: no caching headers)",
                 "load": f"wrk -t{THREADS} -c{CONNECTIONS} -d{SECONDS}s --latency; per endpoint {ROUNDS} rounds of "
-                f"floor then endpoint, after {WARMUP_SECONDS} s warm-ups; the median of the rounds' ratios",
+                f"floor and endpoint back to back (alternating which goes first), after {WARMUP_SECONDS} s "
+                "warm-ups; the median of the rounds' ratios",
                 "data": "5 resolved challenges x 10 confirmed responses, 1 active challenge with 10",
                 "database": f"PostgreSQL {DATABASE}, Redis {REDIS_URL}",
                 "cpu": subprocess.run(["nproc"], stdout=subprocess.PIPE, text=True).stdout.strip() + " cores, shared",
