@@ -27,7 +27,8 @@ is provably hearing every bump of the version.
   `SILENCE_SECONDS`. Until the thread has subscribed again, every read goes to Redis as before (and
   to the database when Redis is down), and nothing is stored in the copy.
 - Bound. At most `MAX_ENTRIES` answers (active, resolved and winners of as many challenges); a new
-  one evicts the oldest stored.
+  one evicts the oldest stored. Each is kept at most `MAX_AGE_SECONDS`, then read from Redis again,
+  so a bump that never reached Redis costs what it cost before this copy, plus that.
 
 Only when the default cache is Django's RedisCache (production, bench/). With another cache (the
 test settings' local memory, the file cache of `make run`) `copy_for_process()` is None and reads
@@ -52,6 +53,9 @@ MAX_ENTRIES = 64
 PING_SECONDS = 0.2
 SILENCE_SECONDS = 1.0
 RECONNECT_SECONDS = 0.5
+# An answer is kept at most this long even with no message, which bounds (with the Redis entry's own
+# PUBLIC_CACHE_SECONDS) what a bump that failed to reach Redis, or a write path that forgot it, costs.
+MAX_AGE_SECONDS = 10.0
 
 
 class PublicCopy:
@@ -65,7 +69,7 @@ class PublicCopy:
     def _reset(self) -> None:
         # Also in a forked child: the parent's thread does not exist there and its lock may be held.
         self._lock = threading.Lock()
-        self._entries: dict[str, tuple[bytes, str]] = {}  # name -> (body, its ETag)
+        self._entries: dict[str, tuple[bytes, str, float]] = {}  # name -> (body, its ETag, stored at)
         self._epoch = 0
         self._live = False
         self._heard_sent_at = 0.0  # when the latest answered PING (or the SUBSCRIBE) was sent
@@ -91,7 +95,9 @@ class PublicCopy:
             if not self._live or time.monotonic() - self._heard_sent_at > SILENCE_SECONDS:
                 return None, None
             entry = self._entries.get(name)
-            return (entry, None) if entry is not None else (None, self._epoch)
+            if entry is None or time.monotonic() - entry[2] > MAX_AGE_SECONDS:
+                return None, self._epoch
+            return entry[:2], None
 
     def put(self, name: str, body: bytes, epoch: int) -> bool:
         """Store what was read from Redis (or built and stored there) after `get` gave `epoch`,
@@ -101,7 +107,7 @@ class PublicCopy:
                 return False
             if name not in self._entries and len(self._entries) >= MAX_ENTRIES:
                 del self._entries[next(iter(self._entries))]
-            self._entries[name] = (body, body_etag(body))
+            self._entries[name] = (body, body_etag(body), time.monotonic())
             return True
 
     def drop(self) -> None:

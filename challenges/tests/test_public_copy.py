@@ -256,6 +256,18 @@ def test_the_copy_keeps_a_bounded_number_of_answers(redis_cache):
     assert copy.get(f"winners:{public_copy.MAX_ENTRIES + 9}")[0] == b"{}"
 
 
+def test_an_answer_is_kept_at_most_max_age_without_a_message(redis_cache, monkeypatch):
+    """A bump that failed to reach Redis sends no message either: the copy still lets go."""
+    copy = _live_copy()
+    monkeypatch.setattr(public_copy, "MAX_AGE_SECONDS", 0.3)
+    _, epoch = copy.get("active")
+    copy.put("active", b"kept", epoch)
+    assert copy.get("active") == (b"kept", None)
+    time.sleep(0.4)
+    body, epoch = copy.get("active")
+    assert body is None and epoch is not None
+
+
 def test_a_forked_child_starts_empty_and_subscribes_itself(redis_cache):
     """gunicorn forks its workers from a master that may have read already: the child has no
     entries and no subscriber thread of the parent's; it subscribes on its own first read."""
