@@ -263,6 +263,74 @@ def cpu_per_request(paths: list[str], times: int = 3000, repeats: int = 3) -> di
     return {path: median(values) for path, values in runs.items()}
 
 
+CHANGES = 10
+
+
+def change_active(count: int) -> list[float]:
+    """Run inside the Django env (`python -m bench.api change N`): N changes of the active challenge's
+    title, each committed with its bump as the admin or a worker would, 0.5 s apart; the wall time
+    right after each commit (the bump is published by then)."""
+    from challenges.cache import invalidate_public_challenge_cache
+    from challenges.models import Challenge, ChallengeStatus
+    from django.db import transaction
+
+    committed = []
+    for number in range(count):
+        with transaction.atomic():
+            Challenge.objects.filter(status=ChallengeStatus.ACTIVE).update(poem_title=f"Change {number}")
+            invalidate_public_challenge_cache()
+        committed.append(time.time())
+        time.sleep(0.5)
+    return committed
+
+
+def staleness_under_load(base: str, env: dict[str, str], path: str) -> dict:
+    """While wrk loads `path`, another process commits CHANGES changes of the active challenge; a
+    poller reads `path` back to back. For each change: from its commit to the end of the first
+    answer that shows it, and how many answers to requests started over 100 ms after the commit were
+    still older."""
+    import threading
+
+    samples: list[tuple[float, float, str]] = []
+    stop_polling = threading.Event()
+
+    def poll() -> None:
+        while not stop_polling.is_set():
+            started = time.time()
+            with urllib.request.urlopen(base + path, timeout=30) as answer:
+                title = json.loads(answer.read())["poemTitle"]
+            samples.append((started, time.time(), title))
+
+    load = subprocess.Popen(
+        ["wrk", f"-t{THREADS}", f"-c{CONNECTIONS}", "-d30s", base + path], stdout=subprocess.DEVNULL
+    )
+    poller = threading.Thread(target=poll, daemon=True)
+    poller.start()
+    try:
+        committed = json.loads(python_module("bench.api", env, "change", str(CHANGES)))
+    finally:
+        stop_polling.set()
+        poller.join(timeout=30)
+        stop(load)
+    delays, late = [], 0
+    for number, at in enumerate(committed):
+        title = f"Change {number}"
+        shown = [end for started, end, seen in samples if started >= at - 5 and seen == title and end >= at]
+        if shown:
+            delays.append((min(shown) - at) * 1000)
+        newer = {f"Change {n}" for n in range(number, CHANGES)}
+        late += sum(1 for started, _, seen in samples if started > at + 0.1 and seen not in newer)
+    delays.sort()
+    return {
+        "changes": CHANGES,
+        "seen": len(delays),
+        "polls": len(samples),
+        "commitToNewAnswerMedianMs": median(delays) if delays else None,
+        "commitToNewAnswerMaxMs": delays[-1] if delays else None,
+        "olderAnswersAfter100Ms": late,
+    }
+
+
 def nginx_version() -> str:
     done = subprocess.run([NGINX, "-v"], stderr=subprocess.PIPE, text=True)
     return done.stderr.strip().rsplit("/", 1)[-1]
@@ -281,6 +349,8 @@ def run() -> dict:
     flush_redis()
     with gunicorn(env) as base:
         cached = measure(base, endpoints, ROUNDS)
+        staleness = staleness_under_load(base, env, endpoints["active"])
+        log(f"invalidation under load: {staleness}")
         with nginx(base) as front:
             statuses = {name: cache_status(front, path) for name, path in endpoints.items()}
             statuses["floor"] = cache_status(front, FLOOR)
@@ -336,6 +406,7 @@ def run() -> dict:
             },
             "goals": {"rpsRatioAtLeast": GOAL_RPS_RATIO, "p99RatioAtMost": GOAL_P99_RATIO},
             "nginxCacheStatus": statuses,
+            "invalidationUnderLoad": staleness,
             "rows": rows,
             "redisRoundTrip": rtt,
             "cpuPerRequestUs": {
@@ -349,10 +420,13 @@ def run() -> dict:
 if __name__ == "__main__":
     import sys
 
-    if sys.argv[1:2] == ["cpu"]:
+    if sys.argv[1:2] in (["cpu"], ["change"]):
         import django
 
         django.setup()
-        print(json.dumps(cpu_per_request(sys.argv[2:])))
+        if sys.argv[1] == "cpu":
+            print(json.dumps(cpu_per_request(sys.argv[2:])))
+        else:
+            print(json.dumps(change_active(int(sys.argv[2]))))
     else:
         run()

@@ -88,6 +88,18 @@ def api_section(r: dict) -> list[str]:
         "The propagation is measured by challenges/tests/test_public_copy.py (another process commits and bumps; "
         "this one's next answer is the new one).",
     ]
+    stale = r.get("invalidationUnderLoad")
+    if stale and stale.get("seen"):
+        lines += [
+            "",
+            f"Invalidation under load, in the same run: while wrk loaded `/api/challenges/active`, another process "
+            f"committed {stale['changes']} changes of the active challenge 0.5 s apart (each with its bump) and a "
+            f"poller read the answer back to back ({stale['polls']} reads): from each commit to the end of the first "
+            f"answer showing it, median {stale['commitToNewAnswerMedianMs']:.0f} ms, max "
+            f"{stale['commitToNewAnswerMaxMs']:.0f} ms (the poller's request queues behind wrk's 32 connections); "
+            f"answers older than a change to requests started over 100 ms after its commit: "
+            f"{stale['olderAnswersAfter100Ms']} ({stale['seen']} of {stale['changes']} changes seen).",
+        ]
     missed = [row for row in r["rows"] if row["variant"] == "cached" and not row["meetsGoal"]]
     rr = r.get("redisRoundTrip", {"medianMs": float("nan"), "p99Ms": float("nan")})
     if missed:
