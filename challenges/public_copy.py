@@ -7,7 +7,7 @@ floor view. This module keeps the same rendered bytes in the memory of each web 
 them with no I/O at all, under one rule: an answer is served from the copy only while this process
 is provably hearing every bump of the version.
 
-- Transport. A bump sets the version and PUBLISHes on `CHANNEL` in one MULTI (`publish_bump`), so
+- Transport. A bump sets the version and PUBLISHes on `channel()` in one MULTI (`publish_bump`), so
   no process can see the new version without the message being on its way, and Celery workers (which
   write through the same `invalidate_public_challenge_cache()`) reach every web process the same way.
 - Subscriber. One daemon thread per process, started lazily on the first public read (so after
@@ -61,8 +61,9 @@ MAX_AGE_SECONDS = 10.0
 class PublicCopy:
     """The process's copy. `connect` makes a new, unconnected redis-py Connection to the cache's Redis."""
 
-    def __init__(self, connect: Callable[[], object]) -> None:
+    def __init__(self, connect: Callable[[], object], channel: str = CHANNEL) -> None:
         self._connect = connect
+        self.channel = channel
         self._reset()
         os.register_at_fork(after_in_child=self._reset)
 
@@ -171,7 +172,7 @@ class PublicCopy:
         connection = self._connection = self._connect()
         connection.connect()
         sent = time.monotonic()
-        connection.send_command("SUBSCRIBE", CHANNEL)
+        connection.send_command("SUBSCRIBE", self.channel)
         reply = connection.read_response()
         if not (isinstance(reply, list) and _text(reply[0]) == "subscribe"):
             raise ConnectionError(f"unexpected answer to SUBSCRIBE: {reply!r}")
@@ -230,7 +231,7 @@ def copy_for_process() -> PublicCopy | None:
     with _copy_lock:
         if not _resolved:
             connect = _redis_connection_factory()
-            _copy = PublicCopy(connect) if connect is not None else None
+            _copy = PublicCopy(connect, channel()) if connect is not None else None
             _resolved = True
     return _copy
 
@@ -262,6 +263,20 @@ def _redis_connection_factory() -> Callable[[], object] | None:
     return pool.make_connection
 
 
+def channel() -> str:
+    """`CHANNEL` for this deployment's cache: pub/sub is global to a Redis server, so the name carries
+    the cache's key prefix and version (as its keys do) and its database number, and two deployments
+    (or test runs) sharing one Redis server do not drop each other's copies."""
+    from django.core.cache import caches
+
+    backend = caches["default"]
+    database = 0
+    pools = getattr(getattr(backend, "_cache", None), "_get_connection_pool", None)
+    if pools is not None:
+        database = pools(True).connection_kwargs.get("db", 0)  # noqa: SLF001 - Django's RedisCacheClient
+    return f"{backend.make_and_validate_key(CHANNEL)}@db{database}"
+
+
 def publish_bump(token: str) -> bool:
     """Set the cache's version to `token` and announce it on `CHANNEL`, atomically (MULTI), when the
     cache is Redis; with another cache only set it. Raises when Redis does."""
@@ -277,6 +292,6 @@ def publish_bump(token: str) -> bool:
     client = backend._cache  # noqa: SLF001 - Django's RedisCacheClient, to send SET and PUBLISH in one MULTI
     pipe = client.get_client(write=True).pipeline(transaction=True)
     pipe.set(backend.make_and_validate_key(VERSION_KEY), client._serializer.dumps(token))  # noqa: SLF001 - as cache.set writes it
-    pipe.publish(CHANNEL, token)
+    pipe.publish(channel(), token)
     pipe.execute()
     return True

@@ -19,7 +19,8 @@ class PublicAnswerView(APIView):
     """A public, cached answer (challenges/cache.py). A GET that this process's copy holds is
     answered before DRF's request wrapping and content negotiation, about a fifth of such a request's
     CPU once the Redis round trip is gone (a profile of cached hits, issue 16); the answer is the same
-    bytes and headers DRF's path gives. Anything else (a miss, a 404, another method or Accept) goes through DRF as before."""
+    bytes and headers DRF's path gives. Anything else (a miss, a 404, another method or Accept) goes
+    through DRF as before."""
 
     def public_name(self, **kwargs) -> str:
         raise NotImplementedError

@@ -293,7 +293,9 @@ def test_a_forked_child_starts_empty_and_subscribes_itself(redis_cache):
 def test_the_bump_sets_the_version_and_publishes_in_one_step(redis_cache):
     url, _ = redis_cache
     listener = redis.Redis.from_url(url, protocol=2).pubsub()
-    listener.subscribe(public_copy.CHANNEL)
+    assert public_copy.channel() == ":1:challenges:public:bumped@db0"  # this deployment's, not global
+    assert public_copy.copy_for_process().channel == public_copy.channel()
+    listener.subscribe(public_copy.channel())
     assert listener.get_message(timeout=1)["type"] == "subscribe"
     assert public_copy.publish_bump("token-1") is True
     message = listener.get_message(timeout=1)
