@@ -112,10 +112,11 @@ def api_section(r: dict) -> list[str]:
                 + ")"
                 for row in missed
             )
-            + ". A hit does no I/O and costs no more CPU than the floor (above), so what is left is the shared "
-            f"machine: with a load average of {la(r)} the floor itself moves between rounds by a factor of two or "
-            f"more, and a Redis MGET timed from the benchmark took {rr['medianMs']:.2f} ms median, "
-            f"{rr['p99Ms']:.2f} ms p99.",
+            + ". A hit does no I/O and costs about the CPU of the floor (above, in-process), so what is left is "
+            f"the shared machine: with a load average of {la(r)} single rounds range from about half to one and a "
+            "half times the floor in either direction (all rounds in bench/results/api.json), and the median of 7 "
+            "does not always settle on the right side of 0.90; a Redis MGET timed from the benchmark took "
+            f"{rr['medianMs']:.2f} ms median, {rr['p99Ms']:.2f} ms p99.",
         ]
     return lines
 
