@@ -16,6 +16,11 @@ under the new token):
   fire) MUST call: challenges/services.py's challenge_stake_moved moves `staked_sum`/`response_count` that way, and so
   would any admin bulk action.
 `PUBLIC_CACHE_SECONDS` bounds the staleness of any write path that forgets to call it.
+
+With Redis, each process also keeps the rendered answers in memory (challenges/public_copy.py): a
+bump is published on a channel every process subscribes to, and a process serves its copy only while
+that subscription is provably live, so an answer is never older than the change that made it stale
+by more than the propagation of one Redis message.
 """
 
 import logging
@@ -33,11 +38,15 @@ from config.conditional import conditional_json
 from config.renderers import NullableJSONRenderer
 
 from .models import Challenge
+from .public_copy import copy_for_process, publish_bump
 
 logger = logging.getLogger(__name__)
 
 VERSION_KEY = "challenges:public:version"
 PUBLIC_CACHE_SECONDS = 60
+# For browsers as `no-cache` was (store, revalidate with If-None-Match every time, 304 on a match);
+# a shared cache (CDN) may answer from its copy for 1 s (docs/protocol.md, "Caching").
+PUBLIC_CACHE_CONTROL = "public, max-age=0, must-revalidate, s-maxage=1"
 
 
 def _new_version() -> str:
@@ -48,14 +57,23 @@ def public_json(name: str, build: Callable[[], Any], request: HttpRequest | None
     """The public answer `name` as JSON, from the cache when it is current, else built by `build()`
     (which may raise, e.g. a 404: nothing is cached then) and stored.
 
-    One cache round trip per hit: the entry and the version token are read together, and an entry
-    counts only if it was stored under the current token. The rendered bytes are cached, so a hit
-    costs neither serialisation nor rendering. A reader that built from rows older than a bump
-    stores them under the old token, where nobody reads them.
+    With Redis, first the process's own copy (challenges/public_copy.py): no I/O at all while its
+    subscription to the version bumps is live. Otherwise one cache round trip per hit: the entry and
+    the version token are read together, and an entry counts only if it was stored under the current
+    token (what was read is then kept in the process's copy, unless a bump came in between). The
+    rendered bytes are cached, so a hit costs neither serialisation nor rendering. A reader that built
+    from rows older than a bump stores them under the old token, where nobody reads them.
 
     With `request`, the answer carries an ETag and a matching If-None-Match gets a bodiless 304
     (config/conditional.py): the page re-reads the active challenge every ~2 s while a claim is
     pending, and most of those reads change nothing."""
+    copy = copy_for_process()
+    epoch = None
+    if copy is not None:
+        # The process's own copy (challenges/public_copy.py): no I/O while its subscription is live.
+        body, epoch = copy.get(name)
+        if body is not None:
+            return _answer(request, body)
     key = f"challenges:public:{name}"
     try:
         found = cache.get_many([VERSION_KEY, key])
@@ -76,20 +94,41 @@ def public_json(name: str, build: Callable[[], Any], request: HttpRequest | None
             cache.set(key, (version, body), timeout=PUBLIC_CACHE_SECONDS)
         except Exception as exc:  # noqa: BLE001
             logger.warning("public cache unavailable (%s): %s not stored", type(exc).__name__, name)
+            return _answer(request, body)
+    if epoch is not None:
+        copy.put(name, body, epoch)
     return _answer(request, body)
+
+
+def public_hit(name: str, request: HttpRequest) -> HttpResponse | None:
+    """The answer `name` from this process's copy (as `public_json` would give it), or None when
+    the copy does not hold it or is not in use. No I/O: what the views try before anything else."""
+    copy = copy_for_process()
+    if copy is None:
+        return None
+    entry, _ = copy.get_entry(name)
+    if entry is None:
+        return None
+    return conditional_json(request, entry[0], cache_control=PUBLIC_CACHE_CONTROL, etag=entry[1])
 
 
 def _answer(request: HttpRequest | None, body: bytes) -> HttpResponse:
     if request is None:
         return HttpResponse(body, content_type="application/json")
-    return conditional_json(request, body)
+    return conditional_json(request, body, cache_control=PUBLIC_CACHE_CONTROL)
 
 
 def _bump_version() -> None:
+    copy = copy_for_process()
     try:
-        cache.set(VERSION_KEY, _new_version(), timeout=None)
+        # With Redis: the new token and its message on the channel every process's copy listens to,
+        # in one MULTI (challenges/public_copy.py).
+        publish_bump(_new_version())
     except Exception as exc:  # noqa: BLE001 - the write is committed; entries expire within PUBLIC_CACHE_SECONDS
         logger.warning("public cache unavailable (%s): version not bumped", type(exc).__name__)
+    finally:
+        if copy is not None:
+            copy.drop()  # this process reads its own write without waiting for the message
 
 
 def invalidate_public_challenge_cache() -> None:

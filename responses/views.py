@@ -14,6 +14,7 @@ from rest_framework.views import APIView
 from challenges.cache import public_json
 from challenges.models import Challenge, ChallengeStatus
 from challenges.payouts import paid_payout_hashes
+from challenges.views import PublicAnswerView
 from config.api_errors import ApiError
 from config.api_security import CsrfProtected
 from config.client_ip import client_ip
@@ -211,11 +212,14 @@ class ResponseStatusView(APIView):
         return conditional_json(request, NullableJSONRenderer().render(ResponseSerializer(response).data))
 
 
-class ChallengeWinnersView(APIView):
+class ChallengeWinnersView(PublicAnswerView):
     @extend_schema(operation_id="challenges_winners", responses={200: WinnersSerializer, 404: OpenApiResponse()})
     def get(self, request: Request, challenge_id: int) -> HttpResponse:
         """Both winners of a resolved challenge with distances and prizes, and the operations share."""
-        return public_json(f"winners:{challenge_id}", lambda: self.build(challenge_id))
+        return public_json(self.public_name(challenge_id=challenge_id), lambda: self.build(challenge_id), request)
+
+    def public_name(self, *, challenge_id: int, **kwargs) -> str:
+        return f"winners:{challenge_id}"
 
     @staticmethod
     def build(challenge_id: int) -> dict:
