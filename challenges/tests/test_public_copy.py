@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 import redis
-from chain.tests.nodes import free_port, start_redis, stop
 from django.db import connection
 
 from challenges import public_copy
 from challenges.cache import VERSION_KEY, public_json
 from challenges.models import Challenge
+from devtools.processes import free_port, start_redis, stop
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = [
@@ -330,7 +330,7 @@ def test_a_view_answered_from_the_copy_is_what_drf_answers(redis_cache, api, mak
 def test_winners_of_several_challenges_each_have_their_answer_and_a_404_is_not_kept(
     redis_cache, api, make_challenge, django_capture_on_commit_callbacks
 ):
-    from challenges.services import challenge_resolve
+    from responses.resolution import challenge_resolve
 
     copy = _live_copy()
     resolved = []
