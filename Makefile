@@ -80,6 +80,7 @@ test-e2e: $(VENV)/.installed node_modules/.installed
 .PHONY: bench
 bench: build
 	@command -v wrk >/dev/null || { echo "bench: needs wrk (apt-get install wrk)"; exit 1; }
+	@test -x "$$(command -v nginx || echo /usr/sbin/nginx)" || { echo "bench: needs nginx for the CDN-like cache (apt-get install nginx-light)"; exit 1; }
 	@test -x "$${CHROME_PATH:-/usr/bin/chromium}" || { echo "bench: needs Chromium (apt-get install chromium)"; exit 1; }
 	$(PY) -m bench.run
 
