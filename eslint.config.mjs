@@ -1,0 +1,40 @@
+// ESLint (flat config): the front end, the e2e suite and the build scripts. Rules that find real
+// bugs are errors: React's hooks rules (exhaustive deps included) and jsx-a11y's recommended set.
+import js from "@eslint/js";
+import jsxA11y from "eslint-plugin-jsx-a11y";
+import reactHooks from "eslint-plugin-react-hooks";
+import globals from "globals";
+import tseslint from "typescript-eslint";
+
+export default tseslint.config(
+  { ignores: ["frontend/build/", "e2e/artifacts/", "staticfiles/", "var/", ".venv/"] },
+  js.configs.recommended,
+  tseslint.configs.recommended,
+  {
+    files: ["frontend/**/*.{ts,tsx}"],
+    languageOptions: { globals: globals.browser },
+    extends: [reactHooks.configs.flat["recommended-latest"], jsxA11y.flatConfigs.recommended],
+    rules: {
+      "react-hooks/exhaustive-deps": "error",
+    },
+  },
+  {
+    files: ["**/*.mjs", "**/*.mts"],
+    languageOptions: { globals: globals.node },
+  },
+  {
+    files: ["contracts/**/*.js"],
+    languageOptions: { sourceType: "commonjs", globals: globals.node },
+  },
+  {
+    // The e2e suite's page.evaluate callbacks run in the browser.
+    files: ["e2e/**/*.mjs"],
+    languageOptions: { globals: { ...globals.node, ...globals.browser } },
+  },
+  {
+    rules: {
+      // `_`-prefixed names are deliberately unused (a parameter a signature needs).
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+    },
+  },
+);
