@@ -201,7 +201,11 @@ export async function rpcBatch(
   fetchImpl: Fetch,
   url: string,
   calls: RpcCall[],
-  { batchSize = 100, signal, onProgress }: { batchSize?: number; signal?: AbortSignal; onProgress?: (done: number) => void },
+  {
+    batchSize = 100,
+    signal,
+    onProgress,
+  }: { batchSize?: number; signal?: AbortSignal; onProgress?: (done: number) => void },
 ): Promise<unknown[]> {
   const results: unknown[] = [];
   for (let start = 0; start < calls.length; start += batchSize) {
@@ -223,7 +227,9 @@ export async function rpcBatch(
     chunk.forEach((call, id) => {
       const item = byId.get(id);
       if (!item || item.error) {
-        throw new VerificationUnavailable(`The RPC node refused ${call.method}: ${item?.error?.message ?? "no answer"}`);
+        throw new VerificationUnavailable(
+          `The RPC node refused ${call.method}: ${item?.error?.message ?? "no answer"}`,
+        );
       }
       results.push(item.result ?? null);
     });
@@ -415,7 +421,9 @@ export async function verifyChallenge({
   const decimals = config.tokenDecimals;
   const differences: string[] = [];
   const solution = challenge.solutionReveal ?? "";
-  const solutionHash = await sha256Utf8Hex(`geopoem:solution:v1|${challenge.id}|${solution}|${challenge.solutionSalt ?? ""}`);
+  const solutionHash = await sha256Utf8Hex(
+    `geopoem:solution:v1|${challenge.id}|${solution}|${challenge.solutionSalt ?? ""}`,
+  );
   if (solutionHash !== challenge.solutionSha256.toLowerCase()) {
     differences.push("the revealed solution and salt do not hash to the published solution SHA-256");
   }
@@ -548,5 +556,12 @@ export async function verifyChallenge({
   }
   const reproduced = outcomes.filter((o) => o.problems.length === 0).length;
   const unpaidDemo = outcomes.filter((o) => o.unpaidDemo).length;
-  return { outcomes, differences, demo, unpaidDemo, reproduced, ok: reproduced === outcomes.length && differences.length === 0 };
+  return {
+    outcomes,
+    differences,
+    demo,
+    unpaidDemo,
+    reproduced,
+    ok: reproduced === outcomes.length && differences.length === 0,
+  };
 }

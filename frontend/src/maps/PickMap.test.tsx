@@ -91,7 +91,11 @@ describe("the pick map of the Active Challenge form", { timeout: 30000 }, () => 
     expect(screen.queryByText(TILES_UNAVAILABLE)).not.toBeInTheDocument();
     // jsdom fetches no tiles: the layer's own event stands for the browser's failed request.
     act(() => {
-      tiles!.fire("tileerror", { tile: document.createElement("img"), coords: L.point(0, 0), error: new Error("offline") });
+      tiles!.fire("tileerror", {
+        tile: document.createElement("img"),
+        coords: L.point(0, 0),
+        error: new Error("offline"),
+      });
     });
     expect(region.parentElement!.querySelector(".map-tiles-note")).toHaveTextContent(
       "Map tiles unavailable — markers and clicks still work",

@@ -30,7 +30,12 @@ function servePyramid() {
 }
 
 function layers(map: L.Map) {
-  const found = { circles: [] as L.Circle[], lines: [] as L.Polyline[], points: [] as L.CircleMarker[], markers: [] as L.Marker[] };
+  const found = {
+    circles: [] as L.Circle[],
+    lines: [] as L.Polyline[],
+    points: [] as L.CircleMarker[],
+    markers: [] as L.Marker[],
+  };
   map.eachLayer((layer) => {
     if (layer instanceof L.Circle) found.circles.push(layer);
     else if (layer instanceof L.CircleMarker) found.points.push(layer);
@@ -91,7 +96,9 @@ describe("the reveal map", { timeout: 30000 }, () => {
     const legend = within(region.closest("figure")!);
     expect(legend.getByText(/Solution: 29.979175, 31.134258/)).toBeInTheDocument();
     expect(legend.getByText(/Proximity circle: 150 m radius/)).toBeInTheDocument();
-    expect(legend.getByText(/Earliest correct response: 29.9792, 31.1342, 6.24 m from the solution/)).toBeInTheDocument();
+    expect(
+      legend.getByText(/Earliest correct response: 29.9792, 31.1342, 6.24 m from the solution/),
+    ).toBeInTheDocument();
     expect(legend.getByText(/Highest staked correct response: 29.97918, 31.13426, 0.59 m/)).toBeInTheDocument();
     expect(legend.getByText(/Confirmed guesses: 3 points/)).toBeInTheDocument();
   });
@@ -105,7 +112,10 @@ describe("the reveal map", { timeout: 30000 }, () => {
     const { map } = await openRevealMap();
     const { lines, markers } = layers(map);
     expect(lines).toHaveLength(1);
-    expect(markers.map((m) => m.options.title).sort()).toEqual(["Earliest and highest staked correct response", "Solution"]);
+    expect(markers.map((m) => m.options.title).sort()).toEqual([
+      "Earliest and highest staked correct response",
+      "Solution",
+    ]);
   });
 
   it("without a threshold or winners there is no circle and no line, and it says so", async () => {
@@ -158,7 +168,9 @@ describe("the confirmed guesses behind the reveal map", () => {
     const guess: ScoredResponse = PYRAMID_RESPONSES[2]!;
     const pageUrl = (n: number) => (n === 0 ? page1 : `http://testserver/api/responses?page=${n}`);
     for (let n = 0; n <= GUESS_PAGES; n += 1) {
-      server.on("GET", pageUrl(n), () => json([{ ...guess, id: n + 10 }], 200, { Link: `<${pageUrl(n + 1)}>; rel="next"` }));
+      server.on("GET", pageUrl(n), () =>
+        json([{ ...guess, id: n + 10 }], 200, { Link: `<${pageUrl(n + 1)}>; rel="next"` }),
+      );
     }
     const result = await fetchConfirmedGuesses(1);
     expect(result.guesses.map((g) => g.id)).toEqual([10, 11, 12, 13, 14]);

@@ -77,10 +77,17 @@ describe("wallet control", () => {
 
   it.each([
     ["no wallet", undefined, "MetaMask is not installed. Please install it to use this feature."],
-    ["rejected", () => { throw new RpcError(4001, "User rejected"); }, "Please connect to MetaMask."],
+    [
+      "rejected",
+      () => {
+        throw new RpcError(4001, "User rejected");
+      },
+      "Please connect to MetaMask.",
+    ],
     ["locked", () => [], "No accounts found. Please unlock MetaMask."],
   ])("%s: Connection Failed toast", async (_case, requestAccounts, message) => {
-    if (requestAccounts) window.ethereum = new FakeWallet({ eth_accounts: () => [], eth_requestAccounts: requestAccounts });
+    if (requestAccounts)
+      window.ethereum = new FakeWallet({ eth_accounts: () => [], eth_requestAccounts: requestAccounts });
     renderControl();
     await userEvent.click(screen.getByRole("button", { name: "Connect MetaMask" }));
     expect(await screen.findByText("Connection Failed")).toBeInTheDocument();

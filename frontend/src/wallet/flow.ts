@@ -141,7 +141,12 @@ export async function waitForReceipt(
     timeoutMs,
     onProgress = () => undefined,
     sleep = sleepReal,
-  }: { intervalMs: number; timeoutMs: number; onProgress?: (message: string) => unknown; sleep?: (ms: number) => Promise<void> },
+  }: {
+    intervalMs: number;
+    timeoutMs: number;
+    onProgress?: (message: string) => unknown;
+    sleep?: (ms: number) => Promise<void>;
+  },
 ): Promise<Receipt> {
   await onProgress(PROGRESS.waiting);
   for (let waited = 0; waited < timeoutMs; waited += intervalMs) {
@@ -303,7 +308,14 @@ export function stateAfterPostError(error: unknown): "refused" | "post-failed" {
 /** On load: post again every claim whose payment was sent but never acknowledged. The server
  * answers the identical claim idempotently (200 with the stored one). */
 export async function retryUnpostedSubmissions(
-  records: { salt: string; challengeId: number; text: string; stake: string; transactionHash?: string; submitterAddress?: string }[],
+  records: {
+    salt: string;
+    challengeId: number;
+    text: string;
+    stake: string;
+    transactionHash?: string;
+    submitterAddress?: string;
+  }[],
 ): Promise<{ recovered: number; failed: number }> {
   let recovered = 0;
   let failed = 0;

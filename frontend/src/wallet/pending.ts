@@ -120,11 +120,13 @@ export function resetSubmissionsCacheForTests(): void {
 }
 
 /** The "recommended offline record": everything needed to prove the guess later. */
-export function offlineRecord(record: Pick<StoredSubmission, "challengeId" | "text" | "salt" | "stake"> & {
-  chainId: number;
-  transactionHash?: string;
-  submitterAddress?: string;
-}) {
+export function offlineRecord(
+  record: Pick<StoredSubmission, "challengeId" | "text" | "salt" | "stake"> & {
+    chainId: number;
+    transactionHash?: string;
+    submitterAddress?: string;
+  },
+) {
   return {
     product: "Geopoem",
     challengeId: record.challengeId,
@@ -134,7 +136,7 @@ export function offlineRecord(record: Pick<StoredSubmission, "challengeId" | "te
     chainId: record.chainId,
     ...(record.submitterAddress ? { submitterAddress: record.submitterAddress } : {}),
     ...(record.transactionHash ? { transactionHash: record.transactionHash } : {}),
-    note: "Keep this file private until the challenge is resolved. The salt proves your guess: sha256(\"geopoem:guess:v1|chainId|challengeId|address|coordinates|salt\").",
+    note: 'Keep this file private until the challenge is resolved. The salt proves your guess: sha256("geopoem:guess:v1|chainId|challengeId|address|coordinates|salt").',
   };
 }
 

@@ -67,7 +67,9 @@ describe("Active Challenge: load states", () => {
     const server = installFakeServer();
     server.on("GET", "/api/challenges/active", () => json({ message: "Boom." }, 500));
     renderTab();
-    expect(await screen.findByRole("alert")).toHaveTextContent("Failed to load active challenge. Please try again later.");
+    expect(await screen.findByRole("alert")).toHaveTextContent(
+      "Failed to load active challenge. Please try again later.",
+    );
   });
 
   it("says when there is no active challenge", async () => {
@@ -105,14 +107,23 @@ describe("Active Challenge: load states", () => {
     serve();
     renderTab();
     const link = await screen.findByRole("link", { name: /treasury on the block explorer/ });
-    expect(link).toHaveAttribute("href", "https://sepolia.etherscan.io/address/0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC");
+    expect(link).toHaveAttribute(
+      "href",
+      "https://sepolia.etherscan.io/address/0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC",
+    );
     expect(screen.getByText(/stakes are final and non-refundable/)).toBeInTheDocument();
     expect(screen.getByText("Minimum bid: 1.00 USDC")).toBeInTheDocument();
     expect(screen.getByLabelText("USDC bid amount")).toHaveAttribute("step", "0.01");
   });
 
   it("shows the treasury address without a link on a chain without an explorer", async () => {
-    installPublicConfig({ ...TEST_CONFIG, chainId: 31337, chainName: "Anvil (local)", explorerUrl: "", localChain: true });
+    installPublicConfig({
+      ...TEST_CONFIG,
+      chainId: 31337,
+      chainName: "Anvil (local)",
+      explorerUrl: "",
+      localChain: true,
+    });
     serve();
     renderTab();
     const note = (await screen.findByText(/Payment information:/)).closest("div");
@@ -216,7 +227,9 @@ describe("Active Challenge: submission", () => {
     const dialog = screen.getByRole("dialog", { name: "Confirm Solution Submission" });
     expect(within(dialog).getByRole("button", { name: "Processing..." })).toBeDisabled();
     expect(within(dialog).getByRole("button", { name: "Cancel" })).toBeDisabled();
-    await waitFor(() => expect(within(dialog).getByRole("status")).toHaveTextContent("Please select your MetaMask account..."));
+    await waitFor(() =>
+      expect(within(dialog).getByRole("status")).toHaveTextContent("Please select your MetaMask account..."),
+    );
     // Each progress message is painted before the flow goes on: it shows a frame later. The form
     // behind the modal dialog shows it too (hidden from the accessibility tree meanwhile).
     const submit = document.querySelector<HTMLButtonElement>("form button[type=submit]");
@@ -236,7 +249,9 @@ describe("Active Challenge: submission", () => {
     expect(await screen.findByText("Solution Submitted")).toBeInTheDocument();
     expect(screen.getByText("Your solution has been submitted successfully!")).toBeInTheDocument();
     // The form resets in the render after the toast (a frame later on a loaded machine).
-    expect(await screen.findByRole("button", { name: "Submit Your Solution & Pay Your Bid" }, { timeout: 5000 })).toBeEnabled();
+    expect(
+      await screen.findByRole("button", { name: "Submit Your Solution & Pay Your Bid" }, { timeout: 5000 }),
+    ).toBeEnabled();
     expect(screen.getByLabelText("Coordinates (latitude, longitude)")).toHaveValue("");
     expect(screen.getByLabelText("USDC bid amount")).toHaveValue(null);
     await waitFor(() => expect(server.calls.filter((c) => c.url === "/api/challenges/active")).toHaveLength(2));
@@ -255,16 +270,35 @@ describe("Active Challenge: submission", () => {
   }
 
   it("asks for an account when the picker is cancelled", async () => {
-    await submitWith({ wallet_requestPermissions: () => { throw new RpcError(4001, "rejected"); } });
+    await submitWith({
+      wallet_requestPermissions: () => {
+        throw new RpcError(4001, "rejected");
+      },
+    });
     expect(await screen.findByText("Account Selection Required")).toBeInTheDocument();
     expect(screen.getByText("Please select an account in MetaMask to continue")).toBeInTheDocument();
   });
 
   it.each([
-    [{ eth_sendTransaction: () => { throw new RpcError(4001, "denied"); } }, "Transaction rejected by user"],
-    [{ eth_getTransactionReceipt: () => ({ status: "0x0" }) }, "Transaction failed - insufficient balance or other error"],
     [
-      { eth_chainId: () => "0x1", wallet_switchEthereumChain: () => { throw new RpcError(-32603, "nope"); } },
+      {
+        eth_sendTransaction: () => {
+          throw new RpcError(4001, "denied");
+        },
+      },
+      "Transaction rejected by user",
+    ],
+    [
+      { eth_getTransactionReceipt: () => ({ status: "0x0" }) },
+      "Transaction failed - insufficient balance or other error",
+    ],
+    [
+      {
+        eth_chainId: () => "0x1",
+        wallet_switchEthereumChain: () => {
+          throw new RpcError(-32603, "nope");
+        },
+      },
       "Failed to switch to Sepolia network",
     ],
   ])("toasts Transaction Failed with the wallet's message (%#)", async (handlers, message) => {
@@ -277,7 +311,11 @@ describe("Active Challenge: submission", () => {
   });
 
   it("leaves no entry in My submissions when the transaction is refused in the wallet", async () => {
-    await submitWith({ eth_sendTransaction: () => { throw new RpcError(4001, "denied"); } });
+    await submitWith({
+      eth_sendTransaction: () => {
+        throw new RpcError(4001, "denied");
+      },
+    });
     expect(await screen.findByText("Transaction rejected by user")).toBeInTheDocument();
     expect(listSubmissions()).toEqual([]);
     expect(screen.getByText("No submissions from this browser yet.")).toBeInTheDocument();

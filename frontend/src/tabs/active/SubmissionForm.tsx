@@ -105,7 +105,11 @@ export function SubmissionForm({
         ...(sleep ? { sleep } : {}),
       });
       wallet.setAddress(result.submitterAddress);
-      toast({ title: "Solution Submitted", description: "Your solution has been submitted successfully!", variant: "success" });
+      toast({
+        title: "Solution Submitted",
+        description: "Your solution has been submitted successfully!",
+        variant: "success",
+      });
       setCoordinates("");
       setStake("");
       await refreshAfterClaim(queryClient);
@@ -182,8 +186,8 @@ export function SubmissionForm({
           </p>
         </div>
         <div className="alert alert-info note">
-          <strong>Payment information:</strong> your bid is paid in test USDC on the {config.chainName} test network to the
-          Geopoem treasury
+          <strong>Payment information:</strong> your bid is paid in test USDC on the {config.chainName} test network to
+          the Geopoem treasury
           {treasuryLink ? (
             <>
               ,{" "}
@@ -201,8 +205,8 @@ export function SubmissionForm({
           . You also need a little test ETH for gas.
         </div>
         <div className="alert alert-warning note warning-block">
-          <strong>Warning:</strong> stakes are final and non-refundable. Submitted solutions cannot be changed. Confirmed
-          transactions are irreversible.
+          <strong>Warning:</strong> stakes are final and non-refundable. Submitted solutions cannot be changed.
+          Confirmed transactions are irreversible.
         </div>
         <p>
           <button type="button" className="link-button" onClick={() => setHelpOpen(true)}>

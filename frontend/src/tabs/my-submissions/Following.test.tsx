@@ -55,9 +55,18 @@ describe("Following a claim after the POST", () => {
       const url = String(input);
       if (url.startsWith(statusPrefix)) {
         statusCalls.push(chain.claim);
-        if (chain.claim === "missing") return Promise.resolve(json({ message: "No submission uses this transaction.", errors: {} }, 404));
+        if (chain.claim === "missing")
+          return Promise.resolve(json({ message: "No submission uses this transaction.", errors: {} }, 404));
         return Promise.resolve(
-          json({ id: 1, challengeId: 7, transactionHash: TX_HASH, submitterAddress: PLAYER, status: chain.claim, rejectionCode: "", rejectionReason: "" }),
+          json({
+            id: 1,
+            challengeId: 7,
+            transactionHash: TX_HASH,
+            submitterAddress: PLAYER,
+            status: chain.claim,
+            rejectionCode: "",
+            rejectionReason: "",
+          }),
         );
       }
       return routed(input, init);
@@ -120,7 +129,15 @@ describe("Following a claim after the POST", () => {
       if (String(input).startsWith(statusPrefix)) {
         chain.stakedSum = "16.000000"; // confirmed by the watcher just before this look-up
         return Promise.resolve(
-          json({ id: 1, challengeId: 7, transactionHash: TX_HASH, submitterAddress: PLAYER, status: "confirmed", rejectionCode: "", rejectionReason: "" }),
+          json({
+            id: 1,
+            challengeId: 7,
+            transactionHash: TX_HASH,
+            submitterAddress: PLAYER,
+            status: "confirmed",
+            rejectionCode: "",
+            rejectionReason: "",
+          }),
         );
       }
       return routed(input, init);

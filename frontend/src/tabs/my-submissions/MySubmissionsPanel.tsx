@@ -190,11 +190,14 @@ function useServerOnlyClaims(records: StoredSubmission[]): ChallengeResponse[] {
     ...claimsByAddressQuery(address ?? ""),
     enabled: Boolean(address),
     // Followed like this browser's own claims while one of them is pending.
-    refetchInterval: (query) => (query.state.data?.some((claim) => claim.status === "pending") ? FOLLOW_INTERVAL_MS : false),
+    refetchInterval: (query) =>
+      query.state.data?.some((claim) => claim.status === "pending") ? FOLLOW_INTERVAL_MS : false,
   });
   useRereadActiveWhenAnySettles(data);
   if (!address || !data) return [];
-  const paidHere = new Set(records.flatMap((record) => (record.transactionHash ? [record.transactionHash.toLowerCase()] : [])));
+  const paidHere = new Set(
+    records.flatMap((record) => (record.transactionHash ? [record.transactionHash.toLowerCase()] : [])),
+  );
   return data.filter((claim) => !paidHere.has(claim.transactionHash.toLowerCase()));
 }
 

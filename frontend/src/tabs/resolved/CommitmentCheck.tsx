@@ -1,7 +1,8 @@
 import { useId, useState } from "react";
 import { solutionCommitment, solutionPreimage, SOLUTION_COMMITMENT_TAG } from "./commitment";
 
-type Result = { state: "idle" } | { state: "busy" } | { state: "done"; hash: string } | { state: "error"; message: string };
+type Result =
+  { state: "idle" } | { state: "busy" } | { state: "done"; hash: string } | { state: "error"; message: string };
 
 /** "Check the commitment yourself": the revealed text and salt are hashed in this browser and the
  * result compared with the solutionSha256 published before anyone played. The fields can be
@@ -39,10 +40,10 @@ export function CommitmentCheck({
   return (
     <div className="commitment-check">
       <p>
-        Before the challenge opened, only the SHA-256 hash of the solution was published. It is computed over the
-        text <code>{`${SOLUTION_COMMITMENT_TAG}|{challenge id}|{solution}|{salt}`}</code>, where the salt is 32
-        random bytes kept secret until the reveal, so nobody could work the solution out from the hash. Recompute it
-        here: if it equals the published hash, the solution was fixed before the first guess and was not changed.
+        Before the challenge opened, only the SHA-256 hash of the solution was published. It is computed over the text{" "}
+        <code>{`${SOLUTION_COMMITMENT_TAG}|{challenge id}|{solution}|{salt}`}</code>, where the salt is 32 random bytes
+        kept secret until the reveal, so nobody could work the solution out from the hash. Recompute it here: if it
+        equals the published hash, the solution was fixed before the first guess and was not changed.
       </p>
       <div className="form-field">
         <label htmlFor={textId}>Revealed solution</label>

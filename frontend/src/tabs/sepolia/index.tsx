@@ -62,9 +62,7 @@ function SepoliaGuide({ config }: { config: PublicConfig }) {
               )}
             </dd>
           </dl>
-          <p className="hint">
-            In MetaMask you may first need to turn on "Show test networks" in the network list.
-          </p>
+          <p className="hint">In MetaMask you may first need to turn on "Show test networks" in the network list.</p>
         </li>
         <li>
           <h3>Step 2: Import the USDC test token</h3>
@@ -84,8 +82,8 @@ function SepoliaGuide({ config }: { config: PublicConfig }) {
         <li>
           <h3>Step 3: Get test ETH from a cloud faucet</h3>
           <p>
-            Every transaction costs a little ETH for gas, even when you send USDC. Google Cloud's Web3 faucet sends
-            free {nativeCurrency.symbol} to your address once a day:{" "}
+            Every transaction costs a little ETH for gas, even when you send USDC. Google Cloud's Web3 faucet sends free{" "}
+            {nativeCurrency.symbol} to your address once a day:{" "}
             <a href={ETH_FAUCET_URL} target="_blank" rel="noopener noreferrer">
               open the Google Cloud Sepolia faucet
             </a>
@@ -127,11 +125,15 @@ function TokenInformation({ config }: { config: PublicConfig }) {
           <ExplorerLink kind="address" value={usdcAddress} />
         </dd>
         <dt>Decimals</dt>
-        <dd>{tokenDecimals} (1.00 USDC is {(10 ** tokenDecimals).toLocaleString("en-US")} token units)</dd>
+        <dd>
+          {tokenDecimals} (1.00 USDC is {(10 ** tokenDecimals).toLocaleString("en-US")} token units)
+        </dd>
         <dt>Minimum stake</dt>
         <dd>{config.minStake} USDC</dd>
         <dt>Gas</dt>
-        <dd>Paid in {nativeCurrency.name} ({nativeCurrency.symbol}), {nativeCurrency.decimals} decimals</dd>
+        <dd>
+          Paid in {nativeCurrency.name} ({nativeCurrency.symbol}), {nativeCurrency.decimals} decimals
+        </dd>
       </dl>
     </>
   );
@@ -177,8 +179,8 @@ function LocalChainGuide({ config }: { config: PublicConfig }) {
         <li>
           <h3>Step 2: Import a development account</h3>
           <p>
-            The local chain starts with development accounts that already hold test ETH and test USDC. In MetaMask choose
-            "Add account", then "Import account", and paste the private key of development account #0:
+            The local chain starts with development accounts that already hold test ETH and test USDC. In MetaMask
+            choose "Add account", then "Import account", and paste the private key of development account #0:
           </p>
           <dl className="fields">
             <dt>Private key</dt>
@@ -188,8 +190,8 @@ function LocalChainGuide({ config }: { config: PublicConfig }) {
           </dl>
           <p className="hint">
             This key is public: every copy of the development chain uses it. Use it only on this local network and never
-            send real funds to it. If the local chain is started afresh, use MetaMask's "Clear activity tab data" for the
-            account so that its transaction count starts over too.
+            send real funds to it. If the local chain is started afresh, use MetaMask's "Clear activity tab data" for
+            the account so that its transaction count starts over too.
           </p>
         </li>
         <li>

@@ -46,8 +46,7 @@ export function WinnerCard({
         <dd>
           {winner.payoutTransactionHash ? (
             <ExplorerLink kind="tx" value={winner.payoutTransactionHash}>
-              View the payout transaction{" "}
-              <span className="visually-hidden">of the {title.toLowerCase()}</span>
+              View the payout transaction <span className="visually-hidden">of the {title.toLowerCase()}</span>
             </ExplorerLink>
           ) : (
             "Not paid yet"

@@ -95,9 +95,10 @@ describe("Winners' Circle tab", () => {
       "href",
       `https://sepolia.etherscan.io/tx/${EARLIEST_TX}`,
     );
-    expect(
-      within(earliest).getByRole("link", { name: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8" }),
-    ).toHaveAttribute("href", "https://sepolia.etherscan.io/address/0x70997970C51812dc3A010C7d01b50e0d17dc79C8");
+    expect(within(earliest).getByRole("link", { name: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8" })).toHaveAttribute(
+      "href",
+      "https://sepolia.etherscan.io/address/0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+    );
 
     const highest = screen.getByRole("article", { name: "Highest Staked Correct Response" });
     expect(highest).toHaveTextContent("Response ID2");

@@ -37,7 +37,11 @@ export function WinnersTab() {
           id="winners-challenge"
           label={CHOOSE_LABEL}
           placeholder={
-            isPending ? "Loading challenges..." : challenges.length === 0 ? "No completed challenges yet" : "Select a challenge"
+            isPending
+              ? "Loading challenges..."
+              : challenges.length === 0
+                ? "No completed challenges yet"
+                : "Select a challenge"
           }
           options={challenges.map((c) => ({ value: String(c.id), label: `Challenge #${c.id}: ${c.poemTitle}` }))}
           value={selectedId}
@@ -109,9 +113,7 @@ function ChallengeWinners({ challenge }: { challenge: Challenge }) {
           {data.earliest.id === data.highest.id && (
             <p className="note">The same response won both prizes, so its submitter receives both 40% shares.</p>
           )}
-          <p className="note">
-            Site operations and student donations (20%): {formatPrize(data.operations)} USDC.
-          </p>
+          <p className="note">Site operations and student donations (20%): {formatPrize(data.operations)} USDC.</p>
         </>
       )}
       {data ? <RevealMapSection challenge={challenge} /> : null}
