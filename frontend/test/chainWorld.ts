@@ -1,6 +1,6 @@
 import type { Challenge, ScoredResponse, Winners } from "@/api";
-import { sha256Utf8Hex } from "@/lib/sha256";
-import { guessPreimage, TRANSFER_TOPIC } from "@/lib/verify-outcomes";
+import { guessCommitment, solutionCommitment } from "@/lib/commitment";
+import { TRANSFER_TOPIC } from "@/lib/verify-outcomes";
 import { TEST_CONFIG } from "./fixtures";
 
 /** A resolved challenge as the site publishes it and the chain records it, consistent in every
@@ -53,7 +53,13 @@ export async function buildChainWorld(
   const blocks = new Map<number, object>();
   for (const [i, g] of guesses.entries()) {
     const salt = (i + 1).toString(16).padStart(64, "0");
-    const commitment = await sha256Utf8Hex(guessPreimage(TEST_CONFIG.chainId, id, g.address, g.text, salt));
+    const commitment = await guessCommitment({
+      chainId: TEST_CONFIG.chainId,
+      challengeId: id,
+      submitterAddress: g.address,
+      text: g.text,
+      salt,
+    });
     const hash = `0x${(i + 1).toString(16).padStart(64, "0")}`;
     const input =
       "0xa9059cbb" +
@@ -116,7 +122,7 @@ export async function buildChainWorld(
     poemText: "<p>A poem</p>",
     instructionsText: "<p>Guess</p>",
     proximityThreshold: threshold,
-    solutionSha256: await sha256Utf8Hex(`geopoem:solution:v1|${id}|${solution}|${solutionSalt}`),
+    solutionSha256: await solutionCommitment({ challengeId: id, text: solution, salt: solutionSalt }),
     solutionReveal: solution,
     solutionSalt,
     stakedSum: decimal(total),

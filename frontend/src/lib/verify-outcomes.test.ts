@@ -2,11 +2,9 @@ import { describe, expect, it } from "vitest";
 import vectors from "../../../tests/vectors.json";
 import { buildChainWorld, type Guess } from "../../test/chainWorld";
 import { TEST_CONFIG } from "../../test/fixtures";
-import { sha256Utf8Hex } from "./sha256";
 import {
   decodeStakeCalldata,
   distanceBetween,
-  guessPreimage,
   nextPath,
   pickWinners,
   prizeSplit,
@@ -39,12 +37,6 @@ describe("the verifier's rules (shared vectors)", () => {
     });
     expect(decodeStakeCalldata(v.data.slice(0, 2 + 2 * 68))).toBeNull();
     expect(decodeStakeCalldata(`0x23b872dd${v.data.slice(10)}`)).toBeNull();
-  });
-
-  it.each(vectors.guessCommitments)("guess commitment for $text", async (v) => {
-    expect(await sha256Utf8Hex(guessPreimage(v.chainId, v.challengeId, v.submitterAddress, v.text, v.salt))).toBe(
-      v.commitment,
-    );
   });
 
   it.each(vectors.winners)("winners: $about", ({ responses, earliest, highest }) => {

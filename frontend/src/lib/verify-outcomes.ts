@@ -5,7 +5,7 @@
 
 import type { Challenge, ScoredResponse, Winners } from "@/api";
 import { canonicalCoordinates } from "./coordinates";
-import { sha256Utf8Hex } from "./sha256";
+import { guessCommitment, solutionCommitment } from "./commitment";
 import { decimalToUnits, unitsToDecimal } from "./stake";
 
 /** More than this is for the script: a browser tab holding tens of thousands of rows and chain
@@ -97,10 +97,6 @@ export function prizeSplit(totalUnits: bigint): PrizeSplit {
     highest: (totalUnits * 40n) / 100n,
     operations: (totalUnits * 20n) / 100n,
   };
-}
-
-export function guessPreimage(chainId: number, challengeId: number, address: string, text: string, salt: string) {
-  return `geopoem:guess:v1|${chainId}|${challengeId}|${address.toLowerCase()}|${text}|${salt}`;
 }
 
 export interface StakeCalldata {
@@ -353,15 +349,13 @@ export async function checkOnchain(
           `the site shows a stake of ${response.submissionStake}`,
       );
     }
-    const expected = await sha256Utf8Hex(
-      guessPreimage(
-        config.chainId,
-        challenge.id,
-        response.submitterAddress,
-        response.submissionText ?? "",
-        response.submissionSalt ?? "",
-      ),
-    );
+    const expected = await guessCommitment({
+      chainId: config.chainId,
+      challengeId: challenge.id,
+      submitterAddress: response.submitterAddress,
+      text: response.submissionText ?? "",
+      salt: response.submissionSalt ?? "",
+    });
     if (calldata.commitment !== expected) {
       problems.push("the calldata's commitment is not the commitment of this guess, address and salt");
     }
@@ -421,9 +415,11 @@ export async function verifyChallenge({
   const decimals = config.tokenDecimals;
   const differences: string[] = [];
   const solution = challenge.solutionReveal ?? "";
-  const solutionHash = await sha256Utf8Hex(
-    `geopoem:solution:v1|${challenge.id}|${solution}|${challenge.solutionSalt ?? ""}`,
-  );
+  const solutionHash = await solutionCommitment({
+    challengeId: challenge.id,
+    text: solution,
+    salt: challenge.solutionSalt ?? "",
+  });
   if (solutionHash !== challenge.solutionSha256.toLowerCase()) {
     differences.push("the revealed solution and salt do not hash to the published solution SHA-256");
   }

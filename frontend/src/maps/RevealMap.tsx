@@ -3,7 +3,7 @@
  * every confirmed guess as a small point. The legend under it says the same in words. */
 import { useEffect, useRef } from "react";
 import type { ScoredResponse, Winner } from "@/api";
-import { formatDistance } from "@/tabs/resolved/format";
+import { formatDistance } from "@/lib/format";
 import { createMap, destroyMap, dotIcon, L, pinIcon } from "./base-map";
 import { textToPosition } from "./geo";
 

@@ -5,7 +5,7 @@ import { activeChallengeQuery, claimsByAddressQuery, FOLLOW_INTERVAL_MS, respons
 import type { ChallengeResponse } from "@/api/types";
 import { ExplorerLink } from "@/components/ExplorerLink";
 import { guessCommitment } from "@/lib/commitment";
-import { formatStake, formatTimestamp } from "@/lib/format";
+import { formatStake, formatDateTime } from "@/lib/format";
 import { claimFollowInterval } from "./following";
 import { downloadOfflineRecord, removeSubmission, useSubmissions, type StoredSubmission } from "@/wallet/pending";
 import { useConnectedAddress } from "@/wallet/WalletContext";
@@ -82,7 +82,7 @@ function SubmissionItem({ record }: { record: StoredSubmission }) {
         <dt>Stake</dt>
         <dd>{formatStake(record.stake)} USDC</dd>
         <dt>Made</dt>
-        <dd>{formatTimestamp(Math.floor(record.createdAt / 1000))}</dd>
+        <dd>{formatDateTime(Math.floor(record.createdAt / 1000))}</dd>
         <dt>In this browser</dt>
         <dd>{LOCAL_STATE_TEXT[record.state]}</dd>
         {record.state === "refused" && record.lastError ? (
@@ -149,7 +149,7 @@ function ServerOnlyItem({ claim }: { claim: ChallengeResponse }) {
         {claim.submissionTimestamp ? (
           <>
             <dt>Paid</dt>
-            <dd>{formatTimestamp(claim.submissionTimestamp)}</dd>
+            <dd>{formatDateTime(claim.submissionTimestamp, "")}</dd>
           </>
         ) : null}
         <dt>In this browser</dt>

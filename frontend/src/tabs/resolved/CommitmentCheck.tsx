@@ -1,5 +1,5 @@
 import { useId, useState } from "react";
-import { solutionCommitment, solutionPreimage, SOLUTION_COMMITMENT_TAG } from "./commitment";
+import { solutionCommitment, solutionPreimage, SOLUTION_COMMITMENT_TAG } from "@/lib/commitment";
 
 type Result =
   { state: "idle" } | { state: "busy" } | { state: "done"; hash: string } | { state: "error"; message: string };
@@ -28,13 +28,13 @@ export function CommitmentCheck({
   async function recompute() {
     setResult({ state: "busy" });
     try {
-      setResult({ state: "done", hash: await solutionCommitment(challengeId, text, saltText) });
+      setResult({ state: "done", hash: await solutionCommitment({ challengeId, text, salt: saltText }) });
     } catch (error) {
       setResult({ state: "error", message: error instanceof Error ? error.message : String(error) });
     }
   }
 
-  const preimage = solutionPreimage(challengeId, text, saltText);
+  const preimage = solutionPreimage({ challengeId, text, salt: saltText });
   const matches = result.state === "done" && result.hash === published.toLowerCase();
 
   return (

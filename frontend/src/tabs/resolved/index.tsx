@@ -3,7 +3,7 @@ import { useState } from "react";
 import { resolvedChallengesQuery, type Challenge } from "@/api";
 import { Alert } from "@/components/Alert";
 import { Spinner } from "@/components/Spinner";
-import { formatDate, formatStake } from "./format";
+import { formatDate, formatStake } from "@/lib/format";
 import { ResolvedDetailsDialog } from "./ResolvedDetailsDialog";
 import "./resolved.css";
 

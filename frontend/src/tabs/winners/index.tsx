@@ -6,7 +6,7 @@ import { Select } from "@/components/Select";
 import { Spinner } from "@/components/Spinner";
 import { RevealMapSection } from "@/maps/RevealMapSection";
 import { ThresholdValue } from "@/components/Threshold";
-import { formatPrize, formatStake } from "../resolved/format";
+import { formatUsdc, formatStake } from "@/lib/format";
 import { WinnerCard } from "./WinnerCard";
 import "./winners.css";
 
@@ -113,7 +113,7 @@ function ChallengeWinners({ challenge }: { challenge: Challenge }) {
           {data.earliest.id === data.highest.id && (
             <p className="note">The same response won both prizes, so its submitter receives both 40% shares.</p>
           )}
-          <p className="note">Site operations and student donations (20%): {formatPrize(data.operations)} USDC.</p>
+          <p className="note">Site operations and student donations (20%): {formatUsdc(data.operations)} USDC.</p>
         </>
       )}
       {data ? <RevealMapSection challenge={challenge} /> : null}
