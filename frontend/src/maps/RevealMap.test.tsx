@@ -8,7 +8,7 @@ import { renderWithClient } from "../../test/render";
 import { OPERA, OPERA_WINNERS, PYRAMID, PYRAMID_RESPONSES, PYRAMID_WINNERS } from "../tabs/resolved/fixtures";
 import { ResolvedTab } from "../tabs/resolved";
 import { WinnersTab } from "../tabs/winners";
-import { fetchConfirmedGuesses, GUESS_PAGES, GUESS_PAGE_SIZE, nextLink } from "./guesses";
+import { fetchConfirmedGuesses, GUESS_PAGES, GUESS_PAGE_SIZE, nextLink } from "@/api/responses";
 import { mapOf } from "./registry";
 import { RevealMapSection } from "./RevealMapSection";
 

@@ -14,7 +14,7 @@ import { toast } from "@/components/toast-store";
 import { loadEthers } from "@/lib/ethers-lazy";
 import { watchWallets } from "./discovery";
 import { WALLET_MESSAGES, WalletError } from "./errors";
-import { connectAccount, currentAccount, takeExpectedChainSwitch } from "./flow";
+import { connectAccount, currentAccount, type ExpectChainSwitch } from "./flow";
 import type { EIP1193Provider, WalletDetail } from "./types";
 
 // The chooser (and Radix Dialog with it) loads only when several wallets make it needed.
@@ -38,6 +38,9 @@ export interface WalletState {
   requireProvider: () => Promise<EIP1193Provider | null>;
   /** The payment flow reports the account the player picked. */
   setAddress: (address: string | null) => void;
+  /** The payment flow announces its own network switch (flow.ts, ensureChain): the chainChanged
+   * event it causes is not the player's and does not reload the page. */
+  expectChainSwitch: ExpectChainSwitch;
 }
 
 const WalletContext = createContext<WalletState | null>(null);
@@ -72,6 +75,11 @@ export function WalletProvider({
   const [connecting, setConnecting] = useState(false);
   const [choosing, setChoosing] = useState(false);
   const chooserResolve = useRef<((w: WalletDetail | null) => void) | null>(null);
+  // The chain the payment flow asked the wallet to switch to (lowercase hex), until its event comes.
+  const expectedChainSwitch = useRef<string | null>(null);
+  const expectChainSwitch = useCallback<ExpectChainSwitch>((chainIdHex) => {
+    expectedChainSwitch.current = chainIdHex;
+  }, []);
 
   useEffect(() => watchWallets(setWallets), []);
 
@@ -95,7 +103,12 @@ export function WalletProvider({
     };
     // The player's network change reloads; the payment flow's own switch does not.
     const onChain = (chainId: unknown) => {
-      if (!takeExpectedChainSwitch(chainId)) reload();
+      const expected = expectedChainSwitch.current;
+      if (expected !== null && typeof chainId === "string" && chainId.toLowerCase() === expected) {
+        expectedChainSwitch.current = null; // once: a later change is the player's
+        return;
+      }
+      reload();
     };
     provider.on?.("accountsChanged", onAccounts as (...args: never[]) => void);
     provider.on?.("chainChanged", onChain as (...args: never[]) => void);
@@ -157,8 +170,8 @@ export function WalletProvider({
   }, [requireProvider]);
 
   const value = useMemo<WalletState>(
-    () => ({ wallets, wallet, address, connecting, connect, requireProvider, setAddress }),
-    [wallets, wallet, address, connecting, connect, requireProvider],
+    () => ({ wallets, wallet, address, connecting, connect, requireProvider, setAddress, expectChainSwitch }),
+    [wallets, wallet, address, connecting, connect, requireProvider, expectChainSwitch],
   );
 
   return (

@@ -3,14 +3,22 @@ import userEvent from "@testing-library/user-event";
 import { describe, expect, it, vi } from "vitest";
 import { Toaster } from "@/components/Toaster";
 import { announceWallet, FakeWallet, PLAYER, RpcError } from "../../test/fakeWallet";
-import { WalletProvider } from "./WalletContext";
+import { useWallet, WalletProvider, type WalletState } from "./WalletContext";
 import { WalletControl } from "./WalletControl";
 import { ensureChain } from "./flow";
 import { getPublicConfig } from "@/config";
 
+/** The wallet context's state as the payment flow sees it. */
+let context: WalletState | null = null;
+function CaptureWallet() {
+  context = useWallet();
+  return null;
+}
+
 function renderControl(reload = vi.fn()) {
   render(
     <WalletProvider reload={reload}>
+      <CaptureWallet />
       <WalletControl />
       <Toaster />
     </WalletProvider>,
@@ -123,7 +131,7 @@ describe("wallet control", () => {
     window.ethereum = wallet;
     const reload = renderControl();
     await screen.findByText("0xf39F...2266");
-    await act(() => ensureChain(wallet, getPublicConfig()));
+    await act(() => ensureChain(wallet, getPublicConfig(), context!.expectChainSwitch));
     expect(reload).not.toHaveBeenCalled();
     act(() => wallet.emit("chainChanged", "0x1"));
     expect(reload).toHaveBeenCalledTimes(1);

@@ -12,11 +12,12 @@ const noSleep = () => Promise.resolve();
 
 afterEach(() => vi.unstubAllGlobals());
 
-function run(wallet: FakeWallet | null, progress: string[] = []) {
+function run(wallet: FakeWallet | null, progress: string[] = [], switches: (string | null)[] = []) {
   return submitGuess(GUESS, {
     provider: wallet,
     config: getPublicConfig(),
     onProgress: (m) => progress.push(m),
+    expectChainSwitch: (chainIdHex) => switches.push(chainIdHex),
     sleep: noSleep,
     now: () => vectors.calldata[0]!.timestamp,
   });
@@ -94,7 +95,10 @@ describe("submitGuess", () => {
         return null;
       },
     });
-    await run(wallet);
+    const switches: (string | null)[] = [];
+    await run(wallet, [], switches);
+    // The wallet context is told which chainChanged event is the flow's own (it must not reload).
+    expect(switches).toEqual(["0xaa36a7"]);
     const add = wallet.calls.find((c) => c.method === "wallet_addEthereumChain");
     expect(add?.params).toEqual([
       {
@@ -105,6 +109,19 @@ describe("submitGuess", () => {
         blockExplorerUrls: ["https://sepolia.etherscan.io"],
       },
     ]);
+  });
+
+  it("withdraws the announced network switch when the wallet refuses it", async () => {
+    installFakeServer();
+    const wallet = new FakeWallet({
+      eth_chainId: () => "0x1",
+      wallet_switchEthereumChain: () => {
+        throw new RpcError(4001, "User rejected");
+      },
+    });
+    const switches: (string | null)[] = [];
+    await expect(run(wallet, [], switches)).rejects.toThrow("Failed to switch to Sepolia network");
+    expect(switches).toEqual(["0xaa36a7", null]);
   });
 
   const failures: [string, Record<string, () => unknown> | null, string][] = [

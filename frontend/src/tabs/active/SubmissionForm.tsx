@@ -39,13 +39,10 @@ const afterPaint = () =>
 export function SubmissionForm({
   challengeId,
   coordinatesAddon = DefaultAddon,
-  sleep,
 }: {
   challengeId: number;
   /** The map beside the coordinates field (see CoordinatesAddon.tsx). */
   coordinatesAddon?: ComponentType<CoordinatesAddonProps> | null;
-  /** Tests shorten the receipt polling's wait. */
-  sleep?: (ms: number) => Promise<void>;
 }) {
   const config = getPublicConfig();
   const queryClient = useQueryClient();
@@ -102,7 +99,7 @@ export function SubmissionForm({
           });
           return afterPaint();
         },
-        ...(sleep ? { sleep } : {}),
+        expectChainSwitch: wallet.expectChainSwitch,
       });
       wallet.setAddress(result.submitterAddress);
       toast({
