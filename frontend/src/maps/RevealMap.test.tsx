@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import type { ScoredResponse } from "@/api";
 import { installFakeServer, json } from "../../test/http";
 import { renderWithClient } from "../../test/render";
-import { OPERA, OPERA_WINNERS, PYRAMID, PYRAMID_RESPONSES, PYRAMID_WINNERS } from "../tabs/resolved/fixtures";
+import { OPERA, OPERA_WINNERS, PYRAMID, PYRAMID_RESPONSES, PYRAMID_WINNERS } from "../../test/resolvedChallenges";
 import { ResolvedTab } from "../tabs/resolved";
 import { WinnersTab } from "../tabs/winners";
 import { fetchConfirmedGuesses, GUESS_PAGES, GUESS_PAGE_SIZE, nextLink } from "@/api/responses";

@@ -1,12 +1,17 @@
 import { act, render, screen } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
-import { describe, expect, it, vi } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { Toaster } from "@/components/Toaster";
 import { announceWallet, FakeWallet, PLAYER, RpcError } from "../../test/fakeWallet";
 import { useWallet, WalletProvider, type WalletState } from "./WalletContext";
 import { WalletControl } from "./WalletControl";
 import { ensureChain } from "./flow";
 import { getPublicConfig } from "@/config";
+import { loadEthers } from "@/lib/ethers-lazy";
+
+// Connecting warms the ethers chunk in the background (WalletContext.tsx); the file waits for that
+// import, or a slow machine tears the environment down under it.
+afterAll(() => loadEthers());
 
 /** The wallet context's state as the payment flow sees it. */
 let context: WalletState | null = null;

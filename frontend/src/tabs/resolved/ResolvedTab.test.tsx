@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import vectors from "../../../../tests/vectors.json";
 import { installFakeServer, json } from "../../../test/http";
 import { renderWithClient } from "../../../test/render";
-import { OPERA, OPERA_WINNERS, PYRAMID, PYRAMID_RESPONSES, PYRAMID_WINNERS } from "./fixtures";
+import { OPERA, OPERA_WINNERS, PYRAMID, PYRAMID_RESPONSES, PYRAMID_WINNERS } from "../../../test/resolvedChallenges";
 import { ResolvedTab } from "./index";
 
 const RESOLVED = "/api/challenges/resolved";

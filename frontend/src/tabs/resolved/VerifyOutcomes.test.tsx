@@ -5,7 +5,7 @@ import { buildChainWorld, type Guess } from "../../../test/chainWorld";
 import { installFakeServer } from "../../../test/http";
 import { renderWithClient } from "../../../test/render";
 import { TEST_CONFIG } from "../../../test/fixtures";
-import { PYRAMID } from "./fixtures";
+import { PYRAMID } from "../../../test/resolvedChallenges";
 import { VerifyOutcomes } from "./VerifyOutcomes";
 
 afterEach(() => {

@@ -5,7 +5,14 @@ import { TEST_CONFIG } from "../../../test/fixtures";
 import { installFakeServer, json } from "../../../test/http";
 import { installPublicConfig } from "../../../test/setup";
 import { renderWithClient } from "../../../test/render";
-import { EARLIEST_TX, HIGHEST_TX, OPERA, OPERA_WINNERS, PYRAMID, PYRAMID_WINNERS } from "../resolved/fixtures";
+import {
+  EARLIEST_TX,
+  HIGHEST_TX,
+  OPERA,
+  OPERA_WINNERS,
+  PYRAMID,
+  PYRAMID_WINNERS,
+} from "../../../test/resolvedChallenges";
 import { WinnersTab } from "./index";
 
 const RESOLVED = "/api/challenges/resolved";
