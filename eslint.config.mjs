@@ -19,6 +19,20 @@ export default tseslint.config(
     },
   },
   {
+    // The layers of the front end: tabs/ use maps/, wallet/, api/ and lib/, never the reverse.
+    files: ["frontend/src/{maps,wallet,api,lib,components}/**/*.{ts,tsx}"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            { group: ["@/tabs", "@/tabs/*", "**/tabs/*"], message: "tabs/ depend on this folder, not the reverse." },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ["**/*.mjs", "**/*.mts"],
     languageOptions: { globals: globals.node },
   },

@@ -3,7 +3,7 @@
  * "lat, lon" into the coordinates field, and the field stays the source of truth: typing valid
  * coordinates moves the pin, clearing the field removes it. */
 import { useEffect, useRef, useState, type KeyboardEvent } from "react";
-import type { CoordinatesAddonProps } from "@/tabs/active/CoordinatesAddon";
+import type { CoordinatesAddonProps } from "./PickMapAddon";
 import { createMap, destroyMap, L, pinIcon } from "./base-map";
 import { positionToText, stepMicro, stepText, textToPosition } from "./geo";
 
