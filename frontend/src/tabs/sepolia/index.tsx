@@ -21,8 +21,38 @@ export function SepoliaTab() {
   return config.localChain ? <LocalChainGuide config={config} /> : <SepoliaGuide config={config} />;
 }
 
+/** The values a wallet asks for when a network is added by hand. A chain without a block explorer
+ * (a local one) says to leave that field empty. */
+function NetworkFields({ config }: { config: PublicConfig }) {
+  const { chainName, chainId, chainIdHex, rpcUrl, explorerUrl, nativeCurrency } = config;
+  return (
+    <dl className="fields">
+      <dt>Network name</dt>
+      <dd>{chainName}</dd>
+      <dt>RPC URL</dt>
+      <dd className="mono">{rpcUrl}</dd>
+      <dt>Chain ID</dt>
+      <dd>
+        {chainId} <span className="muted">({chainIdHex})</span>
+      </dd>
+      <dt>Currency symbol</dt>
+      <dd>{nativeCurrency.symbol}</dd>
+      <dt>Block explorer URL</dt>
+      {explorerUrl ? (
+        <dd className="mono">
+          <a href={explorerUrl} target="_blank" rel="noopener noreferrer">
+            {explorerUrl}
+          </a>
+        </dd>
+      ) : (
+        <dd>None (leave it empty)</dd>
+      )}
+    </dl>
+  );
+}
+
 function SepoliaGuide({ config }: { config: PublicConfig }) {
-  const { chainName, chainId, chainIdHex, rpcUrl, explorerUrl, nativeCurrency, usdcAddress, tokenDecimals } = config;
+  const { chainName, nativeCurrency, usdcAddress, tokenDecimals } = config;
 
   return (
     <section className="tab-section sepolia-tab" aria-labelledby="sepolia-heading">
@@ -40,28 +70,7 @@ function SepoliaGuide({ config }: { config: PublicConfig }) {
             if your wallet does not know it. To add it yourself, open your wallet's network settings, choose to add a
             network manually and enter:
           </p>
-          <dl className="fields">
-            <dt>Network name</dt>
-            <dd>{chainName}</dd>
-            <dt>RPC URL</dt>
-            <dd className="mono">{rpcUrl}</dd>
-            <dt>Chain ID</dt>
-            <dd>
-              {chainId} <span className="muted">({chainIdHex})</span>
-            </dd>
-            <dt>Currency symbol</dt>
-            <dd>{nativeCurrency.symbol}</dd>
-            <dt>Block explorer URL</dt>
-            <dd className="mono">
-              {explorerUrl ? (
-                <a href={explorerUrl} target="_blank" rel="noopener noreferrer">
-                  {explorerUrl}
-                </a>
-              ) : (
-                "None (leave it empty)"
-              )}
-            </dd>
-          </dl>
+          <NetworkFields config={config} />
           <p className="hint">In MetaMask you may first need to turn on "Show test networks" in the network list.</p>
         </li>
         <li>
@@ -143,7 +152,7 @@ function TokenInformation({ config }: { config: PublicConfig }) {
  * machine, so the faucets and the public explorer of Sepolia cannot help. The README's MetaMask
  * steps, with this page's own network values. */
 function LocalChainGuide({ config }: { config: PublicConfig }) {
-  const { chainName, chainId, chainIdHex, rpcUrl, nativeCurrency, usdcAddress, tokenDecimals } = config;
+  const { chainName, chainId, usdcAddress, tokenDecimals } = config;
   return (
     <section className="tab-section sepolia-tab" aria-labelledby="sepolia-heading">
       <h2 id="sepolia-heading">Playing on a local test chain</h2>
@@ -161,20 +170,7 @@ function LocalChainGuide({ config }: { config: PublicConfig }) {
             In MetaMask open Settings, then Networks, then "Add a network manually", and enter these values. (Geopoem
             also offers to add the network when you pay.)
           </p>
-          <dl className="fields">
-            <dt>Network name</dt>
-            <dd>{chainName}</dd>
-            <dt>RPC URL</dt>
-            <dd className="mono">{rpcUrl}</dd>
-            <dt>Chain ID</dt>
-            <dd>
-              {chainId} <span className="muted">({chainIdHex})</span>
-            </dd>
-            <dt>Currency symbol</dt>
-            <dd>{nativeCurrency.symbol}</dd>
-            <dt>Block explorer URL</dt>
-            <dd>None (leave it empty)</dd>
-          </dl>
+          <NetworkFields config={config} />
         </li>
         <li>
           <h3>Step 2: Import a development account</h3>
