@@ -83,12 +83,17 @@ export function WalletProvider({
 
   useEffect(() => watchWallets(setWallets), []);
 
-  // The wallet in use: the one chosen before, else the only one there is.
-  useEffect(() => {
-    if (wallet && wallets.includes(wallet)) return;
-    const next = rememberedWallet(wallets) ?? (wallets.length === 1 ? (wallets[0] ?? null) : null);
-    if (next) setWallet(next);
-  }, [wallets, wallet]);
+  // The wallet in use, adjusted while rendering when the announced wallets change (React's pattern
+  // for state that follows other state): it stays if it is still there, else becomes the one
+  // chosen before, else the only one there is.
+  const [walletsSeen, setWalletsSeen] = useState(wallets);
+  if (walletsSeen !== wallets) {
+    setWalletsSeen(wallets);
+    if (!wallet || !wallets.includes(wallet)) {
+      const next = rememberedWallet(wallets) ?? (wallets.length === 1 ? (wallets[0] ?? null) : null);
+      if (next) setWallet(next);
+    }
+  }
 
   // On load, look up an existing connection; then follow the wallet's events.
   useEffect(() => {

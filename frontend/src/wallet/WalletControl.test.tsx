@@ -1,5 +1,6 @@
 import { act, render, screen } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
+import { useEffect } from "react";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { Toaster } from "@/components/Toaster";
 import { announceWallet, FakeWallet, PLAYER, RpcError } from "../../test/fakeWallet";
@@ -14,9 +15,12 @@ import { loadEthers } from "@/lib/ethers-lazy";
 afterAll(() => loadEthers());
 
 /** The wallet context's state as the payment flow sees it. */
-let context: WalletState | null = null;
+const context: { current: WalletState | null } = { current: null };
 function CaptureWallet() {
-  context = useWallet();
+  const wallet = useWallet();
+  useEffect(() => {
+    context.current = wallet;
+  });
   return null;
 }
 
@@ -136,7 +140,7 @@ describe("wallet control", () => {
     window.ethereum = wallet;
     const reload = renderControl();
     await screen.findByText("0xf39F...2266");
-    await act(() => ensureChain(wallet, getPublicConfig(), context!.expectChainSwitch));
+    await act(() => ensureChain(wallet, getPublicConfig(), context.current!.expectChainSwitch));
     expect(reload).not.toHaveBeenCalled();
     act(() => wallet.emit("chainChanged", "0x1"));
     expect(reload).toHaveBeenCalledTimes(1);

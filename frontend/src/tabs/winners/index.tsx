@@ -3,7 +3,6 @@ import { useState } from "react";
 import { resolvedChallengesQuery, winnersQuery, type Challenge } from "@/api";
 import { Alert } from "@/components/Alert";
 import { Select } from "@/components/Select";
-import { Spinner } from "@/components/Spinner";
 import { RevealMapSection } from "@/maps/RevealMapSection";
 import { ThresholdValue } from "@/components/Threshold";
 import { formatUsdc, formatStake } from "@/lib/format";
