@@ -14,7 +14,7 @@ PG_URL ?= postgres://postgres@127.0.0.1:5432/geopoem
 help:
 	@echo "make run    - local anvil + test USDC, migrate, seed the demo, web + worker + beat on http://$(HOST):$(PORT)"
 	@echo "make test   - every test suite (PostgreSQL on 127.0.0.1:5432 when reachable, else SQLite)"
-	@echo "make lint   - ruff, the apps' layering (lint-imports), and the front end's type check and linters"
+	@echo "make lint   - ruff check and format, the apps' layering (lint-imports), and the front end's tsc, ESLint and Prettier (CI runs it before make test)"
 
 # Development installs requirements-dev.txt (the runtime set in requirements.txt plus the tools);
 # production installs requirements.txt alone (the Python buildpack reads it).
@@ -84,6 +84,8 @@ bench: build
 	@test -x "$${CHROME_PATH:-/usr/bin/chromium}" || { echo "bench: needs Chromium (apt-get install chromium)"; exit 1; }
 	$(PY) -m bench.run
 
+# Every linter CI runs before `make test`: ruff (check and format) and `npm run lint` (tsc, ESLint,
+# prettier --check; package.json).
 lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .

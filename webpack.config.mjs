@@ -55,7 +55,12 @@ export default (_env, argv) => {
       // all of it (Lighthouse's total blocking time on a throttled phone).
       splitChunks: {
         cacheGroups: {
-          reactDom: { test: /[\\/]node_modules[\\/](react-dom|scheduler)[\\/]/, name: "react-dom", chunks: "initial", priority: 20 },
+          reactDom: {
+            test: /[\\/]node_modules[\\/](react-dom|scheduler)[\\/]/,
+            name: "react-dom",
+            chunks: "initial",
+            priority: 20,
+          },
           vendor: { test: /[\\/]node_modules[\\/]/, name: "vendor", chunks: "initial", priority: 10 },
         },
       },

@@ -1,31 +1,37 @@
 // The end-to-end suite: `npm run test:e2e` (also a step of `make test`). One real stack for every
 // flow (PostgreSQL, Redis, anvil with the test USDC, gunicorn, a Celery worker), started in
 // `before` and stopped by PID in `after`, also when a flow fails.
-import { after, before, describe } from 'node:test';
+import { after, before, describe } from "node:test";
 
-import { state } from './lib/suite.mjs';
-import { startStack, stopStack } from './lib/stack.mjs';
-import * as adminResolve from './flows/admin-resolve.mjs';
-import * as insufficient from './flows/insufficient.mjs';
-import * as lostPost from './flows/lost-post.mjs';
-import * as maps from './flows/maps.mjs';
-import * as network from './flows/network.mjs';
-import * as notFound from './flows/not-found.mjs';
-import * as refusals from './flows/refusals.mjs';
-import * as squatter from './flows/squatter.mjs';
-import * as submission from './flows/submission.mjs';
-import * as timeout from './flows/timeout.mjs';
-import * as tour from './flows/tour.mjs';
-import * as ux from './flows/ux.mjs';
-import * as walletConnect from './flows/wallet-connect.mjs';
+import { state } from "./lib/suite.mjs";
+import { startStack, stopStack } from "./lib/stack.mjs";
+import * as adminResolve from "./flows/admin-resolve.mjs";
+import * as insufficient from "./flows/insufficient.mjs";
+import * as lostPost from "./flows/lost-post.mjs";
+import * as maps from "./flows/maps.mjs";
+import * as network from "./flows/network.mjs";
+import * as notFound from "./flows/not-found.mjs";
+import * as refusals from "./flows/refusals.mjs";
+import * as squatter from "./flows/squatter.mjs";
+import * as submission from "./flows/submission.mjs";
+import * as timeout from "./flows/timeout.mjs";
+import * as tour from "./flows/tour.mjs";
+import * as ux from "./flows/ux.mjs";
+import * as walletConnect from "./flows/wallet-connect.mjs";
 
-describe('Geopoem end to end', { concurrency: 1 }, () => {
-  before(async () => {
-    state.stack = await startStack();
-  }, { timeout: 180000 });
-  after(async () => {
-    await stopStack(state.stack);
-  }, { timeout: 60000 });
+describe("Geopoem end to end", { concurrency: 1 }, () => {
+  before(
+    async () => {
+      state.stack = await startStack();
+    },
+    { timeout: 180000 },
+  );
+  after(
+    async () => {
+      await stopStack(state.stack);
+    },
+    { timeout: 60000 },
+  );
 
   // In this order: the flows before adminResolve pay into the active challenge, whose winners
   // (the first claim, and the 7 USDC claim of lostPost) adminResolve then checks.

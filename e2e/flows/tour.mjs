@@ -1,19 +1,19 @@
 // Every tab and dialog: an axe-core scan with zero violations, and a screenshot of every tab at
 // 1280 and 390 px wide (e2e/artifacts/screenshots/).
-import { test } from 'node:test';
+import { test } from "node:test";
 
-import { assertNoViolations } from '../lib/axe.mjs';
-import { confirmDialog, expectToast, fillGuess, openGame, openTab, SPEC } from '../lib/game.mjs';
-import { screenshot, withPlayer } from '../lib/suite.mjs';
+import { assertNoViolations } from "../lib/axe.mjs";
+import { confirmDialog, expectToast, fillGuess, openGame, openTab, SPEC } from "../lib/game.mjs";
+import { screenshot, withPlayer } from "../lib/suite.mjs";
 
 export const TABS = [
-  ['Active Challenge', 'active'],
-  ['Resolved Challenges', 'resolved'],
-  ["Winners' Circle", 'winners'],
-  ['Getting Started', 'getting-started'],
-  ['Sepolia Testnet', 'sepolia'],
-  ['FAQ', 'faq'],
-  ['Legal & Terms', 'legal'],
+  ["Active Challenge", "active"],
+  ["Resolved Challenges", "resolved"],
+  ["Winners' Circle", "winners"],
+  ["Getting Started", "getting-started"],
+  ["Sepolia Testnet", "sepolia"],
+  ["FAQ", "faq"],
+  ["Legal & Terms", "legal"],
 ];
 
 // A second EIP-6963 wallet: announced only, never used.
@@ -27,12 +27,16 @@ const SECOND_WALLET = `(() => {
 
 async function settle(page) {
   // Loading states end: no spinner left in the open panel.
-  await page.getByRole('tabpanel').waitFor();
-  await page.waitForFunction(() => !document.querySelector('[role="tabpanel"] [aria-busy="true"], [role="tabpanel"] .spinner'), null, { timeout: 15000 });
+  await page.getByRole("tabpanel").waitFor();
+  await page.waitForFunction(
+    () => !document.querySelector('[role="tabpanel"] [aria-busy="true"], [role="tabpanel"] .spinner'),
+    null,
+    { timeout: 15000 },
+  );
 }
 
 export function register() {
-  test('axe-core finds no violation on any tab or dialog', { timeout: 120000 }, async () => {
+  test("axe-core finds no violation on any tab or dialog", { timeout: 120000 }, async () => {
     await withPlayer({}, async ({ context, page }) => {
       await openGame(page);
       for (const [name] of TABS) {
@@ -41,41 +45,45 @@ export function register() {
         await assertNoViolations(page, `the ${name} tab`);
       }
 
-      await openTab(page, 'Active Challenge');
-      await fillGuess(page, '40.6892, -74.0445', '2');
+      await openTab(page, "Active Challenge");
+      await fillGuess(page, "40.6892, -74.0445", "2");
       await confirmDialog(page).waitFor();
-      await assertNoViolations(page, 'the confirm dialog');
-      await confirmDialog(page).getByRole('button', { name: 'Cancel' }).click();
+      await assertNoViolations(page, "the confirm dialog");
+      await confirmDialog(page).getByRole("button", { name: "Cancel" }).click();
 
-      await page.getByRole('button', { name: /account/i }).or(page.getByRole('link', { name: /account/i })).first().click();
-      const help = page.getByRole('dialog');
-      await help.getByRole('img').first().waitFor();
-      await assertNoViolations(page, 'the account-selection help dialog');
-      await screenshot(page, 'account-help-dialog-1280');
-      await help.getByRole('button', { name: 'OK' }).click();
+      await page
+        .getByRole("button", { name: /account/i })
+        .or(page.getByRole("link", { name: /account/i }))
+        .first()
+        .click();
+      const help = page.getByRole("dialog");
+      await help.getByRole("img").first().waitFor();
+      await assertNoViolations(page, "the account-selection help dialog");
+      await screenshot(page, "account-help-dialog-1280");
+      await help.getByRole("button", { name: "OK" }).click();
 
-      await openTab(page, 'Resolved Challenges');
-      await page.getByRole('button', { name: /Four Thousand Summers/ }).click();
-      await page.getByRole('dialog', { name: 'Resolved Challenge Details' }).waitFor();
-      await assertNoViolations(page, 'the Resolved Challenge Details dialog');
-      await page.keyboard.press('Escape');
+      await openTab(page, "Resolved Challenges");
+      await page.getByRole("button", { name: /Four Thousand Summers/ }).click();
+      await page.getByRole("dialog", { name: "Resolved Challenge Details" }).waitFor();
+      await assertNoViolations(page, "the Resolved Challenge Details dialog");
+      await page.keyboard.press("Escape");
 
       await openTab(page, "Winners' Circle");
-      await page.getByRole('combobox').click();
-      await page.getByRole('option', { name: /Four Thousand Summers/ }).click();
-      await page.getByRole('heading', { name: 'Earliest Correct Response' }).waitFor();
+      await page.getByRole("combobox").click();
+      await page.getByRole("option", { name: /Four Thousand Summers/ }).click();
+      await page.getByRole("heading", { name: "Earliest Correct Response" }).waitFor();
       await assertNoViolations(page, "the Winners' Circle with a challenge chosen");
 
       // The wallet chooser: it opens when a second wallet announces itself (EIP-6963). The second
       // one is a bare announcement the player does not pick.
       await context.addInitScript({ content: SECOND_WALLET });
       await page.reload();
-      await page.getByRole('button', { name: SPEC.connect }).click();
-      const chooser = page.getByRole('dialog', { name: 'Choose a wallet' });
-      await chooser.getByRole('button', { name: 'Other Wallet' }).waitFor();
-      await assertNoViolations(page, 'the wallet chooser dialog');
-      await screenshot(page, 'wallet-chooser-1280');
-      await chooser.getByRole('button', { name: 'E2E Wallet' }).click();
+      await page.getByRole("button", { name: SPEC.connect }).click();
+      const chooser = page.getByRole("dialog", { name: "Choose a wallet" });
+      await chooser.getByRole("button", { name: "Other Wallet" }).waitFor();
+      await assertNoViolations(page, "the wallet chooser dialog");
+      await screenshot(page, "wallet-chooser-1280");
+      await chooser.getByRole("button", { name: "E2E Wallet" }).click();
       await expectToast(page, SPEC.connected);
     });
   });

@@ -1,46 +1,50 @@
 // How a player meets the page: by role and by the spec's texts, as a person reads them.
-import assert from 'node:assert/strict';
+import assert from "node:assert/strict";
 
-import { query, sqlString } from './db.mjs';
-import { state } from './suite.mjs';
+import { query, sqlString } from "./db.mjs";
+import { state } from "./suite.mjs";
 
 export const SPEC = {
-  connect: 'Connect MetaMask',
-  submit: 'Submit Your Solution & Pay Your Bid',
-  confirmTitle: 'Confirm Solution Submission',
+  connect: "Connect MetaMask",
+  submit: "Submit Your Solution & Pay Your Bid",
+  confirmTitle: "Confirm Solution Submission",
   progress: [
-    'Connecting to wallet...',
-    'Please select your MetaMask account...',
-    'Sending transaction...',
-    'Waiting for transaction confirmation...',
-    'Transaction confirmed successfully!',
-    'Submitting solution...',
+    "Connecting to wallet...",
+    "Please select your MetaMask account...",
+    "Sending transaction...",
+    "Waiting for transaction confirmation...",
+    "Transaction confirmed successfully!",
+    "Submitting solution...",
   ],
-  badCoordinates: ['Incorrect Coordinates', 'Please enter valid coordinates in the format: latitude, longitude'],
-  badStake: ['Invalid Stake Amount', 'Minimum stake amount is 1.00 USDC'],
-  submitted: ['Solution Submitted', 'Your solution has been submitted successfully!'],
-  connected: ['Wallet Connected', 'Successfully connected to MetaMask'],
-  insufficient: 'Transaction failed - insufficient balance or other error',
-  timeout: 'Transaction confirmation timeout - please check your wallet',
-  rejected: 'Transaction rejected by user',
+  badCoordinates: ["Incorrect Coordinates", "Please enter valid coordinates in the format: latitude, longitude"],
+  badStake: ["Invalid Stake Amount", "Minimum stake amount is 1.00 USDC"],
+  submitted: ["Solution Submitted", "Your solution has been submitted successfully!"],
+  connected: ["Wallet Connected", "Successfully connected to MetaMask"],
+  insufficient: "Transaction failed - insufficient balance or other error",
+  timeout: "Transaction confirmation timeout - please check your wallet",
+  rejected: "Transaction rejected by user",
 };
 
-export const shortAddress = (address) => new RegExp(`${address.slice(0, 6)}\\s*(\\.\\.\\.|…)\\s*${address.slice(-4)}`, 'i');
+export const shortAddress = (address) =>
+  new RegExp(`${address.slice(0, 6)}\\s*(\\.\\.\\.|…)\\s*${address.slice(-4)}`, "i");
 
 export async function openGame(page) {
   await page.goto(`${state.stack.baseUrl}/`);
-  await page.getByRole('tablist').waitFor();
+  await page.getByRole("tablist").waitFor();
 }
 
 export async function openTab(page, name) {
-  await page.getByRole('tab', { name }).click();
-  await page.getByRole('tabpanel').waitFor();
+  await page.getByRole("tab", { name }).click();
+  await page.getByRole("tabpanel").waitFor();
 }
 
 /** The toast region holds at most one toast (spec): its title and description. */
 export function toast(page, text) {
   // .first(): Radix also renders a visually hidden copy for screen readers.
-  return page.getByRole('region', { name: /notifications/i }).getByText(text, { exact: true }).first();
+  return page
+    .getByRole("region", { name: /notifications/i })
+    .getByText(text, { exact: true })
+    .first();
 }
 
 export async function expectToast(page, [title, description]) {
@@ -59,11 +63,11 @@ export function stakeField(page) {
 export async function fillGuess(page, coordinates, stake) {
   await coordinatesField(page).fill(coordinates);
   await stakeField(page).fill(stake);
-  await page.getByRole('button', { name: SPEC.submit }).click();
+  await page.getByRole("button", { name: SPEC.submit }).click();
 }
 
 export function confirmDialog(page) {
-  return page.getByRole('dialog', { name: SPEC.confirmTitle });
+  return page.getByRole("dialog", { name: SPEC.confirmTitle });
 }
 
 export async function seenTexts(page) {
@@ -75,7 +79,10 @@ export function assertInOrder(seen, expected) {
   let at = 0;
   for (const text of expected) {
     const found = seen.indexOf(text, at);
-    assert.ok(found >= 0, `"${text}" was not shown after "${expected[expected.indexOf(text) - 1] ?? '(start)'}"; seen: ${JSON.stringify(seen.filter((t) => t.length < 80).slice(-60))}`);
+    assert.ok(
+      found >= 0,
+      `"${text}" was not shown after "${expected[expected.indexOf(text) - 1] ?? "(start)"}"; seen: ${JSON.stringify(seen.filter((t) => t.length < 80).slice(-60))}`,
+    );
     at = found + 1;
   }
 }
@@ -83,16 +90,25 @@ export function assertInOrder(seen, expected) {
 // --- What the database holds ------------------------------------------------------------------
 
 export async function activeChallenge() {
-  const rows = await query(state.stack.dbUrl, "SELECT id, poem_title, staked_sum::text AS staked_sum, response_count FROM challenges_challenge WHERE status = 'active'");
+  const rows = await query(
+    state.stack.dbUrl,
+    "SELECT id, poem_title, staked_sum::text AS staked_sum, response_count FROM challenges_challenge WHERE status = 'active'",
+  );
   return rows[0] ?? null;
 }
 
 export async function responsesOf(address) {
-  return query(state.stack.dbUrl, `SELECT id, challenge_id, transaction_hash, submitter_address, submission_text, submission_stake::text AS stake, status, rejection_code FROM responses_response WHERE lower(submitter_address) = lower(${sqlString(address)}) ORDER BY id`);
+  return query(
+    state.stack.dbUrl,
+    `SELECT id, challenge_id, transaction_hash, submitter_address, submission_text, submission_stake::text AS stake, status, rejection_code FROM responses_response WHERE lower(submitter_address) = lower(${sqlString(address)}) ORDER BY id`,
+  );
 }
 
 export async function responseByHash(hash) {
-  const rows = await query(state.stack.dbUrl, `SELECT id, challenge_id, transaction_hash, submitter_address, submission_text, submission_stake::text AS stake, status, rejection_code, rejection_reason FROM responses_response WHERE transaction_hash = lower(${sqlString(hash)})`);
+  const rows = await query(
+    state.stack.dbUrl,
+    `SELECT id, challenge_id, transaction_hash, submitter_address, submission_text, submission_stake::text AS stake, status, rejection_code, rejection_reason FROM responses_response WHERE transaction_hash = lower(${sqlString(hash)})`,
+  );
   return rows[0] ?? null;
 }
 
@@ -102,10 +118,10 @@ export async function settledResponse(hash, timeoutMs = 45000) {
   let row = null;
   while (Date.now() < end) {
     row = await responseByHash(hash);
-    if (row && row.status !== 'pending') return row;
+    if (row && row.status !== "pending") return row;
     await new Promise((resolve) => setTimeout(resolve, 300));
   }
-  assert.fail(`claim ${hash} still ${row ? row.status : 'missing'} after ${timeoutMs} ms`);
+  assert.fail(`claim ${hash} still ${row ? row.status : "missing"} after ${timeoutMs} ms`);
 }
 
 /** Fill the form, open the confirm dialog and confirm: the player's whole click path. */
@@ -113,11 +129,11 @@ export async function submitGuess(page, coordinates, stake) {
   await fillGuess(page, coordinates, stake);
   const dialog = confirmDialog(page);
   await dialog.waitFor();
-  await dialog.getByRole('button', { name: 'Confirm' }).click();
-  await dialog.waitFor({ state: 'hidden' });
+  await dialog.getByRole("button", { name: "Confirm" }).click();
+  await dialog.waitFor({ state: "hidden" });
 }
 
 export async function waitForGame(page) {
   await openGame(page);
-  await page.getByRole('button', { name: SPEC.submit }).waitFor();
+  await page.getByRole("button", { name: SPEC.submit }).waitFor();
 }

@@ -19,4 +19,3 @@ export const TEXT_RECORDER = `(() => {
   const start = () => observer.observe(document.documentElement, { subtree: true, childList: true, characterData: true });
   if (document.documentElement) start(); else document.addEventListener('DOMContentLoaded', start);
 })();`;
-

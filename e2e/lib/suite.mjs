@@ -1,14 +1,14 @@
 // Shared state and helpers of the flows: the stack (started once for the whole suite), a player
 // (a fresh browser with a wallet), screenshots, and what the page shows in its toast region.
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
+import { mkdirSync } from "node:fs";
+import path from "node:path";
 
-import { openBrowser } from './browser.mjs';
-import { TEXT_RECORDER } from './recorder.mjs';
-import { ARTIFACTS, CHAIN_ID } from './stack.mjs';
-import { Wallet } from './wallet.mjs';
+import { openBrowser } from "./browser.mjs";
+import { TEXT_RECORDER } from "./recorder.mjs";
+import { ARTIFACTS, CHAIN_ID } from "./stack.mjs";
+import { Wallet } from "./wallet.mjs";
 
-export const SCREENSHOTS = path.join(ARTIFACTS, 'screenshots');
+export const SCREENSHOTS = path.join(ARTIFACTS, "screenshots");
 export const state = { stack: null };
 
 /** A player: a fresh Chromium profile, a page, and the wallet options of the flow. */
@@ -16,12 +16,19 @@ export async function openPlayer({ width = 1280, height = 900, account, accounts
   const { stack } = state;
   const { context, close } = await openBrowser({ width, height });
   const holder = accounts ?? [account ?? stack.accounts.players[0]];
-  const wallet = new Wallet({ rpcUrl: stack.rpcUrl, nodeChainId: CHAIN_ID, accounts: holder, chainId, knownChains, script });
+  const wallet = new Wallet({
+    rpcUrl: stack.rpcUrl,
+    nodeChainId: CHAIN_ID,
+    accounts: holder,
+    chainId,
+    knownChains,
+    script,
+  });
   await wallet.attach(context);
   await context.addInitScript({ content: TEXT_RECORDER });
   const page = context.pages()[0] ?? (await context.newPage());
   const errors = [];
-  page.on('pageerror', (error) => errors.push(error));
+  page.on("pageerror", (error) => errors.push(error));
   return { context, page, wallet, errors, close };
 }
 

@@ -4,12 +4,12 @@
 // accounts are unlocked, so they are real: mined, reverted, or left unmined when mining is paused.
 // The script can play a player who refuses (4001), a wallet that does not know the network (4902),
 // a wallet sitting on another chain, and an account with no USDC.
-import { rpc, RpcError } from './rpc.mjs';
+import { rpc, RpcError } from "./rpc.mjs";
 
-const USER_REJECTED = { code: 4001, message: 'User rejected the request.' };
-const TX_REJECTED = { code: 4001, message: 'MetaMask Tx Signature: User denied transaction signature.' };
+const USER_REJECTED = { code: 4001, message: "User rejected the request." };
+const TX_REJECTED = { code: 4001, message: "MetaMask Tx Signature: User denied transaction signature." };
 // What MetaMask offers when gas estimation fails and the player confirms anyway.
-const FALLBACK_GAS = '0x30d40'; // 200000
+const FALLBACK_GAS = "0x30d40"; // 200000
 
 const PAGE_SCRIPT = `(() => {
   const listeners = new Map();
@@ -61,7 +61,7 @@ export class Wallet {
     this.accounts = accounts;
     this.selected = accounts[0];
     this.chainId = chainId ?? this.nodeChainId;
-    this.knownChains = new Set(knownChains ?? ['0x1', this.nodeChainId]);
+    this.knownChains = new Set(knownChains ?? ["0x1", this.nodeChainId]);
     this.script = { ...script };
     this.connected = false;
     this.calls = [];
@@ -72,7 +72,7 @@ export class Wallet {
 
   async attach(context) {
     this.context = context;
-    await context.exposeFunction('__e2eWalletRequest', async (raw) => {
+    await context.exposeFunction("__e2eWalletRequest", async (raw) => {
       const { method, params } = JSON.parse(raw);
       this.calls.push({ method, params });
       try {
@@ -98,13 +98,13 @@ export class Wallet {
   async selectAccount(address) {
     this.selected = address;
     if (!this.accounts.includes(address)) this.accounts.push(address);
-    if (this.connected) await this.emit('accountsChanged', [address]);
+    if (this.connected) await this.emit("accountsChanged", [address]);
   }
 
   /** The player moves the wallet to another network. */
   async changeChain(chainId) {
     this.chainId = chainId;
-    await this.emit('chainChanged', chainId);
+    await this.emit("chainChanged", chainId);
   }
 
   fail(error) {
@@ -113,53 +113,67 @@ export class Wallet {
 
   async handle(method, params) {
     switch (method) {
-      case 'eth_requestAccounts':
+      case "eth_requestAccounts":
         if (this.script.accounts) this.fail(USER_REJECTED);
         this.connected = true;
         return [this.selected];
-      case 'eth_accounts':
+      case "eth_accounts":
         return this.connected ? [this.selected] : [];
-      case 'wallet_requestPermissions':
+      case "wallet_requestPermissions":
         if (this.script.permissions) this.fail(USER_REJECTED);
         this.connected = true;
-        return [{ parentCapability: 'eth_accounts', caveats: [{ type: 'restrictReturnedAccounts', value: [this.selected] }] }];
-      case 'wallet_getPermissions':
-        return this.connected ? [{ parentCapability: 'eth_accounts', caveats: [{ type: 'restrictReturnedAccounts', value: [this.selected] }] }] : [];
-      case 'eth_chainId':
+        return [
+          { parentCapability: "eth_accounts", caveats: [{ type: "restrictReturnedAccounts", value: [this.selected] }] },
+        ];
+      case "wallet_getPermissions":
+        return this.connected
+          ? [
+              {
+                parentCapability: "eth_accounts",
+                caveats: [{ type: "restrictReturnedAccounts", value: [this.selected] }],
+              },
+            ]
+          : [];
+      case "eth_chainId":
         return this.chainId;
-      case 'net_version':
+      case "net_version":
         return String(BigInt(this.chainId));
-      case 'wallet_switchEthereumChain': {
-        const target = String(params?.[0]?.chainId ?? '').toLowerCase();
-        if (!this.knownChains.has(target)) this.fail({ code: 4902, message: `Unrecognized chain ID "${target}". Try adding the chain using wallet_addEthereumChain first.` });
+      case "wallet_switchEthereumChain": {
+        const target = String(params?.[0]?.chainId ?? "").toLowerCase();
+        if (!this.knownChains.has(target))
+          this.fail({
+            code: 4902,
+            message: `Unrecognized chain ID "${target}". Try adding the chain using wallet_addEthereumChain first.`,
+          });
         if (this.script.switchChain) this.fail(USER_REJECTED);
         if (target !== this.chainId) await this.changeChain(target);
         return null;
       }
-      case 'wallet_addEthereumChain': {
+      case "wallet_addEthereumChain": {
         const request = params?.[0] ?? {};
         if (this.script.addChain) this.fail(USER_REJECTED);
-        const target = String(request.chainId ?? '').toLowerCase();
+        const target = String(request.chainId ?? "").toLowerCase();
         this.addedChains.push(request);
         this.knownChains.add(target);
         // MetaMask offers to switch to the chain it just added; the player accepts.
         if (target !== this.chainId) await this.changeChain(target);
         return null;
       }
-      case 'eth_sendTransaction': {
+      case "eth_sendTransaction": {
         this.requireNodeChain();
         if (this.script.transaction) this.fail(TX_REJECTED);
         const tx = { ...params[0] };
-        if (String(tx.from).toLowerCase() !== this.selected.toLowerCase()) this.fail({ code: 4100, message: 'The requested account has not been authorized by the user.' });
+        if (String(tx.from).toLowerCase() !== this.selected.toLowerCase())
+          this.fail({ code: 4100, message: "The requested account has not been authorized by the user." });
         if (!tx.gas) {
           try {
-            tx.gas = await rpc(this.rpcUrl, 'eth_estimateGas', [tx]);
+            tx.gas = await rpc(this.rpcUrl, "eth_estimateGas", [tx]);
           } catch (error) {
             if (!(error instanceof RpcError)) throw error;
             tx.gas = FALLBACK_GAS; // estimation reverted: send anyway, it will revert on chain
           }
         }
-        const hash = await rpc(this.rpcUrl, 'eth_sendTransaction', [tx]);
+        const hash = await rpc(this.rpcUrl, "eth_sendTransaction", [tx]);
         this.sentTransactions.push({ hash, tx });
         return hash;
       }
@@ -170,6 +184,7 @@ export class Wallet {
   }
 
   requireNodeChain() {
-    if (this.chainId !== this.nodeChainId) this.fail({ code: -32603, message: `e2e wallet: no node for chain ${this.chainId}` });
+    if (this.chainId !== this.nodeChainId)
+      this.fail({ code: -32603, message: `e2e wallet: no node for chain ${this.chainId}` });
   }
 }

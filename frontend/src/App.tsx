@@ -20,13 +20,13 @@ export function App({
   if (path !== "/" && path !== "") return <NotFoundPage />;
   return (
     <QueryClientProvider client={queryClient}>
-        <WalletProvider {...(reload ? { reload } : {})}>
-          <PageFrame wallet={<WalletControl />}>
-            <TabsShell />
-          </PageFrame>
-          <LazyToaster />
-          <RecoverLostSubmissions />
-        </WalletProvider>
+      <WalletProvider {...(reload ? { reload } : {})}>
+        <PageFrame wallet={<WalletControl />}>
+          <TabsShell />
+        </PageFrame>
+        <LazyToaster />
+        <RecoverLostSubmissions />
+      </WalletProvider>
     </QueryClientProvider>
   );
 }

@@ -40,7 +40,8 @@ export interface PublicConfig {
 
 export const CONFIG_ELEMENT_ID = "geopoem-config";
 
-let cached: PublicConfig | null = null;
+// The config read, and the element it was read from (a page has one; tests replace it).
+let cached: { element: Element | null; config: PublicConfig } | null = null;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -94,13 +95,9 @@ export function readPublicConfig(doc: Document = document): PublicConfig {
 
 /** The page's configuration, read on first use. */
 export function getPublicConfig(): PublicConfig {
-  cached ??= readPublicConfig();
-  return cached;
-}
-
-/** Tests replace the embedded JSON between cases; this forgets the cached copy. */
-export function resetPublicConfigForTests(): void {
-  cached = null;
+  const element = document.getElementById(CONFIG_ELEMENT_ID);
+  if (!cached || cached.element !== element) cached = { element, config: readPublicConfig() };
+  return cached.config;
 }
 
 /** A link to an address or transaction on the configured block explorer, or null when the chain

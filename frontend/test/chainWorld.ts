@@ -1,6 +1,6 @@
 import type { Challenge, ScoredResponse, Winners } from "@/api";
-import { sha256Utf8Hex } from "@/lib/sha256";
-import { guessPreimage, TRANSFER_TOPIC } from "@/lib/verify-outcomes";
+import { guessCommitment, solutionCommitment } from "@/lib/commitment";
+import { TRANSFER_TOPIC } from "@/lib/verify-outcomes";
 import { TEST_CONFIG } from "./fixtures";
 
 /** A resolved challenge as the site publishes it and the chain records it, consistent in every
@@ -41,7 +41,10 @@ const units = (stake: string) => {
 };
 const decimal = (u: bigint) => `${u / 1000000n}.${(u % 1000000n).toString().padStart(6, "0")}`;
 
-export async function buildChainWorld(guesses: Guess[], { id = 7, threshold = 150, solution = "29.979175, 31.134258" } = {}) {
+export async function buildChainWorld(
+  guesses: Guess[],
+  { id = 7, threshold = 150, solution = "29.979175, 31.134258" } = {},
+) {
   const solutionSalt = "11".repeat(32);
   const start = 1_800_000_000;
   const responses: ScoredResponse[] = [];
@@ -50,10 +53,21 @@ export async function buildChainWorld(guesses: Guess[], { id = 7, threshold = 15
   const blocks = new Map<number, object>();
   for (const [i, g] of guesses.entries()) {
     const salt = (i + 1).toString(16).padStart(64, "0");
-    const commitment = await sha256Utf8Hex(guessPreimage(TEST_CONFIG.chainId, id, g.address, g.text, salt));
+    const commitment = await guessCommitment({
+      chainId: TEST_CONFIG.chainId,
+      challengeId: id,
+      submitterAddress: g.address,
+      text: g.text,
+      salt,
+    });
     const hash = `0x${(i + 1).toString(16).padStart(64, "0")}`;
     const input =
-      "0xa9059cbb" + pad(TEST_CONFIG.treasuryAddress) + pad(units(g.stake).toString(16)) + commitment + pad(id.toString(16)) + pad("6955b900");
+      "0xa9059cbb" +
+      pad(TEST_CONFIG.treasuryAddress) +
+      pad(units(g.stake).toString(16)) +
+      commitment +
+      pad(id.toString(16)) +
+      pad("6955b900");
     const blockHash = `0x${g.block.toString(16).padStart(64, "b")}`;
     txs.set(hash, { from: g.address.toLowerCase(), to: TEST_CONFIG.usdcAddress.toLowerCase(), value: "0x0", input });
     receipts.set(hash, {
@@ -97,8 +111,9 @@ export async function buildChainWorld(guesses: Guess[], { id = 7, threshold = 15
   const order = (r: ScoredResponse) => r.blockNumber! * 1e6 + r.transactionIndex!;
   const earliest = [...correct].sort((a, b) => order(a) - order(b))[0] ?? null;
   const highest =
-    [...correct].sort((a, b) => Number(units(b.submissionStake) - units(a.submissionStake)) || order(a) - order(b))[0] ??
-    null;
+    [...correct].sort(
+      (a, b) => Number(units(b.submissionStake) - units(a.submissionStake)) || order(a) - order(b),
+    )[0] ?? null;
   const prize = (total * 40n) / 100n;
   const operations = earliest ? (total * 20n) / 100n : 0n;
   const challenge: Challenge = {
@@ -107,7 +122,7 @@ export async function buildChainWorld(guesses: Guess[], { id = 7, threshold = 15
     poemText: "<p>A poem</p>",
     instructionsText: "<p>Guess</p>",
     proximityThreshold: threshold,
-    solutionSha256: await sha256Utf8Hex(`geopoem:solution:v1|${id}|${solution}|${solutionSalt}`),
+    solutionSha256: await solutionCommitment({ challengeId: id, text: solution, salt: solutionSalt }),
     solutionReveal: solution,
     solutionSalt,
     stakedSum: decimal(total),

@@ -1,9 +1,8 @@
 import "@testing-library/jest-dom/vitest";
 import { cleanup, configure } from "@testing-library/react";
 import { afterEach, beforeEach } from "vitest";
-import { CONFIG_ELEMENT_ID, resetPublicConfigForTests } from "@/config";
+import { CONFIG_ELEMENT_ID } from "@/config";
 import { resetToastsForTests } from "@/components/toast-store";
-import { resetSubmissionsCacheForTests } from "@/wallet/pending";
 import { TEST_CONFIG } from "./fixtures";
 
 // findBy*/waitFor wait up to 5 s (default 1 s): lazy chunks import slowly on a loaded machine.
@@ -28,7 +27,6 @@ export function installPublicConfig(config: object = TEST_CONFIG): void {
   script.type = "application/json";
   script.textContent = JSON.stringify(config);
   document.head.appendChild(script);
-  resetPublicConfigForTests();
 }
 
 beforeEach(() => {
@@ -38,7 +36,6 @@ beforeEach(() => {
 afterEach(() => {
   cleanup();
   localStorage.clear();
-  resetSubmissionsCacheForTests();
   resetToastsForTests();
   delete (window as { ethereum?: unknown }).ethereum;
 });

@@ -2,4 +2,5 @@ export { ApiError, apiErrorDetail, apiRequest, csrfToken, getQueryFn, throwIfRes
 export type { UnauthorizedBehavior } from "./http";
 export { makeQueryClient } from "./queryClient";
 export * from "./queries";
+export * from "./responses";
 export type * from "./types";

@@ -14,9 +14,13 @@ import { dismissToast, getToasts, toast } from "./toast-store";
 
 describe("toasts", () => {
   it("has the spec's constants", () => {
-    expect([TOAST_LIMIT, TOAST_REMOVE_DELAY_MS, TOAST_DURATION_MS, TOAST_SWIPE_THRESHOLD_PX, TOAST_MAX_WIDTH_PX]).toEqual([
-      1, 1_000_000, 5000, 50, 420,
-    ]);
+    expect([
+      TOAST_LIMIT,
+      TOAST_REMOVE_DELAY_MS,
+      TOAST_DURATION_MS,
+      TOAST_SWIPE_THRESHOLD_PX,
+      TOAST_MAX_WIDTH_PX,
+    ]).toEqual([1, 1_000_000, 5000, 50, 420]);
     expect(TOAST_HOTKEY).toEqual(["F8"]);
   });
 

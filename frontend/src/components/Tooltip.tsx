@@ -17,15 +17,15 @@ export function TooltipProvider({ children }: { children: ReactNode }) {
 export function Tooltip({ content, children }: { content: ReactNode; children: ReactNode }) {
   return (
     <TooltipProvider>
-    <RadixTooltip.Root>
-      <RadixTooltip.Trigger asChild>{children}</RadixTooltip.Trigger>
-      <RadixTooltip.Portal>
-        <RadixTooltip.Content className="tooltip-content" sideOffset={6}>
-          {content}
-          <RadixTooltip.Arrow className="tooltip-arrow" />
-        </RadixTooltip.Content>
-      </RadixTooltip.Portal>
-    </RadixTooltip.Root>
+      <RadixTooltip.Root>
+        <RadixTooltip.Trigger asChild>{children}</RadixTooltip.Trigger>
+        <RadixTooltip.Portal>
+          <RadixTooltip.Content className="tooltip-content" sideOffset={6}>
+            {content}
+            <RadixTooltip.Arrow className="tooltip-arrow" />
+          </RadixTooltip.Content>
+        </RadixTooltip.Portal>
+      </RadixTooltip.Root>
     </TooltipProvider>
   );
 }

@@ -1,20 +1,29 @@
-/** Display helpers shared by the tabs. */
+/** Display helpers shared by the tabs and the maps. Money arrives as decimal strings
+ * (docs/protocol.md section 3) and is formatted on the string, never through floats. */
 
 /** "0x1234…abcd": the first 6 and last 4 characters (spec section 9). */
 export function shortAddress(address: string): string {
   return address.length <= 10 ? address : `${address.slice(0, 6)}...${address.slice(-4)}`;
 }
 
-/** Epoch seconds in the visitor's local format. */
-export function formatTimestamp(seconds: number | null | undefined): string {
-  return seconds == null ? "" : new Date(seconds * 1000).toLocaleString();
+/** Epoch seconds in the visitor's local date and time (spec section 9: shown in local time);
+ * `missing` when there is none. */
+export function formatDateTime(seconds: number | null | undefined, missing = "Not recorded"): string {
+  return seconds == null ? missing : new Date(seconds * 1000).toLocaleString();
 }
 
-export function formatDate(seconds: number | null | undefined): string {
-  return seconds == null ? "" : new Date(seconds * 1000).toLocaleDateString();
+/** Epoch seconds as a local date only. */
+export function formatDate(seconds: number | null | undefined, missing = "Not recorded"): string {
+  return seconds == null ? missing : new Date(seconds * 1000).toLocaleDateString();
 }
 
-/** A decimal string with 2 places, cut (never rounded up) on the string: "12.345678" -> "12.34". */
+/** A distance with the spec's 2 decimals. Distances are measurements, not money: a float is fine. */
+export function formatDistance(meters: number | null): string {
+  return meters === null ? "Not scored" : `${meters.toFixed(2)} m`;
+}
+
+/** A decimal string with 2 places, cut (never rounded up) on the string: "12.345678" -> "12.34".
+ * Prizes are shown this way. */
 export function formatUsdc(amount: string): string {
   const negative = amount.trim().startsWith("-");
   const [whole = "0", fraction = ""] = amount.trim().replace(/^[+-]/, "").split(".");

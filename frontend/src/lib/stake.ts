@@ -51,6 +51,7 @@ export function parseStake(
   }
   // The game's step (0.01: whole cents) on top of the token's 6 decimals, as the API checks it.
   const stepUnits = step ? decimalToUnits(step) : null;
-  if (stepUnits && units % stepUnits !== 0n) return { ok: false, reason: "step", message: stakeStepMessage(step ?? "") };
+  if (stepUnits && units % stepUnits !== 0n)
+    return { ok: false, reason: "step", message: stakeStepMessage(step ?? "") };
   return { ok: true, amount: unitsToDecimal(units), units };
 }

@@ -5,7 +5,7 @@
 
 import type { Challenge, ScoredResponse, Winners } from "@/api";
 import { canonicalCoordinates } from "./coordinates";
-import { sha256Utf8Hex } from "./sha256";
+import { guessCommitment, solutionCommitment } from "./commitment";
 import { decimalToUnits, unitsToDecimal } from "./stake";
 
 /** More than this is for the script: a browser tab holding tens of thousands of rows and chain
@@ -97,10 +97,6 @@ export function prizeSplit(totalUnits: bigint): PrizeSplit {
     highest: (totalUnits * 40n) / 100n,
     operations: (totalUnits * 20n) / 100n,
   };
-}
-
-export function guessPreimage(chainId: number, challengeId: number, address: string, text: string, salt: string) {
-  return `geopoem:guess:v1|${chainId}|${challengeId}|${address.toLowerCase()}|${text}|${salt}`;
 }
 
 export interface StakeCalldata {
@@ -201,7 +197,11 @@ export async function rpcBatch(
   fetchImpl: Fetch,
   url: string,
   calls: RpcCall[],
-  { batchSize = 100, signal, onProgress }: { batchSize?: number; signal?: AbortSignal; onProgress?: (done: number) => void },
+  {
+    batchSize = 100,
+    signal,
+    onProgress,
+  }: { batchSize?: number; signal?: AbortSignal; onProgress?: (done: number) => void },
 ): Promise<unknown[]> {
   const results: unknown[] = [];
   for (let start = 0; start < calls.length; start += batchSize) {
@@ -223,7 +223,9 @@ export async function rpcBatch(
     chunk.forEach((call, id) => {
       const item = byId.get(id);
       if (!item || item.error) {
-        throw new VerificationUnavailable(`The RPC node refused ${call.method}: ${item?.error?.message ?? "no answer"}`);
+        throw new VerificationUnavailable(
+          `The RPC node refused ${call.method}: ${item?.error?.message ?? "no answer"}`,
+        );
       }
       results.push(item.result ?? null);
     });
@@ -347,15 +349,13 @@ export async function checkOnchain(
           `the site shows a stake of ${response.submissionStake}`,
       );
     }
-    const expected = await sha256Utf8Hex(
-      guessPreimage(
-        config.chainId,
-        challenge.id,
-        response.submitterAddress,
-        response.submissionText ?? "",
-        response.submissionSalt ?? "",
-      ),
-    );
+    const expected = await guessCommitment({
+      chainId: config.chainId,
+      challengeId: challenge.id,
+      submitterAddress: response.submitterAddress,
+      text: response.submissionText ?? "",
+      salt: response.submissionSalt ?? "",
+    });
     if (calldata.commitment !== expected) {
       problems.push("the calldata's commitment is not the commitment of this guess, address and salt");
     }
@@ -415,7 +415,11 @@ export async function verifyChallenge({
   const decimals = config.tokenDecimals;
   const differences: string[] = [];
   const solution = challenge.solutionReveal ?? "";
-  const solutionHash = await sha256Utf8Hex(`geopoem:solution:v1|${challenge.id}|${solution}|${challenge.solutionSalt ?? ""}`);
+  const solutionHash = await solutionCommitment({
+    challengeId: challenge.id,
+    text: solution,
+    salt: challenge.solutionSalt ?? "",
+  });
   if (solutionHash !== challenge.solutionSha256.toLowerCase()) {
     differences.push("the revealed solution and salt do not hash to the published solution SHA-256");
   }
@@ -548,5 +552,12 @@ export async function verifyChallenge({
   }
   const reproduced = outcomes.filter((o) => o.problems.length === 0).length;
   const unpaidDemo = outcomes.filter((o) => o.unpaidDemo).length;
-  return { outcomes, differences, demo, unpaidDemo, reproduced, ok: reproduced === outcomes.length && differences.length === 0 };
+  return {
+    outcomes,
+    differences,
+    demo,
+    unpaidDemo,
+    reproduced,
+    ok: reproduced === outcomes.length && differences.length === 0,
+  };
 }

@@ -2,8 +2,8 @@
  * which can be dragged; the arrow keys move it. Every move writes the canonical, truncated
  * "lat, lon" into the coordinates field, and the field stays the source of truth: typing valid
  * coordinates moves the pin, clearing the field removes it. */
-import { useEffect, useRef, useState, type KeyboardEvent } from "react";
-import type { CoordinatesAddonProps } from "@/tabs/active/CoordinatesAddon";
+import { useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent } from "react";
+import type { CoordinatesAddonProps } from "./PickMapAddon";
 import { createMap, destroyMap, L, pinIcon } from "./base-map";
 import { positionToText, stepMicro, stepText, textToPosition } from "./geo";
 
@@ -27,7 +27,9 @@ export default function PickMap({ value, onChange, disabled, inputId }: Coordina
   const markerRef = useRef<L.Marker | null>(null);
   // The handlers Leaflet holds read the latest props through this ref.
   const latest = useRef({ value, onChange, disabled });
-  latest.current = { value, onChange, disabled };
+  useLayoutEffect(() => {
+    latest.current = { value, onChange, disabled };
+  });
   const [announcement, setAnnouncement] = useState("");
 
   const write = (text: string) => {

@@ -3,10 +3,20 @@
  * same with the map closed. */
 import { lazy, Suspense, useId, useRef, useState } from "react";
 import { Spinner } from "@/components/Spinner";
-import type { CoordinatesAddonProps } from "@/tabs/active/CoordinatesAddon";
 import "@/styles/map-addon.css";
 
 const PickMap = lazy(() => import("./PickMap"));
+
+/** What a form gives the slot beside its coordinates field (tabs/active/CoordinatesAddon.tsx).
+ * `value` is the field's current text (as typed, maybe invalid); `onChange` replaces it (a map
+ * click writes canonical "lat, lon" text); `disabled` is true while a payment is in progress. */
+export interface CoordinatesAddonProps {
+  value: string;
+  onChange: (text: string) => void;
+  disabled: boolean;
+  /** The id of the coordinates input, for aria-controls / aria-describedby. */
+  inputId: string;
+}
 
 export const SHOW_MAP = "Show map";
 export const HIDE_MAP = "Hide map";

@@ -1,9 +1,9 @@
 /** The reveal map (lazy chunk, with Leaflet): the solution, the proximity circle at its true
  * radius in metres, both winners' guesses with a line to the solution and their distance, and
  * every confirmed guess as a small point. The legend under it says the same in words. */
-import { useEffect, useRef } from "react";
+import { useEffect, useMemo, useRef } from "react";
 import type { ScoredResponse, Winner } from "@/api";
-import { formatDistance } from "@/tabs/resolved/format";
+import { formatDistance } from "@/lib/format";
 import { createMap, destroyMap, dotIcon, L, pinIcon } from "./base-map";
 import { textToPosition } from "./geo";
 
@@ -39,9 +39,14 @@ export function winnerMarks(earliest: Winner | null, highest: Winner | null): Wi
 export default function RevealMap(props: RevealMapProps) {
   const { challengeId, solution, thresholdMeters, earliest, highest, guesses, complete } = props;
   const containerRef = useRef<HTMLDivElement>(null);
-  const target = textToPosition(solution);
-  const marks = winnerMarks(earliest, highest);
-  const drawnGuesses = guesses.filter((g) => g.submissionText && textToPosition(g.submissionText));
+  // Memoised on the answers (React Query keeps an unchanged answer the same object), so the map
+  // below is redrawn when the data changes and not on every render.
+  const target = useMemo(() => textToPosition(solution), [solution]);
+  const marks = useMemo(() => winnerMarks(earliest, highest), [earliest, highest]);
+  const drawnGuesses = useMemo(
+    () => guesses.filter((g) => g.submissionText && textToPosition(g.submissionText)),
+    [guesses],
+  );
 
   useEffect(() => {
     const container = containerRef.current;
@@ -100,8 +105,7 @@ export default function RevealMap(props: RevealMapProps) {
     const size = map.getSize();
     if (size.x > 0 && size.y > 0) map.fitBounds(bounds, { padding: [48, 48], maxZoom: 18 });
     return () => destroyMap(container, map);
-    // Redrawn when the data changes; the arrays are new on every answer, so key on what matters.
-  }, [challengeId, solution, thresholdMeters, earliest?.id, highest?.id, drawnGuesses.length]);
+  }, [target, marks, drawnGuesses, thresholdMeters]);
 
   if (!target) return <p>The solution was not revealed, so there is no map.</p>;
   const legendId = `reveal-map-legend-${challengeId}`;

@@ -2,9 +2,8 @@
  * a toggle and two queries). The map, with Leaflet, loads when the player opens it. */
 import { useQuery } from "@tanstack/react-query";
 import { lazy, Suspense, useId, useState } from "react";
-import { winnersQuery, type Challenge } from "@/api";
+import { confirmedGuessesQuery, winnersQuery, type Challenge } from "@/api";
 import { Spinner } from "@/components/Spinner";
-import { confirmedGuessesQuery } from "./guesses";
 
 const RevealMap = lazy(() => import("./RevealMap"));
 

@@ -19,8 +19,8 @@ export function PageFrame({ wallet, children }: { wallet?: ReactNode; children: 
       </header>
       {/* A landmark of its own: no page content outside landmarks (axe "region"). */}
       <aside className="beta-note" aria-label="Beta notice">
-        Beta: Geopoem runs on the {chainName || "test"} network with fake money (test USDC and test ETH). Real money
-        on the main network will replace it after the beta.
+        Beta: Geopoem runs on the {chainName || "test"} network with fake money (test USDC and test ETH). Real money on
+        the main network will replace it after the beta.
       </aside>
       <main id="main" className="site-main">
         {children}

@@ -16,11 +16,7 @@ export interface TabDefinition {
 
 export const DEFAULT_TAB = "active";
 
-function lazyTab(
-  value: string,
-  label: string,
-  load: () => Promise<ComponentType>,
-): TabDefinition {
+function lazyTab(value: string, label: string, load: () => Promise<ComponentType>): TabDefinition {
   let pending: Promise<{ default: ComponentType }> | undefined;
   const preload = () => {
     pending ??= load().then(
@@ -39,9 +35,7 @@ export const TABS: readonly TabDefinition[] = [
   { value: "active", label: "Active Challenge", Component: ActiveChallengeTab },
   lazyTab("resolved", "Resolved Challenges", () => import("./resolved").then((m) => m.ResolvedTab)),
   lazyTab("winners", "Winners' Circle", () => import("./winners").then((m) => m.WinnersTab)),
-  lazyTab("getting-started", "Getting Started", () =>
-    import("./getting-started").then((m) => m.GettingStartedTab),
-  ),
+  lazyTab("getting-started", "Getting Started", () => import("./getting-started").then((m) => m.GettingStartedTab)),
   lazyTab("sepolia", "Sepolia Testnet", () => import("./sepolia").then((m) => m.SepoliaTab)),
   lazyTab("faq", "FAQ", () => import("./faq").then((m) => m.FaqTab)),
   lazyTab("legal", "Legal & Terms", () => import("./legal").then((m) => m.LegalTab)),

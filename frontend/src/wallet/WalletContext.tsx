@@ -14,7 +14,7 @@ import { toast } from "@/components/toast-store";
 import { loadEthers } from "@/lib/ethers-lazy";
 import { watchWallets } from "./discovery";
 import { WALLET_MESSAGES, WalletError } from "./errors";
-import { connectAccount, currentAccount, takeExpectedChainSwitch } from "./flow";
+import { connectAccount, currentAccount, type ExpectChainSwitch } from "./flow";
 import type { EIP1193Provider, WalletDetail } from "./types";
 
 // The chooser (and Radix Dialog with it) loads only when several wallets make it needed.
@@ -38,6 +38,9 @@ export interface WalletState {
   requireProvider: () => Promise<EIP1193Provider | null>;
   /** The payment flow reports the account the player picked. */
   setAddress: (address: string | null) => void;
+  /** The payment flow announces its own network switch (flow.ts, ensureChain): the chainChanged
+   * event it causes is not the player's and does not reload the page. */
+  expectChainSwitch: ExpectChainSwitch;
 }
 
 const WalletContext = createContext<WalletState | null>(null);
@@ -78,15 +81,25 @@ export function WalletProvider({
   const [connecting, setConnecting] = useState(false);
   const [choosing, setChoosing] = useState(false);
   const chooserResolve = useRef<((w: WalletDetail | null) => void) | null>(null);
+  // The chain the payment flow asked the wallet to switch to (lowercase hex), until its event comes.
+  const expectedChainSwitch = useRef<string | null>(null);
+  const expectChainSwitch = useCallback<ExpectChainSwitch>((chainIdHex) => {
+    expectedChainSwitch.current = chainIdHex;
+  }, []);
 
   useEffect(() => watchWallets(setWallets), []);
 
-  // The wallet in use: the one chosen before, else the only one there is.
-  useEffect(() => {
-    if (wallet && wallets.includes(wallet)) return;
-    const next = rememberedWallet(wallets) ?? (wallets.length === 1 ? (wallets[0] ?? null) : null);
-    if (next) setWallet(next);
-  }, [wallets, wallet]);
+  // The wallet in use, adjusted while rendering when the announced wallets change (React's pattern
+  // for state that follows other state): it stays if it is still there, else becomes the one
+  // chosen before, else the only one there is.
+  const [walletsSeen, setWalletsSeen] = useState(wallets);
+  if (walletsSeen !== wallets) {
+    setWalletsSeen(wallets);
+    if (!wallet || !wallets.includes(wallet)) {
+      const next = rememberedWallet(wallets) ?? (wallets.length === 1 ? (wallets[0] ?? null) : null);
+      if (next) setWallet(next);
+    }
+  }
 
   // On load, look up an existing connection; then follow the wallet's events.
   useEffect(() => {
@@ -101,7 +114,12 @@ export function WalletProvider({
     };
     // The player's network change reloads; the payment flow's own switch does not.
     const onChain = (chainId: unknown) => {
-      if (!takeExpectedChainSwitch(chainId)) reload();
+      const expected = expectedChainSwitch.current;
+      if (expected !== null && typeof chainId === "string" && chainId.toLowerCase() === expected) {
+        expectedChainSwitch.current = null; // once: a later change is the player's
+        return;
+      }
+      reload();
     };
     provider.on?.("accountsChanged", onAccounts as (...args: never[]) => void);
     provider.on?.("chainChanged", onChain as (...args: never[]) => void);
@@ -163,8 +181,8 @@ export function WalletProvider({
   }, [requireProvider]);
 
   const value = useMemo<WalletState>(
-    () => ({ wallets, wallet, address, connecting, connect, requireProvider, setAddress }),
-    [wallets, wallet, address, connecting, connect, requireProvider],
+    () => ({ wallets, wallet, address, connecting, connect, requireProvider, setAddress, expectChainSwitch }),
+    [wallets, wallet, address, connecting, connect, requireProvider, expectChainSwitch],
   );
 
   return (

@@ -1,16 +1,33 @@
 import { act, render, screen } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
-import { describe, expect, it, vi } from "vitest";
+import { useEffect } from "react";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { Toaster } from "@/components/Toaster";
 import { announceWallet, FakeWallet, PLAYER, RpcError } from "../../test/fakeWallet";
-import { WalletProvider } from "./WalletContext";
+import { useWallet, WalletProvider, type WalletState } from "./WalletContext";
 import { WalletControl } from "./WalletControl";
 import { ensureChain } from "./flow";
 import { getPublicConfig } from "@/config";
+import { loadEthers } from "@/lib/ethers-lazy";
+
+// Connecting warms the ethers chunk in the background (WalletContext.tsx); the file waits for that
+// import, or a slow machine tears the environment down under it.
+afterAll(() => loadEthers());
+
+/** The wallet context's state as the payment flow sees it. */
+const context: { current: WalletState | null } = { current: null };
+function CaptureWallet() {
+  const wallet = useWallet();
+  useEffect(() => {
+    context.current = wallet;
+  });
+  return null;
+}
 
 function renderControl(reload = vi.fn()) {
   render(
     <WalletProvider reload={reload}>
+      <CaptureWallet />
       <WalletControl />
       <Toaster />
     </WalletProvider>,
@@ -77,10 +94,17 @@ describe("wallet control", () => {
 
   it.each([
     ["no wallet", undefined, "MetaMask is not installed. Please install it to use this feature."],
-    ["rejected", () => { throw new RpcError(4001, "User rejected"); }, "Please connect to MetaMask."],
+    [
+      "rejected",
+      () => {
+        throw new RpcError(4001, "User rejected");
+      },
+      "Please connect to MetaMask.",
+    ],
     ["locked", () => [], "No accounts found. Please unlock MetaMask."],
   ])("%s: Connection Failed toast", async (_case, requestAccounts, message) => {
-    if (requestAccounts) window.ethereum = new FakeWallet({ eth_accounts: () => [], eth_requestAccounts: requestAccounts });
+    if (requestAccounts)
+      window.ethereum = new FakeWallet({ eth_accounts: () => [], eth_requestAccounts: requestAccounts });
     renderControl();
     await userEvent.click(screen.getByRole("button", { name: "Connect MetaMask" }));
     expect(await screen.findByText("Connection Failed")).toBeInTheDocument();
@@ -116,7 +140,7 @@ describe("wallet control", () => {
     window.ethereum = wallet;
     const reload = renderControl();
     await screen.findByText("0xf39F...2266");
-    await act(() => ensureChain(wallet, getPublicConfig()));
+    await act(() => ensureChain(wallet, getPublicConfig(), context.current!.expectChainSwitch));
     expect(reload).not.toHaveBeenCalled();
     act(() => wallet.emit("chainChanged", "0x1"));
     expect(reload).toHaveBeenCalledTimes(1);

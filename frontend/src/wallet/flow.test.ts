@@ -12,11 +12,12 @@ const noSleep = () => Promise.resolve();
 
 afterEach(() => vi.unstubAllGlobals());
 
-function run(wallet: FakeWallet | null, progress: string[] = []) {
+function run(wallet: FakeWallet | null, progress: string[] = [], switches: (string | null)[] = []) {
   return submitGuess(GUESS, {
     provider: wallet,
     config: getPublicConfig(),
     onProgress: (m) => progress.push(m),
+    expectChainSwitch: (chainIdHex) => switches.push(chainIdHex),
     sleep: noSleep,
     now: () => vectors.calldata[0]!.timestamp,
   });
@@ -94,7 +95,10 @@ describe("submitGuess", () => {
         return null;
       },
     });
-    await run(wallet);
+    const switches: (string | null)[] = [];
+    await run(wallet, [], switches);
+    // The wallet context is told which chainChanged event is the flow's own (it must not reload).
+    expect(switches).toEqual(["0xaa36a7"]);
     const add = wallet.calls.find((c) => c.method === "wallet_addEthereumChain");
     expect(add?.params).toEqual([
       {
@@ -107,11 +111,28 @@ describe("submitGuess", () => {
     ]);
   });
 
+  it("withdraws the announced network switch when the wallet refuses it", async () => {
+    installFakeServer();
+    const wallet = new FakeWallet({
+      eth_chainId: () => "0x1",
+      wallet_switchEthereumChain: () => {
+        throw new RpcError(4001, "User rejected");
+      },
+    });
+    const switches: (string | null)[] = [];
+    await expect(run(wallet, [], switches)).rejects.toThrow("Failed to switch to Sepolia network");
+    expect(switches).toEqual(["0xaa36a7", null]);
+  });
+
   const failures: [string, Record<string, () => unknown> | null, string][] = [
     ["no wallet", null, "MetaMask is not installed. Please install it to use this feature."],
     [
       "account picker cancelled",
-      { wallet_requestPermissions: () => { throw new RpcError(4001, "User rejected the request."); } },
+      {
+        wallet_requestPermissions: () => {
+          throw new RpcError(4001, "User rejected the request.");
+        },
+      },
       "Please select an account in MetaMask.",
     ],
     ["locked wallet", { eth_accounts: () => [] }, "No accounts found. Please unlock MetaMask."],
@@ -119,24 +140,41 @@ describe("submitGuess", () => {
       "network add refused",
       {
         eth_chainId: () => "0x1",
-        wallet_switchEthereumChain: () => { throw new RpcError(4902, "Unrecognized chain"); },
-        wallet_addEthereumChain: () => { throw new RpcError(4001, "User rejected"); },
+        wallet_switchEthereumChain: () => {
+          throw new RpcError(4902, "Unrecognized chain");
+        },
+        wallet_addEthereumChain: () => {
+          throw new RpcError(4001, "User rejected");
+        },
       },
       "Failed to add Sepolia network to MetaMask",
     ],
     [
       "network switch refused",
-      { eth_chainId: () => "0x1", wallet_switchEthereumChain: () => { throw new RpcError(4001, "User rejected"); } },
+      {
+        eth_chainId: () => "0x1",
+        wallet_switchEthereumChain: () => {
+          throw new RpcError(4001, "User rejected");
+        },
+      },
       "Failed to switch to Sepolia network",
     ],
     [
       "transaction rejected",
-      { eth_sendTransaction: () => { throw new RpcError(4001, "User denied transaction signature."); } },
+      {
+        eth_sendTransaction: () => {
+          throw new RpcError(4001, "User denied transaction signature.");
+        },
+      },
       "Transaction rejected by user",
     ],
     [
       "transaction error",
-      { eth_sendTransaction: () => { throw new RpcError(-32603, "insufficient funds for gas"); } },
+      {
+        eth_sendTransaction: () => {
+          throw new RpcError(-32603, "insufficient funds for gas");
+        },
+      },
       "Transaction failed: insufficient funds for gas",
     ],
     [
@@ -144,7 +182,11 @@ describe("submitGuess", () => {
       { eth_getTransactionReceipt: () => ({ status: "0x0" }) },
       "Transaction failed - insufficient balance or other error",
     ],
-    ["never mined", { eth_getTransactionReceipt: () => null }, "Transaction confirmation timeout - please check your wallet"],
+    [
+      "never mined",
+      { eth_getTransactionReceipt: () => null },
+      "Transaction confirmation timeout - please check your wallet",
+    ],
   ];
 
   it.each(failures)("%s: %s", async (_case, handlers, message) => {
@@ -165,13 +207,23 @@ describe("submitGuess", () => {
       },
     });
     await expect(run(wallet)).rejects.toThrow("503: Service unavailable.");
-    expect(storedBeforeSend).toMatchObject({ text: GUESS.text, salt: SALT, stake: "1", challengeId: 1, state: "prepared" });
+    expect(storedBeforeSend).toMatchObject({
+      text: GUESS.text,
+      salt: SALT,
+      stake: "1",
+      challengeId: 1,
+      state: "prepared",
+    });
     expect(listSubmissions()[0]).toMatchObject({ state: "post-failed", transactionHash: TX_HASH });
   });
 
   it("records nothing as paid when the wallet cancels", async () => {
     installFakeServer();
-    const wallet = new FakeWallet({ eth_sendTransaction: () => { throw new RpcError(4001, "denied"); } });
+    const wallet = new FakeWallet({
+      eth_sendTransaction: () => {
+        throw new RpcError(4001, "denied");
+      },
+    });
     await expect(run(wallet)).rejects.toThrow("Transaction rejected by user");
     // Not even a "Not paid" entry: refusing in the wallet leaves nothing in My submissions.
     expect(listSubmissions()).toEqual([]);
@@ -179,7 +231,11 @@ describe("submitGuess", () => {
 
   it("keeps the guess when the wallet fails to send for another reason (it may have sent)", async () => {
     installFakeServer();
-    const wallet = new FakeWallet({ eth_sendTransaction: () => { throw new RpcError(-32603, "internal error"); } });
+    const wallet = new FakeWallet({
+      eth_sendTransaction: () => {
+        throw new RpcError(-32603, "internal error");
+      },
+    });
     await expect(run(wallet)).rejects.toThrow("Transaction failed: internal error");
     expect(listSubmissions()).toEqual([expect.objectContaining({ salt: SALT, state: "prepared" })]);
   });
@@ -214,7 +270,11 @@ describe("waitForReceipt", () => {
         eth_getTransactionReceipt: () => (++polls < 3 ? null : { status: "0x1" }),
       });
       const progress: string[] = [];
-      const done = waitForReceipt(wallet, TX_HASH, { intervalMs: 2000, timeoutMs: 60000, onProgress: (m) => progress.push(m) });
+      const done = waitForReceipt(wallet, TX_HASH, {
+        intervalMs: 2000,
+        timeoutMs: 60000,
+        onProgress: (m) => progress.push(m),
+      });
       await vi.advanceTimersByTimeAsync(4000);
       await expect(done).resolves.toMatchObject({ status: "0x1" });
       expect(polls).toBe(3);
@@ -230,12 +290,22 @@ describe("retryUnpostedSubmissions", () => {
     const server = installFakeServer();
     server.on("POST", "/api/responses", () => json({ id: 3, status: "pending" }, 200));
     saveSubmission({
-      salt: SALT, challengeId: 1, text: GUESS.text, stake: "1", chainId: 11155111,
-      submitterAddress: PLAYER, transactionHash: TX_HASH, state: "post-failed", createdAt: 1,
+      salt: SALT,
+      challengeId: 1,
+      text: GUESS.text,
+      stake: "1",
+      chainId: 11155111,
+      submitterAddress: PLAYER,
+      transactionHash: TX_HASH,
+      state: "post-failed",
+      createdAt: 1,
     });
     const result = await retryUnpostedSubmissions(listSubmissions());
     expect(result).toEqual({ recovered: 1, failed: 0 });
-    expect(JSON.parse(server.calls[0]?.init?.body as string)).toMatchObject({ transactionHash: TX_HASH, submissionSalt: SALT });
+    expect(JSON.parse(server.calls[0]?.init?.body as string)).toMatchObject({
+      transactionHash: TX_HASH,
+      submissionSalt: SALT,
+    });
     expect(listSubmissions()[0]?.state).toBe("submitted");
   });
 });

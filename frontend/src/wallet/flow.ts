@@ -1,4 +1,5 @@
-import { ApiError, apiRequest } from "@/api/http";
+import { ApiError } from "@/api/http";
+import { postResponse } from "@/api/responses";
 import type { ChallengeResponse, ResponseCreate } from "@/api/types";
 import type { PublicConfig } from "@/config";
 import { stakeCalldata } from "@/lib/calldata";
@@ -66,27 +67,26 @@ export async function selectAccount(provider: EIP1193Provider): Promise<string> 
   return account;
 }
 
-// The chain this flow asked the wallet to switch to: the chainChanged event that follows is the
-// flow's own step 2, not the player changing networks, and must not reload the page mid-payment.
-let expectedChainSwitch: string | null = null;
-
-/** True (once) when `chainId` is the switch the payment flow asked for. */
-export function takeExpectedChainSwitch(chainId: unknown): boolean {
-  if (typeof chainId !== "string" || chainId.toLowerCase() !== expectedChainSwitch) return false;
-  expectedChainSwitch = null;
-  return true;
-}
+/** Announces the chain the flow is about to ask the wallet to switch to (lowercase hex), or null
+ * when the switch failed: the chainChanged event that follows is the flow's own step 2, not the
+ * player changing networks, and must not reload the page mid-payment. The wallet context owns
+ * that state (WalletContext.tsx, `expectChainSwitch`). */
+export type ExpectChainSwitch = (chainIdHex: string | null) => void;
 
 /** Step 2: switch to the configured chain, adding it when the wallet does not know it (4902). */
-export async function ensureChain(provider: EIP1193Provider, config: PublicConfig): Promise<void> {
+export async function ensureChain(
+  provider: EIP1193Provider,
+  config: PublicConfig,
+  expectChainSwitch: ExpectChainSwitch,
+): Promise<void> {
   const chainId = await provider.request({ method: "eth_chainId" });
   if (typeof chainId === "string" && chainId.toLowerCase() === config.chainIdHex.toLowerCase()) return;
-  expectedChainSwitch = config.chainIdHex.toLowerCase();
+  expectChainSwitch(config.chainIdHex.toLowerCase());
   try {
     await provider.request({ method: "wallet_switchEthereumChain", params: [{ chainId: config.chainIdHex }] });
   } catch (error) {
     if (rpcErrorCode(error) !== UNRECOGNIZED_CHAIN) {
-      expectedChainSwitch = null;
+      expectChainSwitch(null);
       throw new WalletError("switchNetworkFailed", WALLET_MESSAGES.switchNetworkFailed(config.chainName));
     }
     try {
@@ -103,7 +103,7 @@ export async function ensureChain(provider: EIP1193Provider, config: PublicConfi
         ],
       });
     } catch {
-      expectedChainSwitch = null;
+      expectChainSwitch(null);
       throw new WalletError("addNetworkFailed", WALLET_MESSAGES.addNetworkFailed(config.chainName));
     }
   }
@@ -141,7 +141,12 @@ export async function waitForReceipt(
     timeoutMs,
     onProgress = () => undefined,
     sleep = sleepReal,
-  }: { intervalMs: number; timeoutMs: number; onProgress?: (message: string) => unknown; sleep?: (ms: number) => Promise<void> },
+  }: {
+    intervalMs: number;
+    timeoutMs: number;
+    onProgress?: (message: string) => unknown;
+    sleep?: (ms: number) => Promise<void>;
+  },
 ): Promise<Receipt> {
   await onProgress(PROGRESS.waiting);
   for (let waited = 0; waited < timeoutMs; waited += intervalMs) {
@@ -173,11 +178,6 @@ export class SubmissionError extends Error {
   }
 }
 
-export async function postResponse(body: ResponseCreate): Promise<ChallengeResponse> {
-  const res = await apiRequest("POST", "/api/responses", body);
-  return (await res.json()) as ChallengeResponse;
-}
-
 export interface Guess {
   challengeId: number;
   /** Canonical "lat, lon". */
@@ -194,6 +194,9 @@ export interface SubmitOptions {
   /** Shows a progress message; the flow waits for a returned promise (the page uses it to let
    * each message be painted before the next step replaces it). */
   onProgress?: (message: string) => unknown;
+  /** The wallet context's `expectChainSwitch` (see ensureChain). */
+  expectChainSwitch: ExpectChainSwitch;
+  /** How the receipt polling waits (the flow's unit tests do not wait). */
   sleep?: (ms: number) => Promise<void>;
   /** Unix seconds for the calldata's timestamp word. */
   now?: () => number;
@@ -207,13 +210,19 @@ export interface SubmitResult {
 
 /** The whole submission: account, network, payment, receipt, then the claim. */
 export async function submitGuess(guess: Guess, options: SubmitOptions): Promise<SubmitResult> {
-  const { provider, config, onProgress = () => undefined, sleep, now = () => Math.floor(Date.now() / 1000) } = options;
+  const {
+    provider,
+    config,
+    onProgress = () => undefined,
+    expectChainSwitch,
+    sleep,
+    now = () => Math.floor(Date.now() / 1000),
+  } = options;
   await onProgress(PROGRESS.connecting);
   if (!provider) throw new WalletError("notInstalled", WALLET_MESSAGES.notInstalled);
   await onProgress(PROGRESS.selectAccount);
   const address = await selectAccount(provider);
-  await ensureChain(provider, config);
-  if (!address) throw new WalletError("notConnected", WALLET_MESSAGES.notConnected);
+  await ensureChain(provider, config, expectChainSwitch);
 
   const commitment = await guessCommitment({
     chainId: config.chainId,
@@ -305,7 +314,14 @@ export function stateAfterPostError(error: unknown): "refused" | "post-failed" {
 /** On load: post again every claim whose payment was sent but never acknowledged. The server
  * answers the identical claim idempotently (200 with the stored one). */
 export async function retryUnpostedSubmissions(
-  records: { salt: string; challengeId: number; text: string; stake: string; transactionHash?: string; submitterAddress?: string }[],
+  records: {
+    salt: string;
+    challengeId: number;
+    text: string;
+    stake: string;
+    transactionHash?: string;
+    submitterAddress?: string;
+  }[],
 ): Promise<{ recovered: number; failed: number }> {
   let recovered = 0;
   let failed = 0;

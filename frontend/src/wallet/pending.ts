@@ -56,11 +56,13 @@ export function parseBlockNumber(value: unknown): number | null {
 
 type Listener = () => void;
 const listeners = new Set<Listener>();
-let snapshot: StoredSubmission[] | null = null;
+// The parsed list and the stored text it came from: React's useSyncExternalStore needs the same
+// array back while nothing changed, and a change by any writer (another tab, a cleared storage)
+// shows as different text.
+let snapshot: { raw: string | null; list: StoredSubmission[] } | null = null;
 
-function read(): StoredSubmission[] {
+function parse(raw: string | null): StoredSubmission[] {
   try {
-    const raw = localStorage.getItem(STORAGE_KEY);
     const parsed: unknown = raw ? JSON.parse(raw) : [];
     return Array.isArray(parsed) ? (parsed as StoredSubmission[]) : [];
   } catch {
@@ -68,15 +70,19 @@ function read(): StoredSubmission[] {
   }
 }
 
+function read(): StoredSubmission[] {
+  return parse(localStorage.getItem(STORAGE_KEY));
+}
+
 function write(list: StoredSubmission[]): void {
   localStorage.setItem(STORAGE_KEY, JSON.stringify(list));
-  snapshot = list;
   for (const listener of listeners) listener();
 }
 
 export function listSubmissions(): StoredSubmission[] {
-  snapshot ??= read();
-  return snapshot;
+  const raw = localStorage.getItem(STORAGE_KEY);
+  if (snapshot?.raw !== raw) snapshot = { raw, list: parse(raw) };
+  return snapshot.list;
 }
 
 export function saveSubmission(record: StoredSubmission): void {
@@ -109,10 +115,7 @@ export function unpostedSubmissions(): StoredSubmission[] {
 function subscribe(listener: Listener): () => void {
   listeners.add(listener);
   const onStorage = (event: StorageEvent) => {
-    if (event.key === STORAGE_KEY) {
-      snapshot = read();
-      listener();
-    }
+    if (event.key === STORAGE_KEY) listener();
   };
   window.addEventListener("storage", onStorage);
   return () => {
@@ -125,17 +128,14 @@ export function useSubmissions(): StoredSubmission[] {
   return useSyncExternalStore(subscribe, listSubmissions, listSubmissions);
 }
 
-/** Tests clear localStorage between cases; this forgets the cached copy too. */
-export function resetSubmissionsCacheForTests(): void {
-  snapshot = null;
-}
-
 /** The "recommended offline record": everything needed to prove the guess later. */
-export function offlineRecord(record: Pick<StoredSubmission, "challengeId" | "text" | "salt" | "stake"> & {
-  chainId: number;
-  transactionHash?: string;
-  submitterAddress?: string;
-}) {
+export function offlineRecord(
+  record: Pick<StoredSubmission, "challengeId" | "text" | "salt" | "stake"> & {
+    chainId: number;
+    transactionHash?: string;
+    submitterAddress?: string;
+  },
+) {
   return {
     product: "Geopoem",
     challengeId: record.challengeId,
@@ -145,7 +145,7 @@ export function offlineRecord(record: Pick<StoredSubmission, "challengeId" | "te
     chainId: record.chainId,
     ...(record.submitterAddress ? { submitterAddress: record.submitterAddress } : {}),
     ...(record.transactionHash ? { transactionHash: record.transactionHash } : {}),
-    note: "Keep this file private until the challenge is resolved. The salt proves your guess: sha256(\"geopoem:guess:v1|chainId|challengeId|address|coordinates|salt\").",
+    note: 'Keep this file private until the challenge is resolved. The salt proves your guess: sha256("geopoem:guess:v1|chainId|challengeId|address|coordinates|salt").',
   };
 }
 

@@ -1,50 +1,14 @@
 import { act, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { Challenge } from "@/api/types";
-import { Toaster } from "@/components/Toaster";
 import { listSubmissions } from "@/wallet/pending";
-import { WalletProvider } from "@/wallet/WalletContext";
 import { FakeWallet, PLAYER, RpcError, TX_HASH } from "../../../test/fakeWallet";
 import { TEST_CONFIG } from "../../../test/fixtures";
 import { installPublicConfig } from "../../../test/setup";
-import { installFakeServer, json, type FakeServer } from "../../../test/http";
-import { renderWithClient } from "../../../test/render";
-import { ActiveChallengeTab } from "./ActiveChallengeTab";
-
-const CHALLENGE: Challenge = {
-  id: 7,
-  poemTitle: "Where the Sphinx Keeps Watch",
-  poemText: "<p>Stone <em>lion</em> with a human face</p>",
-  instructionsText: "<p>Give the <strong>paw</strong>'s position.</p>",
-  proximityThreshold: 250,
-  solutionSha256: "053b482ba066a9fecef34d7e5618c970eb0984dcbb07e89d080ceb563d95f1cf",
-  solutionReveal: null,
-  solutionSalt: null,
-  stakedSum: "12.500000",
-  responseCount: 3,
-  startTimestamp: 1767225600,
-  resolvedTimestamp: null,
-  status: "active",
-  isDemo: false,
-};
+import { installFakeServer, json } from "../../../test/http";
+import { ACTIVE_CHALLENGE, renderActiveTab, serveActiveChallenge } from "../../../test/activeChallenge";
 
 afterEach(() => vi.unstubAllGlobals());
-
-function serve(challenge: Challenge | null = CHALLENGE): FakeServer {
-  const server = installFakeServer();
-  server.on("GET", "/api/challenges/active", () => json(challenge));
-  return server;
-}
-
-function renderTab() {
-  return renderWithClient(
-    <WalletProvider reload={() => undefined}>
-      <ActiveChallengeTab coordinatesAddon={null} />
-      <Toaster />
-    </WalletProvider>,
-  );
-}
 
 async function fillForm(coordinates: string, stake: string) {
   const user = userEvent.setup();
@@ -59,41 +23,45 @@ describe("Active Challenge: load states", () => {
   it("shows a spinner while loading", () => {
     const server = installFakeServer();
     server.on("GET", "/api/challenges/active", () => new Promise<Response>(() => undefined));
-    renderTab();
+    renderActiveTab();
     expect(screen.getByRole("status")).toHaveTextContent("Loading the active challenge...");
   });
 
   it("shows the load error", async () => {
     const server = installFakeServer();
     server.on("GET", "/api/challenges/active", () => json({ message: "Boom." }, 500));
-    renderTab();
-    expect(await screen.findByRole("alert")).toHaveTextContent("Failed to load active challenge. Please try again later.");
+    renderActiveTab();
+    expect(await screen.findByRole("alert")).toHaveTextContent(
+      "Failed to load active challenge. Please try again later.",
+    );
   });
 
   it("says when there is no active challenge", async () => {
-    serve(null);
-    renderTab();
+    serveActiveChallenge(null);
+    renderActiveTab();
     expect(await screen.findByText("No active challenge available at the moment.")).toBeInTheDocument();
     expect(screen.queryByRole("button", { name: "Submit Your Solution & Pay Your Bid" })).not.toBeInTheDocument();
   });
 
   it("shows the challenge card", async () => {
-    serve();
-    renderTab();
-    const card = (await screen.findByRole("heading", { name: CHALLENGE.poemTitle })).closest("section") as HTMLElement;
+    serveActiveChallenge();
+    renderActiveTab();
+    const card = (await screen.findByRole("heading", { name: ACTIVE_CHALLENGE.poemTitle })).closest(
+      "section",
+    ) as HTMLElement;
     expect(within(card).getByText("Active")).toBeInTheDocument();
     expect(within(card).getByText("#7")).toBeInTheDocument();
     expect(within(card).getByText("250 meters")).toBeInTheDocument();
     expect(within(card).getByText("lion").tagName).toBe("EM");
     expect(within(card).getByText("paw").tagName).toBe("STRONG");
-    expect(within(card).getByText(CHALLENGE.solutionSha256)).toBeInTheDocument();
+    expect(within(card).getByText(ACTIVE_CHALLENGE.solutionSha256)).toBeInTheDocument();
     expect(within(card).getByText("12.50 USDC")).toBeInTheDocument();
     expect(within(card).getByText(new Date(1767225600 * 1000).toLocaleString())).toBeInTheDocument();
   });
 
   it('shows "Not specified" without a proximity threshold', async () => {
-    serve({ ...CHALLENGE, proximityThreshold: null });
-    renderTab();
+    serveActiveChallenge({ ...ACTIVE_CHALLENGE, proximityThreshold: null });
+    renderActiveTab();
     expect(await screen.findByText("Not specified")).toBeInTheDocument();
     // A missing threshold is scored as 0 m: the card says so, or a 1.82 m miss looks like a bug.
     expect(screen.getByText("Not specified").closest("dd")).toHaveTextContent(
@@ -102,19 +70,28 @@ describe("Active Challenge: load states", () => {
   });
 
   it("links the payment note to the treasury on the explorer and shows the warning", async () => {
-    serve();
-    renderTab();
+    serveActiveChallenge();
+    renderActiveTab();
     const link = await screen.findByRole("link", { name: /treasury on the block explorer/ });
-    expect(link).toHaveAttribute("href", "https://sepolia.etherscan.io/address/0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC");
+    expect(link).toHaveAttribute(
+      "href",
+      "https://sepolia.etherscan.io/address/0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC",
+    );
     expect(screen.getByText(/stakes are final and non-refundable/)).toBeInTheDocument();
     expect(screen.getByText("Minimum bid: 1.00 USDC")).toBeInTheDocument();
     expect(screen.getByLabelText("USDC bid amount")).toHaveAttribute("step", "0.01");
   });
 
   it("shows the treasury address without a link on a chain without an explorer", async () => {
-    installPublicConfig({ ...TEST_CONFIG, chainId: 31337, chainName: "Anvil (local)", explorerUrl: "", localChain: true });
-    serve();
-    renderTab();
+    installPublicConfig({
+      ...TEST_CONFIG,
+      chainId: 31337,
+      chainName: "Anvil (local)",
+      explorerUrl: "",
+      localChain: true,
+    });
+    serveActiveChallenge();
+    renderActiveTab();
     const note = (await screen.findByText(/Payment information:/)).closest("div");
     expect(note).toHaveTextContent(`Geopoem treasury at ${TEST_CONFIG.treasuryAddress}. You also need`);
     expect(within(note!).queryByRole("link")).not.toBeInTheDocument();
@@ -123,10 +100,10 @@ describe("Active Challenge: load states", () => {
 
 describe("Active Challenge: validation", () => {
   it.each(["", "29.979175", "91, 0", "abc, def"])("toasts Incorrect Coordinates for %j", async (coordinates) => {
-    serve();
+    serveActiveChallenge();
     const wallet = new FakeWallet();
     window.ethereum = wallet;
-    renderTab();
+    renderActiveTab();
     await fillForm(coordinates, "5");
     expect(await screen.findByText("Incorrect Coordinates")).toBeInTheDocument();
     expect(screen.getByText("Please enter valid coordinates in the format: latitude, longitude")).toBeInTheDocument();
@@ -141,8 +118,8 @@ describe("Active Challenge: validation", () => {
     // The field's step is 0.01, and the API refuses the rest with the same sentence.
     ["1.005", "Stake amount must be a multiple of 0.01 USDC (at most 2 decimals)."],
   ])("toasts Invalid Stake Amount for %j", async (stake, message) => {
-    serve();
-    renderTab();
+    serveActiveChallenge();
+    renderActiveTab();
     await fillForm("29.979175, 31.134258", stake);
     expect(await screen.findByText("Invalid Stake Amount")).toBeInTheDocument();
     expect(screen.getByText(message)).toBeInTheDocument();
@@ -152,10 +129,10 @@ describe("Active Challenge: validation", () => {
 
 describe("Active Challenge: confirm dialog", () => {
   it("shows the normalised coordinates and the stake; Cancel closes it and nothing is paid", async () => {
-    serve();
+    serveActiveChallenge();
     const wallet = new FakeWallet();
     window.ethereum = wallet;
-    renderTab();
+    renderActiveTab();
     const user = await fillForm("29.9791759,31.1342589", "2.50");
     const dialog = await screen.findByRole("dialog", { name: "Confirm Solution Submission" });
     expect(within(dialog).getByText("29.979175, 31.134258")).toBeInTheDocument();
@@ -169,7 +146,7 @@ describe("Active Challenge: confirm dialog", () => {
   });
 
   it("offers the offline record as a download holding coordinates, salt, challenge and stake", async () => {
-    serve();
+    serveActiveChallenge();
     const blobs: Blob[] = [];
     URL.createObjectURL = vi.fn((blob: Blob) => {
       blobs.push(blob);
@@ -177,7 +154,7 @@ describe("Active Challenge: confirm dialog", () => {
     });
     URL.revokeObjectURL = vi.fn();
     const click = vi.spyOn(HTMLAnchorElement.prototype, "click").mockImplementation(() => undefined);
-    renderTab();
+    renderActiveTab();
     const user = await fillForm("48.8584, 2.2945", "3");
     await user.click(await screen.findByRole("button", { name: "Download offline record" }));
     expect(click).toHaveBeenCalledTimes(1);
@@ -196,7 +173,7 @@ function deferred<T>() {
 
 describe("Active Challenge: submission", () => {
   it("shows the progress messages in order, then the success toast, clears the inputs and refreshes", async () => {
-    const server = serve();
+    const server = serveActiveChallenge();
     const permission = deferred<unknown>();
     const sent = deferred<string>();
     const posted = deferred<Response>();
@@ -207,7 +184,7 @@ describe("Active Challenge: submission", () => {
       eth_sendTransaction: () => sent.promise,
     });
     window.ethereum = wallet;
-    renderTab();
+    renderActiveTab();
     const user = await fillForm("29.979175, 31.134258", "1");
     await user.click(await screen.findByRole("button", { name: "Confirm" }));
 
@@ -216,7 +193,9 @@ describe("Active Challenge: submission", () => {
     const dialog = screen.getByRole("dialog", { name: "Confirm Solution Submission" });
     expect(within(dialog).getByRole("button", { name: "Processing..." })).toBeDisabled();
     expect(within(dialog).getByRole("button", { name: "Cancel" })).toBeDisabled();
-    await waitFor(() => expect(within(dialog).getByRole("status")).toHaveTextContent("Please select your MetaMask account..."));
+    await waitFor(() =>
+      expect(within(dialog).getByRole("status")).toHaveTextContent("Please select your MetaMask account..."),
+    );
     // Each progress message is painted before the flow goes on: it shows a frame later. The form
     // behind the modal dialog shows it too (hidden from the accessibility tree meanwhile).
     const submit = document.querySelector<HTMLButtonElement>("form button[type=submit]");
@@ -236,7 +215,9 @@ describe("Active Challenge: submission", () => {
     expect(await screen.findByText("Solution Submitted")).toBeInTheDocument();
     expect(screen.getByText("Your solution has been submitted successfully!")).toBeInTheDocument();
     // The form resets in the render after the toast (a frame later on a loaded machine).
-    expect(await screen.findByRole("button", { name: "Submit Your Solution & Pay Your Bid" }, { timeout: 5000 })).toBeEnabled();
+    expect(
+      await screen.findByRole("button", { name: "Submit Your Solution & Pay Your Bid" }, { timeout: 5000 }),
+    ).toBeEnabled();
     expect(screen.getByLabelText("Coordinates (latitude, longitude)")).toHaveValue("");
     expect(screen.getByLabelText("USDC bid amount")).toHaveValue(null);
     await waitFor(() => expect(server.calls.filter((c) => c.url === "/api/challenges/active")).toHaveLength(2));
@@ -244,10 +225,10 @@ describe("Active Challenge: submission", () => {
   }, 60_000); // ethers' lazy chunk and a frame per message: slow on a loaded two-core machine
 
   async function submitWith(handlers: Record<string, () => unknown>, post?: () => Response) {
-    const server = serve();
+    const server = serveActiveChallenge();
     if (post) server.on("POST", "/api/responses", post);
     window.ethereum = new FakeWallet(handlers);
-    renderTab();
+    renderActiveTab();
     const user = await fillForm("29.979175, 31.134258", "1");
     await user.click(await screen.findByRole("button", { name: "Confirm" }));
     // The first use of the wallet loads ethers' lazy chunk, and each progress message waits a frame.
@@ -255,16 +236,35 @@ describe("Active Challenge: submission", () => {
   }
 
   it("asks for an account when the picker is cancelled", async () => {
-    await submitWith({ wallet_requestPermissions: () => { throw new RpcError(4001, "rejected"); } });
+    await submitWith({
+      wallet_requestPermissions: () => {
+        throw new RpcError(4001, "rejected");
+      },
+    });
     expect(await screen.findByText("Account Selection Required")).toBeInTheDocument();
     expect(screen.getByText("Please select an account in MetaMask to continue")).toBeInTheDocument();
   });
 
   it.each([
-    [{ eth_sendTransaction: () => { throw new RpcError(4001, "denied"); } }, "Transaction rejected by user"],
-    [{ eth_getTransactionReceipt: () => ({ status: "0x0" }) }, "Transaction failed - insufficient balance or other error"],
     [
-      { eth_chainId: () => "0x1", wallet_switchEthereumChain: () => { throw new RpcError(-32603, "nope"); } },
+      {
+        eth_sendTransaction: () => {
+          throw new RpcError(4001, "denied");
+        },
+      },
+      "Transaction rejected by user",
+    ],
+    [
+      { eth_getTransactionReceipt: () => ({ status: "0x0" }) },
+      "Transaction failed - insufficient balance or other error",
+    ],
+    [
+      {
+        eth_chainId: () => "0x1",
+        wallet_switchEthereumChain: () => {
+          throw new RpcError(-32603, "nope");
+        },
+      },
       "Failed to switch to Sepolia network",
     ],
   ])("toasts Transaction Failed with the wallet's message (%#)", async (handlers, message) => {
@@ -277,7 +277,11 @@ describe("Active Challenge: submission", () => {
   });
 
   it("leaves no entry in My submissions when the transaction is refused in the wallet", async () => {
-    await submitWith({ eth_sendTransaction: () => { throw new RpcError(4001, "denied"); } });
+    await submitWith({
+      eth_sendTransaction: () => {
+        throw new RpcError(4001, "denied");
+      },
+    });
     expect(await screen.findByText("Transaction rejected by user")).toBeInTheDocument();
     expect(listSubmissions()).toEqual([]);
     expect(screen.getByText("No submissions from this browser yet.")).toBeInTheDocument();
@@ -285,8 +289,8 @@ describe("Active Challenge: submission", () => {
   });
 
   it("toasts Transaction Failed when no wallet is installed", async () => {
-    serve();
-    renderTab();
+    serveActiveChallenge();
+    renderActiveTab();
     const user = await fillForm("29.979175, 31.134258", "1");
     await user.click(await screen.findByRole("button", { name: "Confirm" }));
     expect(await screen.findByText("Transaction Failed")).toBeInTheDocument();
@@ -310,8 +314,8 @@ describe("Active Challenge: submission", () => {
 
 describe("Active Challenge: help dialog", () => {
   it("opens the account-selection help with an image and closes with OK", async () => {
-    serve();
-    renderTab();
+    serveActiveChallenge();
+    renderActiveTab();
     const user = userEvent.setup();
     await user.click(await screen.findByRole("button", { name: "How do I select my account in MetaMask?" }));
     const dialog = await screen.findByRole("dialog", { name: "Selecting your account in MetaMask" });

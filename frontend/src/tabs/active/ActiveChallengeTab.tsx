@@ -26,10 +26,8 @@ function ActiveChallengeSkeleton() {
 /** The default tab: the active challenge, the submission form, and this browser's guesses. */
 export function ActiveChallengeTab({
   coordinatesAddon,
-  sleep,
 }: {
   coordinatesAddon?: ComponentType<CoordinatesAddonProps> | null;
-  sleep?: (ms: number) => Promise<void>;
 }) {
   // While a claim of this browser is pending the total bids may move: re-read (a 304 when not).
   const following = useHasPendingClaims();
@@ -49,11 +47,7 @@ export function ActiveChallengeTab({
     body = (
       <div className="grid-2">
         <ChallengeCard challenge={data} />
-        <SubmissionForm
-          challengeId={data.id}
-          {...(coordinatesAddon !== undefined ? { coordinatesAddon } : {})}
-          {...(sleep ? { sleep } : {})}
-        />
+        <SubmissionForm challengeId={data.id} {...(coordinatesAddon !== undefined ? { coordinatesAddon } : {})} />
       </div>
     );
   return (

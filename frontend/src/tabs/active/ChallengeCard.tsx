@@ -1,6 +1,6 @@
 import type { Challenge } from "@/api/types";
 import { ThresholdValue } from "@/components/Threshold";
-import { formatStake, formatTimestamp } from "@/lib/format";
+import { formatStake, formatDateTime } from "@/lib/format";
 
 /** The left card: the active challenge as the spec lists it. The poem and instructions are
  * HTML the server sanitised (challenges/models.py). */
@@ -21,7 +21,7 @@ export function ChallengeCard({ challenge }: { challenge: Challenge }) {
         <dt>Total bids</dt>
         <dd>{formatStake(challenge.stakedSum)} USDC</dd>
         <dt>Started</dt>
-        <dd>{formatTimestamp(challenge.startTimestamp)}</dd>
+        <dd>{formatDateTime(challenge.startTimestamp, "")}</dd>
       </dl>
       <h3>Poem</h3>
       <div className="html-content poem" dangerouslySetInnerHTML={{ __html: challenge.poemText }} />

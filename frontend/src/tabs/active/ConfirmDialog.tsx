@@ -58,8 +58,8 @@ export function ConfirmDialog({
           </dl>
           <ul className="notes">
             <li>
-              <strong>Recommended:</strong> keep an offline record of your guess. It holds your coordinates and the secret
-              salt that proves them once the challenge is resolved.{" "}
+              <strong>Recommended:</strong> keep an offline record of your guess. It holds your coordinates and the
+              secret salt that proves them once the challenge is resolved.{" "}
               <button
                 type="button"
                 className="link-button"
@@ -69,8 +69,8 @@ export function ConfirmDialog({
               </button>
             </li>
             <li>
-              Next step: your wallet asks you to select an account, switch to the {config.chainName} network and approve a
-              transfer of {formatStake(guess.stake)} USDC.
+              Next step: your wallet asks you to select an account, switch to the {config.chainName} network and approve
+              a transfer of {formatStake(guess.stake)} USDC.
             </li>
             <li>The wallet address that pays the bid receives any payout.</li>
             <li>By confirming you accept the terms in the Legal &amp; Terms tab; please read them first.</li>

@@ -39,13 +39,10 @@ const afterPaint = () =>
 export function SubmissionForm({
   challengeId,
   coordinatesAddon = DefaultAddon,
-  sleep,
 }: {
   challengeId: number;
   /** The map beside the coordinates field (see CoordinatesAddon.tsx). */
   coordinatesAddon?: ComponentType<CoordinatesAddonProps> | null;
-  /** Tests shorten the receipt polling's wait. */
-  sleep?: (ms: number) => Promise<void>;
 }) {
   const config = getPublicConfig();
   const queryClient = useQueryClient();
@@ -102,10 +99,14 @@ export function SubmissionForm({
           });
           return afterPaint();
         },
-        ...(sleep ? { sleep } : {}),
+        expectChainSwitch: wallet.expectChainSwitch,
       });
       wallet.setAddress(result.submitterAddress);
-      toast({ title: "Solution Submitted", description: "Your solution has been submitted successfully!", variant: "success" });
+      toast({
+        title: "Solution Submitted",
+        description: "Your solution has been submitted successfully!",
+        variant: "success",
+      });
       setCoordinates("");
       setStake("");
       await refreshAfterClaim(queryClient);
@@ -182,8 +183,8 @@ export function SubmissionForm({
           </p>
         </div>
         <div className="alert alert-info note">
-          <strong>Payment information:</strong> your bid is paid in test USDC on the {config.chainName} test network to the
-          Geopoem treasury
+          <strong>Payment information:</strong> your bid is paid in test USDC on the {config.chainName} test network to
+          the Geopoem treasury
           {treasuryLink ? (
             <>
               ,{" "}
@@ -201,8 +202,8 @@ export function SubmissionForm({
           . You also need a little test ETH for gas.
         </div>
         <div className="alert alert-warning note warning-block">
-          <strong>Warning:</strong> stakes are final and non-refundable. Submitted solutions cannot be changed. Confirmed
-          transactions are irreversible.
+          <strong>Warning:</strong> stakes are final and non-refundable. Submitted solutions cannot be changed.
+          Confirmed transactions are irreversible.
         </div>
         <p>
           <button type="button" className="link-button" onClick={() => setHelpOpen(true)}>

@@ -62,9 +62,9 @@ export function faqGroups(config: PublicConfig): FaqGroup[] {
           question: "Can I change or cancel a guess?",
           answer: (
             <p>
-              No. Submitted solutions cannot be changed, stakes are final and non-refundable, and confirmed
-              transactions are irreversible. You may submit further guesses, each with its own stake. If you reject the
-              transaction in your wallet, nothing is recorded and nothing is paid.
+              No. Submitted solutions cannot be changed, stakes are final and non-refundable, and confirmed transactions
+              are irreversible. You may submit further guesses, each with its own stake. If you reject the transaction
+              in your wallet, nothing is recorded and nothing is paid.
             </p>
           ),
         },
@@ -151,23 +151,20 @@ export function faqGroups(config: PublicConfig): FaqGroup[] {
           answer: (
             <>
               <p>
-                Your stake is an ordinary USDC transfer to the Geopoem treasury. After you submit, your guess is
-                pending until the server has read the transaction and its receipt from the blockchain and checked
-                that:
+                Your stake is an ordinary USDC transfer to the Geopoem treasury. After you submit, your guess is pending
+                until the server has read the transaction and its receipt from the blockchain and checked that:
               </p>
               <ul>
                 <li>the transaction succeeded and is buried under enough blocks;</li>
                 <li>it called the USDC contract directly, sent no ETH and came from the wallet named in the claim;</li>
-                <li>
-                  it transferred exactly the stake to the treasury, and the USDC contract logged that transfer;
-                </li>
+                <li>it transferred exactly the stake to the treasury, and the USDC contract logged that transfer;</li>
                 <li>its data carries the commitment of your guess and the challenge number;</li>
                 <li>it was mined while the challenge was open, and no other guess uses it.</li>
               </ul>
               <p>
                 Only then does the guess count as confirmed and its stake join the pot; otherwise it is rejected with
-                the reason. Payments sent through a smart-contract wallet or a router cannot be checked this way and
-                are rejected.
+                the reason. Payments sent through a smart-contract wallet or a router cannot be checked this way and are
+                rejected.
               </p>
             </>
           ),
@@ -176,8 +173,8 @@ export function faqGroups(config: PublicConfig): FaqGroup[] {
           question: "Where can I see the status of my guess?",
           answer: (
             <p>
-              The My submissions panel lists the guesses made from this browser with their status (pending, confirmed
-              or rejected) and a link to each transaction on the block explorer.
+              The My submissions panel lists the guesses made from this browser with their status (pending, confirmed or
+              rejected) and a link to each transaction on the block explorer.
             </p>
           ),
         },
@@ -207,8 +204,8 @@ export function faqGroups(config: PublicConfig): FaqGroup[] {
           question: "Why do I need ETH if I pay in USDC?",
           answer: (
             <p>
-              Every transaction on the network pays a small gas fee in its native currency ({config.nativeCurrency.symbol}
-              {" "}during the beta). The stake itself is paid in USDC.
+              Every transaction on the network pays a small gas fee in its native currency (
+              {config.nativeCurrency.symbol} during the beta). The stake itself is paid in USDC.
             </p>
           ),
         },
@@ -222,9 +219,9 @@ export function faqGroups(config: PublicConfig): FaqGroup[] {
           answer: (
             <p>
               No. Your transaction carries only a commitment: the SHA-256 hash of your guess together with a random
-              32-byte salt that your browser generates and keeps, the chain, the challenge and your address. Without
-              the salt the hash cannot be reversed, even by trying every point of a small area. Guesses are shown
-              publicly only after the challenge is resolved.
+              32-byte salt that your browser generates and keeps, the chain, the challenge and your address. Without the
+              salt the hash cannot be reversed, even by trying every point of a small area. Guesses are shown publicly
+              only after the challenge is resolved.
             </p>
           ),
         },
@@ -233,14 +230,14 @@ export function faqGroups(config: PublicConfig): FaqGroup[] {
           answer: (
             <>
               <p>
-                The SHA-256 hash of the solution is published with the challenge before anyone plays. At the reveal,
-                the solution and its salt are published too. The hash is computed over the text
+                The SHA-256 hash of the solution is published with the challenge before anyone plays. At the reveal, the
+                solution and its salt are published too. The hash is computed over the text
               </p>
               <pre className="mono">{"geopoem:solution:v1|{challenge id}|{solution}|{salt}"}</pre>
               <p>
                 In the Resolved Challenges tab, open a challenge and press Recompute SHA-256 in this browser: your
-                browser hashes the revealed text and salt itself and says whether the result equals the published
-                hash. You can also do it in a terminal, for example:
+                browser hashes the revealed text and salt itself and says whether the result equals the published hash.
+                You can also do it in a terminal, for example:
               </p>
               <pre className="mono">
                 {"printf '%s' 'geopoem:solution:v1|1|29.979175, 31.134258|<salt>' | sha256sum"}

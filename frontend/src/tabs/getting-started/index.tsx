@@ -33,8 +33,8 @@ export function GettingStartedTab() {
     <section className="tab-section getting-started-tab" aria-labelledby="getting-started-heading">
       <h2 id="getting-started-heading">Getting Started</h2>
       <p className="tab-intro">
-        Geopoem hides a place on Earth inside a poem. Work out where it is, send your latitude and longitude with a
-        USDC stake, and win a share of the pot if you are right.
+        Geopoem hides a place on Earth inside a poem. Work out where it is, send your latitude and longitude with a USDC
+        stake, and win a share of the pot if you are right.
       </p>
 
       <h3>How to play</h3>
@@ -46,8 +46,7 @@ export function GettingStartedTab() {
           MetaMask" link that does it.
         </li>
         <li>
-          Get test ETH for gas and test USDC for your stake: the Sepolia Testnet tab walks you through it step by
-          step.
+          Get test ETH for gas and test USDC for your stake: the Sepolia Testnet tab walks you through it step by step.
         </li>
         <li>Open the Active Challenge tab, read the poem and its instructions, and find the place it describes.</li>
         <li>

@@ -7,7 +7,11 @@ describe("Legal & Terms tab", () => {
     render(<LegalTab />);
     expect(screen.getByRole("heading", { level: 2, name: "Legal & Terms" })).toBeInTheDocument();
     const list = screen.getByRole("list");
-    expect(within(list).getAllByRole("heading", { level: 3 }).map((h) => h.textContent)).toEqual([
+    expect(
+      within(list)
+        .getAllByRole("heading", { level: 3 })
+        .map((h) => h.textContent),
+    ).toEqual([
       "1. Intellectual Property",
       "2. Use of the Platform",
       "3. No Liability",
@@ -27,7 +31,9 @@ describe("Legal & Terms tab", () => {
     render(<LegalTab />);
     expect(screen.getByText(/You must be at least 18 years old/)).toBeInTheDocument();
     expect(screen.getByText(/binding, confidential arbitration conducted online/)).toBeInTheDocument();
-    expect(screen.getByText(/Stakes are final and\s+non-refundable, submitted solutions cannot be changed/)).toBeInTheDocument();
+    expect(
+      screen.getByText(/Stakes are final and\s+non-refundable, submitted solutions cannot be changed/),
+    ).toBeInTheDocument();
   });
 
   it("ends with the important notice", () => {

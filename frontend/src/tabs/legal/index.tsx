@@ -15,9 +15,9 @@ export function legalSections(network: string): LegalSection[] {
       body: (
         <p>
           The Geopoem name, logo, poems, instructions, site design and software are the property of Geopoem and its
-          licensors and are protected by copyright and other intellectual property laws. You may read and share links
-          to the content for personal, non-commercial use. You may not copy, republish, sell or build derivative works
-          from it without written permission.
+          licensors and are protected by copyright and other intellectual property laws. You may read and share links to
+          the content for personal, non-commercial use. You may not copy, republish, sell or build derivative works from
+          it without written permission.
         </p>
       ),
     },
@@ -27,8 +27,8 @@ export function legalSections(network: string): LegalSection[] {
         <p>
           Geopoem is a game of skill in which you submit a location guess together with a stake paid from your own
           wallet. You are responsible for your wallet, its keys and every transaction you approve. Stakes are final and
-          non-refundable, submitted solutions cannot be changed, and confirmed transactions are irreversible. During
-          the beta the platform runs on the {network} test network with test tokens that have no monetary value.
+          non-refundable, submitted solutions cannot be changed, and confirmed transactions are irreversible. During the
+          beta the platform runs on the {network} test network with test tokens that have no monetary value.
         </p>
       ),
     },
@@ -49,8 +49,8 @@ export function legalSections(network: string): LegalSection[] {
         <p>
           You agree not to interfere with the platform or other players: no attacks on the site or its servers, no
           automated abuse, no attempts to obtain solutions or other players' guesses before a challenge is resolved, no
-          exploiting of bugs (please report them instead), and no use of the platform for fraud, money laundering or
-          any other unlawful purpose. We may refuse service to anyone who breaks these rules.
+          exploiting of bugs (please report them instead), and no use of the platform for fraud, money laundering or any
+          other unlawful purpose. We may refuse service to anyone who breaks these rules.
         </p>
       ),
     },
@@ -70,10 +70,10 @@ export function legalSections(network: string): LegalSection[] {
       title: "Dispute Resolution by Confidential Online Arbitration",
       body: (
         <p>
-          Any dispute arising from or relating to these terms or the platform will first be raised with us in writing
-          so that we can try to resolve it informally. If it is not resolved within 30 days, it will be settled by
-          binding, confidential arbitration conducted online by a single arbitrator, in English, and not in court. You
-          agree to bring claims only in your individual capacity and not as part of any class or representative action.
+          Any dispute arising from or relating to these terms or the platform will first be raised with us in writing so
+          that we can try to resolve it informally. If it is not resolved within 30 days, it will be settled by binding,
+          confidential arbitration conducted online by a single arbitrator, in English, and not in court. You agree to
+          bring claims only in your individual capacity and not as part of any class or representative action.
         </p>
       ),
     },
@@ -154,9 +154,9 @@ export function LegalTab() {
         <h3 id="legal-notice-heading">Important Notice</h3>
         <p>
           Stakes are final and non-refundable. Submitted solutions cannot be changed. Confirmed transactions are
-          irreversible. The wallet address that signs a submission receives any payout. You must be 18 or older to
-          play. During the beta Geopoem runs on the {network} test network with fake money; real money on the main
-          network will replace it after the beta.
+          irreversible. The wallet address that signs a submission receives any payout. You must be 18 or older to play.
+          During the beta Geopoem runs on the {network} test network with fake money; real money on the main network
+          will replace it after the beta.
         </p>
       </aside>
     </section>

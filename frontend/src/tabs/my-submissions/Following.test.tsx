@@ -1,36 +1,20 @@
 import { act, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { Challenge } from "@/api/types";
-import { Toaster } from "@/components/Toaster";
-import { ActiveChallengeTab } from "@/tabs/active/ActiveChallengeTab";
 import { listSubmissions } from "@/wallet/pending";
-import { WalletProvider } from "@/wallet/WalletContext";
-import { FakeWallet, PLAYER, TX_HASH } from "../../../test/fakeWallet";
-import { installFakeServer, json } from "../../../test/http";
-import { renderWithClient } from "../../../test/render";
+import {
+  ACTIVE_CHALLENGE,
+  answerClaimStatus,
+  renderActiveTab,
+  serveActiveChallenge,
+} from "../../../test/activeChallenge";
+import { FakeWallet } from "../../../test/fakeWallet";
+import { json } from "../../../test/http";
 
 /** Issue 17, item 1: the page never shows anything older than what it just did. The claim status
  * answered 404 before the POST; after it the panel follows the claim (Pending, then Confirmed)
  * and the active card's total bids follow the confirmed sum, with no reload or remount. The
  * network is scripted (fetch); the refetch interval is the real one (2 s). */
-
-const CHALLENGE: Challenge = {
-  id: 7,
-  poemTitle: "Where the Sphinx Keeps Watch",
-  poemText: "<p>Stone lion</p>",
-  instructionsText: "<p>Guess</p>",
-  proximityThreshold: 250,
-  solutionSha256: "053b482ba066a9fecef34d7e5618c970eb0984dcbb07e89d080ceb563d95f1cf",
-  solutionReveal: null,
-  solutionSalt: null,
-  stakedSum: "12.500000",
-  responseCount: 3,
-  startTimestamp: 1767225600,
-  resolvedTimestamp: null,
-  status: "active",
-  isDemo: false,
-};
 
 afterEach(() => vi.unstubAllGlobals());
 
@@ -42,33 +26,17 @@ function deferred<T>() {
 
 describe("Following a claim after the POST", () => {
   it("shows 404, then Pending, then Confirmed without a remount, and the total bids follow", async () => {
-    const server = installFakeServer();
-    const chain = { claim: "missing" as "missing" | "pending" | "confirmed", stakedSum: "12.500000" };
-    server.on("GET", "/api/challenges/active", () => json({ ...CHALLENGE, stakedSum: chain.stakedSum }));
+    const chain = { claim: null as string | null, stakedSum: "12.500000" };
+    const server = serveActiveChallenge(() => ({ ...ACTIVE_CHALLENGE, stakedSum: chain.stakedSum }));
     const posted = deferred<Response>();
     server.on("POST", "/api/responses", () => posted.promise);
-    // The status look-up names the claim by its commitment (random salt): routed by prefix.
-    const statusPrefix = `/api/responses/${TX_HASH}?commitment=`;
-    const routed = server.fetch as unknown as typeof fetch;
-    const statusCalls: string[] = [];
-    vi.stubGlobal("fetch", (input: RequestInfo | URL, init?: RequestInit) => {
-      const url = String(input);
-      if (url.startsWith(statusPrefix)) {
-        statusCalls.push(chain.claim);
-        if (chain.claim === "missing") return Promise.resolve(json({ message: "No submission uses this transaction.", errors: {} }, 404));
-        return Promise.resolve(
-          json({ id: 1, challengeId: 7, transactionHash: TX_HASH, submitterAddress: PLAYER, status: chain.claim, rejectionCode: "", rejectionReason: "" }),
-        );
-      }
-      return routed(input, init);
+    const statusCalls: (string | null)[] = [];
+    answerClaimStatus(server, () => {
+      statusCalls.push(chain.claim);
+      return chain.claim;
     });
     window.ethereum = new FakeWallet();
-    renderWithClient(
-      <WalletProvider reload={() => undefined}>
-        <ActiveChallengeTab coordinatesAddon={null} />
-        <Toaster />
-      </WalletProvider>,
-    );
+    renderActiveTab();
     const user = userEvent.setup();
     await user.type(await screen.findByLabelText("Coordinates (latitude, longitude)"), "29.979175, 31.134258");
     await user.type(screen.getByLabelText("USDC bid amount"), "3.5");
@@ -81,14 +49,14 @@ describe("Following a claim after the POST", () => {
     const panel = screen.getByRole("region", { name: "My submissions" });
     expect(await within(panel).findByText("Not recorded by Geopoem yet", {}, { timeout: 8000 })).toBeInTheDocument();
     const item = within(panel).getByRole("listitem");
-    expect(statusCalls).toContain("missing");
+    expect(statusCalls).toContain(null);
 
     chain.claim = "pending";
     await act(async () => posted.resolve(json({ id: 1, status: "pending" }, 201)));
     expect(await within(item).findByText("Pending", {}, { timeout: 5000 })).toBeInTheDocument();
     expect(within(item).getByText("Recorded by Geopoem")).toBeInTheDocument();
     expect(listSubmissions()[0]?.state).toBe("submitted");
-    const card = screen.getByRole("heading", { name: CHALLENGE.poemTitle }).closest("section") as HTMLElement;
+    const card = screen.getByRole("heading", { name: ACTIVE_CHALLENGE.poemTitle }).closest("section") as HTMLElement;
     expect(within(card).getByText("12.50 USDC")).toBeInTheDocument();
 
     // The worker confirms the claim and moves the sum: the page follows on its own.
@@ -110,32 +78,19 @@ describe("Following a claim after the POST", () => {
     // The race CI met: the POST answered, the card was read (the claim still pending), then the
     // head watcher confirmed the claim before the page's first look-up of it. No Pending is ever
     // seen; the card must still follow the confirmed sum.
-    const server = installFakeServer();
     const chain = { stakedSum: "12.500000" };
-    server.on("GET", "/api/challenges/active", () => json({ ...CHALLENGE, stakedSum: chain.stakedSum }));
+    const server = serveActiveChallenge(() => ({ ...ACTIVE_CHALLENGE, stakedSum: chain.stakedSum }));
     server.on("POST", "/api/responses", () => new Promise<Response>(() => undefined));
-    const statusPrefix = `/api/responses/${TX_HASH}?commitment=`;
-    const routed = server.fetch as unknown as typeof fetch;
-    vi.stubGlobal("fetch", (input: RequestInfo | URL, init?: RequestInit) => {
-      if (String(input).startsWith(statusPrefix)) {
-        chain.stakedSum = "16.000000"; // confirmed by the watcher just before this look-up
-        return Promise.resolve(
-          json({ id: 1, challengeId: 7, transactionHash: TX_HASH, submitterAddress: PLAYER, status: "confirmed", rejectionCode: "", rejectionReason: "" }),
-        );
-      }
-      return routed(input, init);
+    answerClaimStatus(server, () => {
+      chain.stakedSum = "16.000000"; // confirmed by the watcher just before this look-up
+      return "confirmed";
     });
     window.ethereum = new FakeWallet();
-    renderWithClient(
-      <WalletProvider reload={() => undefined}>
-        <ActiveChallengeTab coordinatesAddon={null} />
-        <Toaster />
-      </WalletProvider>,
-    );
+    renderActiveTab();
     const user = userEvent.setup();
     await user.type(await screen.findByLabelText("Coordinates (latitude, longitude)"), "29.979175, 31.134258");
     await user.type(screen.getByLabelText("USDC bid amount"), "3.5");
-    const card = screen.getByRole("heading", { name: CHALLENGE.poemTitle }).closest("section") as HTMLElement;
+    const card = screen.getByRole("heading", { name: ACTIVE_CHALLENGE.poemTitle }).closest("section") as HTMLElement;
     expect(within(card).getByText("12.50 USDC")).toBeInTheDocument();
     await user.click(screen.getByRole("button", { name: "Submit Your Solution & Pay Your Bid" }));
     await user.click(await screen.findByRole("button", { name: "Confirm" }));

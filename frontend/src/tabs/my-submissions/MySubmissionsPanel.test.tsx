@@ -42,7 +42,13 @@ describe("My submissions", () => {
   it("lists a guess with its server status and an explorer link", async () => {
     const server = installFakeServer();
     server.on("GET", STATUS_URL, () =>
-      json({ ...RECORD, id: 1, status: "rejected", rejectionCode: "late", rejectionReason: "The payment was mined after the challenge closed." }),
+      json({
+        ...RECORD,
+        id: 1,
+        status: "rejected",
+        rejectionCode: "late",
+        rejectionReason: "The payment was mined after the challenge closed.",
+      }),
     );
     saveSubmission(RECORD);
     renderWithClient(<MySubmissionsPanel />);
@@ -63,9 +69,17 @@ describe("My submissions", () => {
     // A stranger posted first on the player's hash: asked by hash alone, the server could only
     // answer with a claim that is not this browser's.
     server.on("GET", `/api/responses/${TX_HASH}`, () =>
-      json({ ...RECORD, id: 1, status: "rejected", rejectionCode: "commitment_mismatch", rejectionReason: "Not yours." }),
+      json({
+        ...RECORD,
+        id: 1,
+        status: "rejected",
+        rejectionCode: "commitment_mismatch",
+        rejectionReason: "Not yours.",
+      }),
     );
-    server.on("GET", STATUS_URL, () => json({ ...RECORD, id: 2, status: "confirmed", rejectionCode: "", rejectionReason: "" }));
+    server.on("GET", STATUS_URL, () =>
+      json({ ...RECORD, id: 2, status: "confirmed", rejectionCode: "", rejectionReason: "" }),
+    );
     saveSubmission(RECORD);
     renderWithClient(<MySubmissionsPanel />);
     expect(await screen.findByText("Confirmed")).toBeInTheDocument();
@@ -99,7 +113,9 @@ describe("recovery of a lost POST", () => {
   it("posts a paid but unrecorded guess again on load and says so", async () => {
     const server = installFakeServer();
     server.on("GET", "/api/challenges/active", () => json(null));
-    server.on("GET", STATUS_URL, () => json({ ...RECORD, id: 1, status: "pending", rejectionCode: "", rejectionReason: "" }));
+    server.on("GET", STATUS_URL, () =>
+      json({ ...RECORD, id: 1, status: "pending", rejectionCode: "", rejectionReason: "" }),
+    );
     server.on("POST", "/api/responses", () => json({ ...RECORD, id: 1, status: "pending" }, 200));
     saveSubmission({ ...RECORD, state: "post-failed", lastError: "503: Service unavailable." });
     render(<App queryClient={makeQueryClient()} path="/" reload={() => undefined} />);

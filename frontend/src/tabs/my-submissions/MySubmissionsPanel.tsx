@@ -1,11 +1,11 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useRef } from "react";
 import { ApiError } from "@/api/http";
 import { activeChallengeQuery, claimsByAddressQuery, FOLLOW_INTERVAL_MS, responseStatusQuery } from "@/api/queries";
 import type { ChallengeResponse } from "@/api/types";
 import { ExplorerLink } from "@/components/ExplorerLink";
 import { guessCommitment } from "@/lib/commitment";
-import { formatStake, formatTimestamp } from "@/lib/format";
+import { formatStake, formatDateTime } from "@/lib/format";
 import { getPublicConfig } from "@/config";
 import { claimFollowInterval, planAt, useWalletHead } from "./following";
 import { downloadOfflineRecord, removeSubmission, useSubmissions, type StoredSubmission } from "@/wallet/pending";
@@ -59,7 +59,11 @@ function ServerStatus({ hash, record }: { hash: string; record: StoredSubmission
   // While the claim is pending, the wallet's head says when to ask quickly (following.ts).
   const { chainIdHex, confirmations } = getPublicConfig();
   const provider = useWalletProviderOrNull();
-  const [pending, setPending] = useState(false);
+  // Pending as the query cache holds it: read at render, which every change of the answer causes
+  // (the useQuery below subscribes this component to it).
+  const queryClient = useQueryClient();
+  const pending =
+    queryClient.getQueryData<ChallengeResponse>(responseStatusQuery(hash, own).queryKey)?.status === "pending";
   const head = useWalletHead(provider, chainIdHex, record.inclusionBlock, confirmations, pending);
   const { data, isPending, error, isFetchedAfterMount, refetch } = useQuery({
     ...responseStatusQuery(hash, own),
@@ -72,7 +76,6 @@ function ServerStatus({ hash, record }: { hash: string; record: StoredSubmission
         planAt(head, record.inclusionBlock, confirmations).statusMs,
       ),
   });
-  useEffect(() => setPending(data?.status === "pending"), [data?.status]);
   // The deep-enough block: asked at once, then every FAST_FOLLOW_MS for a short window.
   const deepAt = head.deepAt;
   useEffect(() => {
@@ -100,7 +103,7 @@ function SubmissionItem({ record }: { record: StoredSubmission }) {
         <dt>Stake</dt>
         <dd>{formatStake(record.stake)} USDC</dd>
         <dt>Made</dt>
-        <dd>{formatTimestamp(Math.floor(record.createdAt / 1000))}</dd>
+        <dd>{formatDateTime(Math.floor(record.createdAt / 1000))}</dd>
         <dt>In this browser</dt>
         <dd>{LOCAL_STATE_TEXT[record.state]}</dd>
         {record.state === "refused" && record.lastError ? (
@@ -167,7 +170,7 @@ function ServerOnlyItem({ claim }: { claim: ChallengeResponse }) {
         {claim.submissionTimestamp ? (
           <>
             <dt>Paid</dt>
-            <dd>{formatTimestamp(claim.submissionTimestamp)}</dd>
+            <dd>{formatDateTime(claim.submissionTimestamp, "")}</dd>
           </>
         ) : null}
         <dt>In this browser</dt>
@@ -208,11 +211,14 @@ function useServerOnlyClaims(records: StoredSubmission[]): ChallengeResponse[] {
     ...claimsByAddressQuery(address ?? ""),
     enabled: Boolean(address),
     // Followed like this browser's own claims while one of them is pending.
-    refetchInterval: (query) => (query.state.data?.some((claim) => claim.status === "pending") ? FOLLOW_INTERVAL_MS : false),
+    refetchInterval: (query) =>
+      query.state.data?.some((claim) => claim.status === "pending") ? FOLLOW_INTERVAL_MS : false,
   });
   useRereadActiveWhenAnySettles(data);
   if (!address || !data) return [];
-  const paidHere = new Set(records.flatMap((record) => (record.transactionHash ? [record.transactionHash.toLowerCase()] : [])));
+  const paidHere = new Set(
+    records.flatMap((record) => (record.transactionHash ? [record.transactionHash.toLowerCase()] : [])),
+  );
   return data.filter((claim) => !paidHere.has(claim.transactionHash.toLowerCase()));
 }
 

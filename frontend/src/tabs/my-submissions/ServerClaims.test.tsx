@@ -59,7 +59,13 @@ describe("My submissions from the server", () => {
     server.on("GET", `/api/responses/${TX_HASH}?commitment=${KEPT}`, () => json(claim({})));
     server.on("GET", `/api/responses?address=${PLAYER}`, () =>
       json([
-        claim({ id: 9, transactionHash: OTHER_HASH, commitment: "d".repeat(64), submissionStake: "3.500000", status: "pending" }),
+        claim({
+          id: 9,
+          transactionHash: OTHER_HASH,
+          commitment: "d".repeat(64),
+          submissionStake: "3.500000",
+          status: "pending",
+        }),
         claim({}),
         // A stranger's claim naming the player's address on the player's transaction with another
         // guess, waiting for verification to reject it: never shown as the player's.
@@ -86,7 +92,13 @@ describe("My submissions from the server", () => {
   it("lists the server's claims after this browser's storage was cleared", async () => {
     const server = installFakeServer();
     server.on("GET", `/api/responses?address=${PLAYER}`, () =>
-      json([claim({ status: "rejected", rejectionCode: "late", rejectionReason: "The payment was confirmed on chain after the challenge had closed." })]),
+      json([
+        claim({
+          status: "rejected",
+          rejectionCode: "late",
+          rejectionReason: "The payment was confirmed on chain after the challenge had closed.",
+        }),
+      ]),
     );
     window.ethereum = new FakeWallet();
     renderPanel();
@@ -109,7 +121,9 @@ describe("My submissions from the server", () => {
     let status: ChallengeResponse["status"] = "pending";
     let stakedSum = "10.000000";
     server.on("GET", "/api/challenges/active", () => json({ id: 7, stakedSum }));
-    server.on("GET", `/api/responses?address=${PLAYER}`, () => json([claim({ id: 9, transactionHash: OTHER_HASH, status })]));
+    server.on("GET", `/api/responses?address=${PLAYER}`, () =>
+      json([claim({ id: 9, transactionHash: OTHER_HASH, status })]),
+    );
     window.ethereum = new FakeWallet();
     function TotalBids() {
       const { data } = useQuery(activeChallengeQuery());

@@ -52,7 +52,10 @@ describe("followPlan: the head-driven schedule", () => {
   it("from the deep-enough block: asks quickly for a bounded window, then plainly; the head is no longer watched", () => {
     expect(followPlan({ ...clock, head: 17 })).toEqual({ statusMs: FAST_FOLLOW_MS, headMs: false });
     expect(followPlan({ ...clock, head: 17, sinceDeepMs: 0 })).toEqual({ statusMs: FAST_FOLLOW_MS, headMs: false });
-    expect(followPlan({ ...clock, head: 18, sinceDeepMs: FAST_FOLLOW_WINDOW_MS })).toEqual({ statusMs: FAST_FOLLOW_MS, headMs: false });
+    expect(followPlan({ ...clock, head: 18, sinceDeepMs: FAST_FOLLOW_WINDOW_MS })).toEqual({
+      statusMs: FAST_FOLLOW_MS,
+      headMs: false,
+    });
     expect(followPlan({ ...clock, head: 19, sinceDeepMs: FAST_FOLLOW_WINDOW_MS + 1 })).toEqual({
       statusMs: FOLLOW_INTERVAL_MS,
       headMs: false,
@@ -62,7 +65,10 @@ describe("followPlan: the head-driven schedule", () => {
 
   it("plain polling without a head (no wallet, an error, another chain), an inclusion block or a number of confirmations", () => {
     expect(followPlan({ ...clock, head: null })).toEqual({ statusMs: FOLLOW_INTERVAL_MS, headMs: HEAD_POLL_MS });
-    expect(followPlan({ ...clock, inclusionBlock: undefined })).toEqual({ statusMs: FOLLOW_INTERVAL_MS, headMs: false });
+    expect(followPlan({ ...clock, inclusionBlock: undefined })).toEqual({
+      statusMs: FOLLOW_INTERVAL_MS,
+      headMs: false,
+    });
     expect(followPlan({ ...clock, confirmations: 0 })).toEqual({ statusMs: FOLLOW_INTERVAL_MS, headMs: false });
   });
 

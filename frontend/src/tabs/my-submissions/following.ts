@@ -92,7 +92,6 @@ function isVisible(): boolean {
   return typeof document === "undefined" || document.visibilityState !== "hidden";
 }
 
-
 /** The chain head from the wallet's provider while `watch` holds and the tab is visible (every
  * HEAD_POLL_MS), and when the page first saw the deep-enough block. The provider must be on the
  * configured chain (checked once); an error or another chain ends the watch: head null, plain polling. */
@@ -115,7 +114,8 @@ export function useWalletHead(
   const [deepAt, setDeepAt] = useState<number | null>(null);
   const [visible, setVisible] = useState(isVisible);
   const deepReached = deepAt !== null;
-  const watch = pending && !failed && !deepReached && Boolean(provider) && inclusionBlock !== undefined && confirmations >= 1;
+  const watch =
+    pending && !failed && !deepReached && Boolean(provider) && inclusionBlock !== undefined && confirmations >= 1;
 
   useEffect(() => {
     const onChange = () => setVisible(isVisible());
@@ -132,7 +132,8 @@ export function useWalletHead(
       try {
         if (!chainChecked) {
           const chainId = await provider.request({ method: "eth_chainId" });
-          if (typeof chainId !== "string" || chainId.toLowerCase() !== chainIdHex.toLowerCase()) throw new Error("another chain");
+          if (typeof chainId !== "string" || chainId.toLowerCase() !== chainIdHex.toLowerCase())
+            throw new Error("another chain");
           chainChecked = true;
         }
         const next = parseBlockNumber(await provider.request({ method: "eth_blockNumber" }));

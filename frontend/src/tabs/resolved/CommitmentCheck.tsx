@@ -1,7 +1,8 @@
 import { useId, useState } from "react";
-import { solutionCommitment, solutionPreimage, SOLUTION_COMMITMENT_TAG } from "./commitment";
+import { solutionCommitment, solutionPreimage, SOLUTION_COMMITMENT_TAG } from "@/lib/commitment";
 
-type Result = { state: "idle" } | { state: "busy" } | { state: "done"; hash: string } | { state: "error"; message: string };
+type Result =
+  { state: "idle" } | { state: "busy" } | { state: "done"; hash: string } | { state: "error"; message: string };
 
 /** "Check the commitment yourself": the revealed text and salt are hashed in this browser and the
  * result compared with the solutionSha256 published before anyone played. The fields can be
@@ -27,22 +28,22 @@ export function CommitmentCheck({
   async function recompute() {
     setResult({ state: "busy" });
     try {
-      setResult({ state: "done", hash: await solutionCommitment(challengeId, text, saltText) });
+      setResult({ state: "done", hash: await solutionCommitment({ challengeId, text, salt: saltText }) });
     } catch (error) {
       setResult({ state: "error", message: error instanceof Error ? error.message : String(error) });
     }
   }
 
-  const preimage = solutionPreimage(challengeId, text, saltText);
+  const preimage = solutionPreimage({ challengeId, text, salt: saltText });
   const matches = result.state === "done" && result.hash === published.toLowerCase();
 
   return (
     <div className="commitment-check">
       <p>
-        Before the challenge opened, only the SHA-256 hash of the solution was published. It is computed over the
-        text <code>{`${SOLUTION_COMMITMENT_TAG}|{challenge id}|{solution}|{salt}`}</code>, where the salt is 32
-        random bytes kept secret until the reveal, so nobody could work the solution out from the hash. Recompute it
-        here: if it equals the published hash, the solution was fixed before the first guess and was not changed.
+        Before the challenge opened, only the SHA-256 hash of the solution was published. It is computed over the text{" "}
+        <code>{`${SOLUTION_COMMITMENT_TAG}|{challenge id}|{solution}|{salt}`}</code>, where the salt is 32 random bytes
+        kept secret until the reveal, so nobody could work the solution out from the hash. Recompute it here: if it
+        equals the published hash, the solution was fixed before the first guess and was not changed.
       </p>
       <div className="form-field">
         <label htmlFor={textId}>Revealed solution</label>

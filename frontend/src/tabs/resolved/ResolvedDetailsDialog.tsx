@@ -8,7 +8,7 @@ import { ExplorerLink } from "@/components/ExplorerLink";
 import { RevealMapSection } from "@/maps/RevealMapSection";
 import { CommitmentCheck } from "./CommitmentCheck";
 import { VerifyOutcomes } from "./VerifyOutcomes";
-import { formatDateTime, formatDistance, formatStake, formatPrize, shortAddress } from "./format";
+import { formatDateTime, formatDistance, formatStake, formatUsdc, shortAddress } from "@/lib/format";
 
 export const NO_CORRECT = "No correct responses found for this challenge.";
 
@@ -97,7 +97,7 @@ function WinnerLine({ label, winner }: { label: string; winner: Winner }) {
         {shortAddress(winner.submitterAddress)}
       </ExplorerLink>{" "}
       at {formatDistance(winner.distanceMeters)}, staked {formatStake(winner.submissionStake)} USDC, prize{" "}
-      {formatPrize(winner.prize)} USDC
+      {formatUsdc(winner.prize)} USDC
     </li>
   );
 }
@@ -112,7 +112,7 @@ function WinnersSummary({ challengeId }: { challengeId: number }) {
       <WinnerLine label="Earliest correct response (40%)" winner={data.earliest} />
       <WinnerLine label="Highest staked correct response (40%)" winner={data.highest} />
       <li>
-        <strong>Site operations and student donations (20%):</strong> {formatPrize(data.operations)} USDC
+        <strong>Site operations and student donations (20%):</strong> {formatUsdc(data.operations)} USDC
       </li>
     </ul>
   );

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import vectors from "../../../../tests/vectors.json";
 import { installFakeServer, json } from "../../../test/http";
 import { renderWithClient } from "../../../test/render";
-import { OPERA, OPERA_WINNERS, PYRAMID, PYRAMID_RESPONSES, PYRAMID_WINNERS } from "./fixtures";
+import { OPERA, OPERA_WINNERS, PYRAMID, PYRAMID_RESPONSES, PYRAMID_WINNERS } from "../../../test/resolvedChallenges";
 import { ResolvedTab } from "./index";
 
 const RESOLVED = "/api/challenges/resolved";
@@ -163,9 +163,7 @@ describe("Resolved Challenges tab", () => {
     expect(dialog).toHaveTextContent(`geopoem:solution:v1|${vector.challengeId}|${vector.text}|${vector.salt}`);
 
     await user.click(d.getByRole("button", { name: "Recompute SHA-256 in this browser" }));
-    expect(
-      await d.findByText("Match: the computed hash equals the published solution SHA-256."),
-    ).toBeInTheDocument();
+    expect(await d.findByText("Match: the computed hash equals the published solution SHA-256.")).toBeInTheDocument();
     // Shown twice: published, and computed here.
     expect(d.getAllByText(vector.commitment)).toHaveLength(2);
 

@@ -5,7 +5,7 @@ import { buildChainWorld, type Guess } from "../../../test/chainWorld";
 import { installFakeServer } from "../../../test/http";
 import { renderWithClient } from "../../../test/render";
 import { TEST_CONFIG } from "../../../test/fixtures";
-import { PYRAMID } from "./fixtures";
+import { PYRAMID } from "../../../test/resolvedChallenges";
 import { VerifyOutcomes } from "./VerifyOutcomes";
 
 afterEach(() => {
@@ -13,8 +13,20 @@ afterEach(() => {
 });
 
 const GUESSES: Guess[] = [
-  { text: "29.979, 31.134", stake: "2.5", address: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", block: 20, txIndex: 0 },
-  { text: "30.0444, 31.2357", stake: "3", address: "0x90F79bf6EB2c4F870365E785982E1f101E93b906", block: 21, txIndex: 0 },
+  {
+    text: "29.979, 31.134",
+    stake: "2.5",
+    address: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+    block: 20,
+    txIndex: 0,
+  },
+  {
+    text: "30.0444, 31.2357",
+    stake: "3",
+    address: "0x90F79bf6EB2c4F870365E785982E1f101E93b906",
+    block: 21,
+    txIndex: 0,
+  },
 ];
 
 async function serveWorld(change?: (world: Awaited<ReturnType<typeof buildChainWorld>>) => void) {
@@ -48,7 +60,11 @@ describe("Verify every outcome", () => {
   it("shows an accessible progress bar while it runs", async () => {
     const world = await buildChainWorld(GUESSES);
     const server = installFakeServer();
-    server.on("GET", `/api/responses?challengeId=${world.challenge.id}&limit=1000`, () => new Promise<Response>(() => {}));
+    server.on(
+      "GET",
+      `/api/responses?challengeId=${world.challenge.id}&limit=1000`,
+      () => new Promise<Response>(() => {}),
+    );
     renderWithClient(<VerifyOutcomes challenge={world.challenge} />);
     await userEvent.setup().click(screen.getByRole("button", { name: "Verify every outcome" }));
     const bar = await screen.findByRole("progressbar", { name: /Reading the responses from this site: 0 of 2/ });
@@ -83,13 +99,15 @@ describe("Verify every outcome", () => {
   it("points to the script beyond 10,000 responses", () => {
     renderWithClient(<VerifyOutcomes challenge={{ ...PYRAMID, isDemo: false, responseCount: 10_001 }} />);
     expect(screen.queryByRole("button", { name: "Verify every outcome" })).not.toBeInTheDocument();
-    expect(screen.getByText(/This challenge has 10,001 responses, more than 10,000 can be checked in a browser/))
-      .toBeInTheDocument();
+    expect(
+      screen.getByText(/This challenge has 10,001 responses, more than 10,000 can be checked in a browser/),
+    ).toBeInTheDocument();
   });
 
   it("tells a demonstration challenge's visitors that its payments cannot be checked", () => {
     renderWithClient(<VerifyOutcomes challenge={PYRAMID} />);
-    expect(screen.getByText(/This is a demonstration challenge: its sample claims carry made-up transaction hashes/))
-      .toBeInTheDocument();
+    expect(
+      screen.getByText(/This is a demonstration challenge: its sample claims carry made-up transaction hashes/),
+    ).toBeInTheDocument();
   });
 });

@@ -1,12 +1,7 @@
 import { useEffect, useId, useRef, useState } from "react";
 import type { Challenge } from "@/api";
 import { getPublicConfig } from "@/config";
-import {
-  MAX_BROWSER_RESPONSES,
-  verifyChallenge,
-  type Phase,
-  type VerificationReport,
-} from "@/lib/verify-outcomes";
+import { MAX_BROWSER_RESPONSES, verifyChallenge, type Phase, type VerificationReport } from "@/lib/verify-outcomes";
 
 export const SCRIPT_URL = "/verify_challenge.py";
 
@@ -72,10 +67,9 @@ export function VerifyOutcomes({ challenge }: { challenge: Challenge }) {
   return (
     <div className="verify-outcomes">
       <p>
-        Check every response of this challenge yourself: each payment is read from the blockchain through a public
-        node ({config.rpcUrl || "none configured"}), and its guess, salt and stake must match what the payment
-        committed to. Distances, correct answers, both winners and the prize split are then recomputed here, not taken
-        from this site.
+        Check every response of this challenge yourself: each payment is read from the blockchain through a public node
+        ({config.rpcUrl || "none configured"}), and its guess, salt and stake must match what the payment committed to.
+        Distances, correct answers, both winners and the prize split are then recomputed here, not taken from this site.
       </p>
       {challenge.isDemo && (
         <p className="hint">
@@ -126,7 +120,9 @@ function VerificationResult({ report }: { report: VerificationReport }) {
       <p className={report.ok ? "check-ok" : "check-bad"}>
         {report.reproduced} of {total} outcomes reproduced
       </p>
-      {report.ok && report.unpaidDemo === 0 && <p>Every payment, commitment, chain position, distance, verdict, winner and prize matches.</p>}
+      {report.ok && report.unpaidDemo === 0 && (
+        <p>Every payment, commitment, chain position, distance, verdict, winner and prize matches.</p>
+      )}
       {report.unpaidDemo > 0 && (
         <p className="hint">
           {report.unpaidDemo} demonstration {report.unpaidDemo === 1 ? "claim has" : "claims have"} no payment on the

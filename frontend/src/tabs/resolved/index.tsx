@@ -3,7 +3,7 @@ import { useState } from "react";
 import { resolvedChallengesQuery, type Challenge } from "@/api";
 import { Alert } from "@/components/Alert";
 import { Spinner } from "@/components/Spinner";
-import { formatDate, formatStake } from "./format";
+import { formatDate, formatStake } from "@/lib/format";
 import { ResolvedDetailsDialog } from "./ResolvedDetailsDialog";
 import "./resolved.css";
 
@@ -27,11 +27,18 @@ export function ResolvedTab() {
         <Alert>{RESOLVED_EMPTY}</Alert>
       ) : (
         <>
-          <p className="tab-intro">Select a challenge to see its poem, the revealed solution, the winners and how to check the reveal yourself.</p>
+          <p className="tab-intro">
+            Select a challenge to see its poem, the revealed solution, the winners and how to check the reveal yourself.
+          </p>
           <ul className="resolved-list">
             {data.map((challenge) => (
               <li key={challenge.id}>
-                <button type="button" className="resolved-row" onClick={() => setSelected(challenge)} aria-haspopup="dialog">
+                <button
+                  type="button"
+                  className="resolved-row"
+                  onClick={() => setSelected(challenge)}
+                  aria-haspopup="dialog"
+                >
                   <span className="resolved-row-head">
                     <span className="resolved-row-title">{challenge.poemTitle}</span>
                     <span className="badge badge-resolved">Resolved</span>

@@ -21,8 +21,38 @@ export function SepoliaTab() {
   return config.localChain ? <LocalChainGuide config={config} /> : <SepoliaGuide config={config} />;
 }
 
+/** The values a wallet asks for when a network is added by hand. A chain without a block explorer
+ * (a local one) says to leave that field empty. */
+function NetworkFields({ config }: { config: PublicConfig }) {
+  const { chainName, chainId, chainIdHex, rpcUrl, explorerUrl, nativeCurrency } = config;
+  return (
+    <dl className="fields">
+      <dt>Network name</dt>
+      <dd>{chainName}</dd>
+      <dt>RPC URL</dt>
+      <dd className="mono">{rpcUrl}</dd>
+      <dt>Chain ID</dt>
+      <dd>
+        {chainId} <span className="muted">({chainIdHex})</span>
+      </dd>
+      <dt>Currency symbol</dt>
+      <dd>{nativeCurrency.symbol}</dd>
+      <dt>Block explorer URL</dt>
+      {explorerUrl ? (
+        <dd className="mono">
+          <a href={explorerUrl} target="_blank" rel="noopener noreferrer">
+            {explorerUrl}
+          </a>
+        </dd>
+      ) : (
+        <dd>None (leave it empty)</dd>
+      )}
+    </dl>
+  );
+}
+
 function SepoliaGuide({ config }: { config: PublicConfig }) {
-  const { chainName, chainId, chainIdHex, rpcUrl, explorerUrl, nativeCurrency, usdcAddress, tokenDecimals } = config;
+  const { chainName, nativeCurrency, usdcAddress, tokenDecimals } = config;
 
   return (
     <section className="tab-section sepolia-tab" aria-labelledby="sepolia-heading">
@@ -40,31 +70,8 @@ function SepoliaGuide({ config }: { config: PublicConfig }) {
             if your wallet does not know it. To add it yourself, open your wallet's network settings, choose to add a
             network manually and enter:
           </p>
-          <dl className="fields">
-            <dt>Network name</dt>
-            <dd>{chainName}</dd>
-            <dt>RPC URL</dt>
-            <dd className="mono">{rpcUrl}</dd>
-            <dt>Chain ID</dt>
-            <dd>
-              {chainId} <span className="muted">({chainIdHex})</span>
-            </dd>
-            <dt>Currency symbol</dt>
-            <dd>{nativeCurrency.symbol}</dd>
-            <dt>Block explorer URL</dt>
-            <dd className="mono">
-              {explorerUrl ? (
-                <a href={explorerUrl} target="_blank" rel="noopener noreferrer">
-                  {explorerUrl}
-                </a>
-              ) : (
-                "None (leave it empty)"
-              )}
-            </dd>
-          </dl>
-          <p className="hint">
-            In MetaMask you may first need to turn on "Show test networks" in the network list.
-          </p>
+          <NetworkFields config={config} />
+          <p className="hint">In MetaMask you may first need to turn on "Show test networks" in the network list.</p>
         </li>
         <li>
           <h3>Step 2: Import the USDC test token</h3>
@@ -84,8 +91,8 @@ function SepoliaGuide({ config }: { config: PublicConfig }) {
         <li>
           <h3>Step 3: Get test ETH from a cloud faucet</h3>
           <p>
-            Every transaction costs a little ETH for gas, even when you send USDC. Google Cloud's Web3 faucet sends
-            free {nativeCurrency.symbol} to your address once a day:{" "}
+            Every transaction costs a little ETH for gas, even when you send USDC. Google Cloud's Web3 faucet sends free{" "}
+            {nativeCurrency.symbol} to your address once a day:{" "}
             <a href={ETH_FAUCET_URL} target="_blank" rel="noopener noreferrer">
               open the Google Cloud Sepolia faucet
             </a>
@@ -127,11 +134,15 @@ function TokenInformation({ config }: { config: PublicConfig }) {
           <ExplorerLink kind="address" value={usdcAddress} />
         </dd>
         <dt>Decimals</dt>
-        <dd>{tokenDecimals} (1.00 USDC is {(10 ** tokenDecimals).toLocaleString("en-US")} token units)</dd>
+        <dd>
+          {tokenDecimals} (1.00 USDC is {(10 ** tokenDecimals).toLocaleString("en-US")} token units)
+        </dd>
         <dt>Minimum stake</dt>
         <dd>{config.minStake} USDC</dd>
         <dt>Gas</dt>
-        <dd>Paid in {nativeCurrency.name} ({nativeCurrency.symbol}), {nativeCurrency.decimals} decimals</dd>
+        <dd>
+          Paid in {nativeCurrency.name} ({nativeCurrency.symbol}), {nativeCurrency.decimals} decimals
+        </dd>
       </dl>
     </>
   );
@@ -141,7 +152,7 @@ function TokenInformation({ config }: { config: PublicConfig }) {
  * machine, so the faucets and the public explorer of Sepolia cannot help. The README's MetaMask
  * steps, with this page's own network values. */
 function LocalChainGuide({ config }: { config: PublicConfig }) {
-  const { chainName, chainId, chainIdHex, rpcUrl, nativeCurrency, usdcAddress, tokenDecimals } = config;
+  const { chainName, chainId, usdcAddress, tokenDecimals } = config;
   return (
     <section className="tab-section sepolia-tab" aria-labelledby="sepolia-heading">
       <h2 id="sepolia-heading">Playing on a local test chain</h2>
@@ -159,26 +170,13 @@ function LocalChainGuide({ config }: { config: PublicConfig }) {
             In MetaMask open Settings, then Networks, then "Add a network manually", and enter these values. (Geopoem
             also offers to add the network when you pay.)
           </p>
-          <dl className="fields">
-            <dt>Network name</dt>
-            <dd>{chainName}</dd>
-            <dt>RPC URL</dt>
-            <dd className="mono">{rpcUrl}</dd>
-            <dt>Chain ID</dt>
-            <dd>
-              {chainId} <span className="muted">({chainIdHex})</span>
-            </dd>
-            <dt>Currency symbol</dt>
-            <dd>{nativeCurrency.symbol}</dd>
-            <dt>Block explorer URL</dt>
-            <dd>None (leave it empty)</dd>
-          </dl>
+          <NetworkFields config={config} />
         </li>
         <li>
           <h3>Step 2: Import a development account</h3>
           <p>
-            The local chain starts with development accounts that already hold test ETH and test USDC. In MetaMask choose
-            "Add account", then "Import account", and paste the private key of development account #0:
+            The local chain starts with development accounts that already hold test ETH and test USDC. In MetaMask
+            choose "Add account", then "Import account", and paste the private key of development account #0:
           </p>
           <dl className="fields">
             <dt>Private key</dt>
@@ -188,8 +186,8 @@ function LocalChainGuide({ config }: { config: PublicConfig }) {
           </dl>
           <p className="hint">
             This key is public: every copy of the development chain uses it. Use it only on this local network and never
-            send real funds to it. If the local chain is started afresh, use MetaMask's "Clear activity tab data" for the
-            account so that its transaction count starts over too.
+            send real funds to it. If the local chain is started afresh, use MetaMask's "Clear activity tab data" for
+            the account so that its transaction count starts over too.
           </p>
         </li>
         <li>

@@ -1,6 +1,6 @@
 import type { Winner } from "@/api";
 import { ExplorerLink } from "@/components/ExplorerLink";
-import { formatDateTime, formatDistance, formatPrize, formatStake } from "../resolved/format";
+import { formatDateTime, formatDistance, formatUsdc, formatStake } from "@/lib/format";
 
 /** One of the two prize cards of the Winners' Circle (spec section 2): the response, its distance
  * and prize, and, once staff have paid it, the payout transaction on the explorer. */
@@ -41,13 +41,12 @@ export function WinnerCard({
           <ExplorerLink kind="address" value={winner.submitterAddress} />
         </dd>
         <dt>Prize</dt>
-        <dd className="winner-prize">{formatPrize(winner.prize)} USDC</dd>
+        <dd className="winner-prize">{formatUsdc(winner.prize)} USDC</dd>
         <dt>Payout</dt>
         <dd>
           {winner.payoutTransactionHash ? (
             <ExplorerLink kind="tx" value={winner.payoutTransactionHash}>
-              View the payout transaction{" "}
-              <span className="visually-hidden">of the {title.toLowerCase()}</span>
+              View the payout transaction <span className="visually-hidden">of the {title.toLowerCase()}</span>
             </ExplorerLink>
           ) : (
             "Not paid yet"

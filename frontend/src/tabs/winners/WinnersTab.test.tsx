@@ -5,7 +5,14 @@ import { TEST_CONFIG } from "../../../test/fixtures";
 import { installFakeServer, json } from "../../../test/http";
 import { installPublicConfig } from "../../../test/setup";
 import { renderWithClient } from "../../../test/render";
-import { EARLIEST_TX, HIGHEST_TX, OPERA, OPERA_WINNERS, PYRAMID, PYRAMID_WINNERS } from "../resolved/fixtures";
+import {
+  EARLIEST_TX,
+  HIGHEST_TX,
+  OPERA,
+  OPERA_WINNERS,
+  PYRAMID,
+  PYRAMID_WINNERS,
+} from "../../../test/resolvedChallenges";
 import { WinnersTab } from "./index";
 
 const RESOLVED = "/api/challenges/resolved";
@@ -95,9 +102,10 @@ describe("Winners' Circle tab", () => {
       "href",
       `https://sepolia.etherscan.io/tx/${EARLIEST_TX}`,
     );
-    expect(
-      within(earliest).getByRole("link", { name: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8" }),
-    ).toHaveAttribute("href", "https://sepolia.etherscan.io/address/0x70997970C51812dc3A010C7d01b50e0d17dc79C8");
+    expect(within(earliest).getByRole("link", { name: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8" })).toHaveAttribute(
+      "href",
+      "https://sepolia.etherscan.io/address/0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+    );
 
     const highest = screen.getByRole("article", { name: "Highest Staked Correct Response" });
     expect(highest).toHaveTextContent("Response ID2");

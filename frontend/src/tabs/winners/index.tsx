@@ -3,10 +3,9 @@ import { useState } from "react";
 import { resolvedChallengesQuery, winnersQuery, type Challenge } from "@/api";
 import { Alert } from "@/components/Alert";
 import { Select } from "@/components/Select";
-import { Spinner } from "@/components/Spinner";
 import { RevealMapSection } from "@/maps/RevealMapSection";
 import { ThresholdValue } from "@/components/Threshold";
-import { formatPrize, formatStake } from "../resolved/format";
+import { formatUsdc, formatStake } from "@/lib/format";
 import { WinnerCard } from "./WinnerCard";
 import "./winners.css";
 
@@ -37,7 +36,11 @@ export function WinnersTab() {
           id="winners-challenge"
           label={CHOOSE_LABEL}
           placeholder={
-            isPending ? "Loading challenges..." : challenges.length === 0 ? "No completed challenges yet" : "Select a challenge"
+            isPending
+              ? "Loading challenges..."
+              : challenges.length === 0
+                ? "No completed challenges yet"
+                : "Select a challenge"
           }
           options={challenges.map((c) => ({ value: String(c.id), label: `Challenge #${c.id}: ${c.poemTitle}` }))}
           value={selectedId}
@@ -109,9 +112,7 @@ function ChallengeWinners({ challenge }: { challenge: Challenge }) {
           {data.earliest.id === data.highest.id && (
             <p className="note">The same response won both prizes, so its submitter receives both 40% shares.</p>
           )}
-          <p className="note">
-            Site operations and student donations (20%): {formatPrize(data.operations)} USDC.
-          </p>
+          <p className="note">Site operations and student donations (20%): {formatUsdc(data.operations)} USDC.</p>
         </>
       )}
       {data ? <RevealMapSection challenge={challenge} /> : null}

@@ -2,45 +2,19 @@ import { act, screen, waitFor } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import * as L from "leaflet";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { Challenge } from "@/api/types";
-import { WalletProvider } from "@/wallet/WalletContext";
-import { TEST_CONFIG } from "../../test/fixtures";
-import { installFakeServer, json } from "../../test/http";
-import { renderWithClient } from "../../test/render";
-import { installPublicConfig } from "../../test/setup";
-import { ActiveChallengeTab } from "../tabs/active/ActiveChallengeTab";
-import { PICK_MAP_LABEL } from "./PickMap";
-import { TILES_UNAVAILABLE } from "./base-map";
-import { mapOf } from "./registry";
-
-const CHALLENGE: Challenge = {
-  id: 7,
-  poemTitle: "Iron Lace",
-  poemText: "<p>A lattice of iron over the river</p>",
-  instructionsText: "<p>Where is it?</p>",
-  proximityThreshold: 250,
-  solutionSha256: "053b482ba066a9fecef34d7e5618c970eb0984dcbb07e89d080ceb563d95f1cf",
-  solutionReveal: null,
-  solutionSalt: null,
-  stakedSum: "12.500000",
-  responseCount: 3,
-  startTimestamp: 1767225600,
-  resolvedTimestamp: null,
-  status: "active",
-  isDemo: false,
-};
+import { TEST_CONFIG } from "../../../test/fixtures";
+import { ACTIVE_CHALLENGE, renderActiveTab, serveActiveChallenge } from "../../../test/activeChallenge";
+import { installPublicConfig } from "../../../test/setup";
+import { PICK_MAP_LABEL } from "@/maps/PickMap";
+import { TILES_UNAVAILABLE } from "@/maps/base-map";
+import { mapOf } from "@/maps/registry";
 
 afterEach(() => vi.unstubAllGlobals());
 
 /** The real Active Challenge form, with its default addon: the map toggle. */
 async function openForm() {
-  const server = installFakeServer();
-  server.on("GET", "/api/challenges/active", () => json(CHALLENGE));
-  renderWithClient(
-    <WalletProvider reload={() => undefined}>
-      <ActiveChallengeTab />
-    </WalletProvider>,
-  );
+  serveActiveChallenge({ ...ACTIVE_CHALLENGE, poemTitle: "Iron Lace" });
+  renderActiveTab({ map: true });
   const user = userEvent.setup();
   const field = (await screen.findByLabelText("Coordinates (latitude, longitude)")) as HTMLInputElement;
   return { user, field };
@@ -91,7 +65,11 @@ describe("the pick map of the Active Challenge form", { timeout: 30000 }, () => 
     expect(screen.queryByText(TILES_UNAVAILABLE)).not.toBeInTheDocument();
     // jsdom fetches no tiles: the layer's own event stands for the browser's failed request.
     act(() => {
-      tiles!.fire("tileerror", { tile: document.createElement("img"), coords: L.point(0, 0), error: new Error("offline") });
+      tiles!.fire("tileerror", {
+        tile: document.createElement("img"),
+        coords: L.point(0, 0),
+        error: new Error("offline"),
+      });
     });
     expect(region.parentElement!.querySelector(".map-tiles-note")).toHaveTextContent(
       "Map tiles unavailable — markers and clicks still work",

@@ -1,26 +1,26 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import vectors from "../../../../tests/vectors.json";
-import { sha256Hex, solutionCommitment, solutionPreimage } from "./commitment";
-import { sha256Bytes } from "@/lib/sha256";
+import vectors from "../../../tests/vectors.json";
+import {
+  guessCommitment,
+  guessPreimage,
+  sha256Bytes,
+  sha256Hex,
+  solutionCommitment,
+  solutionPreimage,
+} from "./commitment";
 
-/** The same vectors the Python suite checks challenges/commitments.py against. */
-const cases = vectors.solutionCommitments;
+// The shared vectors themselves are checked in vectors.test.ts; these are the hashing details.
 
-describe("solution commitment", () => {
+describe("commitments", () => {
   afterEach(() => {
     vi.unstubAllGlobals();
   });
 
-  it("has vectors to check", () => {
-    expect(cases.length).toBeGreaterThanOrEqual(4);
-  });
-
-  it.each(cases)("matches the shared vector for challenge $challengeId ($text)", async (vector) => {
-    expect(await solutionCommitment(vector.challengeId, vector.text, vector.salt)).toBe(vector.commitment);
-  });
-
-  it("hashes the documented text", () => {
-    expect(solutionPreimage(7, "1.5, -2", "ab")).toBe("geopoem:solution:v1|7|1.5, -2|ab");
+  it("hashes the documented texts", () => {
+    expect(solutionPreimage({ challengeId: 7, text: "1.5, -2", salt: "ab" })).toBe("geopoem:solution:v1|7|1.5, -2|ab");
+    expect(guessPreimage({ chainId: 1, challengeId: 7, submitterAddress: "0xAbC", text: "1.5, -2", salt: "ab" })).toBe(
+      "geopoem:guess:v1|1|7|0xabc|1.5, -2|ab",
+    );
   });
 
   it("built-in SHA-256 agrees with Web Crypto across block boundaries", async () => {
@@ -40,8 +40,12 @@ describe("solution commitment", () => {
     // Web Crypto's absence outside a secure context cannot be produced in jsdom, so it is removed here.
     vi.stubGlobal("crypto", {});
     expect(globalThis.crypto.subtle).toBeUndefined();
-    for (const vector of cases) {
-      expect(await solutionCommitment(vector.challengeId, vector.text, vector.salt)).toBe(vector.commitment);
+    expect(vectors.solutionCommitments.length).toBeGreaterThanOrEqual(4);
+    for (const vector of vectors.solutionCommitments) {
+      expect(await solutionCommitment(vector)).toBe(vector.commitment);
+    }
+    for (const vector of vectors.guessCommitments) {
+      expect(await guessCommitment(vector)).toBe(vector.commitment);
     }
   });
 });

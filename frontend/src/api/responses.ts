@@ -1,9 +1,19 @@
-/** Every confirmed guess of a resolved challenge, for the reveal map: GET /api/responses pages
+/** The calls on /api/responses that are not a plain query: posting a claim, and every confirmed
+ * guess of a resolved challenge.
+ *
+ * Every confirmed guess, for the reveal map: GET /api/responses pages
  * through its Link header (rel="next"). A map of thousands of points says little more than one of
  * a few thousand, so at most GUESS_PAGES pages of GUESS_PAGE_SIZE are fetched (the legend says
  * when that cut the list short). */
 import { queryOptions } from "@tanstack/react-query";
-import { throwIfResNotOk, type ScoredResponse } from "@/api";
+import { apiRequest, throwIfResNotOk } from "./http";
+import type { ChallengeResponse, ResponseCreate, ScoredResponse } from "./types";
+
+/** POST /api/responses: the claim of a paid guess (docs/protocol.md section 3). */
+export async function postResponse(body: ResponseCreate): Promise<ChallengeResponse> {
+  const res = await apiRequest("POST", "/api/responses", body);
+  return (await res.json()) as ChallengeResponse;
+}
 
 export const GUESS_PAGE_SIZE = 1000; // the API's largest page
 export const GUESS_PAGES = 5;
