@@ -7,25 +7,14 @@ import { FakeWallet, PLAYER, TX_HASH } from "../../../test/fakeWallet";
 import { installFakeServer, json } from "../../../test/http";
 import { renderWithClient } from "../../../test/render";
 import { MySubmissionsPanel } from "./MySubmissionsPanel";
+import { submittedRecord } from "../../../test/submissions";
 
 /** Issue 16, goal 1: the page watches the chain head through the player's wallet and asks a pending
  * claim's status quickly once the payment is deep enough (included in block 16, CHAIN_CONFIRMATIONS
  * 2 in the test config: block 17), slowly before. Real timers; the wallet and the network are scripted. */
 
 const COMMITMENT = "c".repeat(64);
-const RECORD: StoredSubmission = {
-  salt: "1".repeat(64),
-  challengeId: 7,
-  text: "29.979175, 31.134258",
-  stake: "2.5",
-  chainId: 11155111,
-  submitterAddress: PLAYER,
-  transactionHash: TX_HASH,
-  commitment: COMMITMENT,
-  inclusionBlock: 16,
-  state: "submitted",
-  createdAt: 1767225600000,
-};
+const RECORD = submittedRecord({ commitment: COMMITMENT, inclusionBlock: 16 });
 
 const claim = (status: ChallengeResponse["status"]): ChallengeResponse => ({
   id: 1,

@@ -5,23 +5,14 @@ import { makeQueryClient } from "@/api";
 import { App } from "@/App";
 import { guessCommitment } from "@/lib/commitment";
 import { render } from "@testing-library/react";
-import { saveSubmission, listSubmissions, type StoredSubmission } from "@/wallet/pending";
+import { saveSubmission, listSubmissions } from "@/wallet/pending";
 import { PLAYER, TX_HASH } from "../../../test/fakeWallet";
 import { installFakeServer, json } from "../../../test/http";
 import { renderWithClient } from "../../../test/render";
 import { MySubmissionsPanel } from "./MySubmissionsPanel";
+import { submittedRecord } from "../../../test/submissions";
 
-const RECORD: StoredSubmission = {
-  salt: "1".repeat(64),
-  challengeId: 7,
-  text: "29.979175, 31.134258",
-  stake: "2.5",
-  chainId: 11155111,
-  submitterAddress: PLAYER,
-  transactionHash: TX_HASH,
-  state: "submitted",
-  createdAt: 1767225600000,
-};
+const RECORD = submittedRecord();
 
 /** The page asks for its own claim by the guess commitment (several claims can name one hash). */
 let STATUS_URL = "";

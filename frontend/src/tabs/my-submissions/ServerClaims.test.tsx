@@ -3,30 +3,20 @@ import { screen, within } from "@testing-library/react";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { activeChallengeQuery } from "@/api/queries";
 import type { ChallengeResponse } from "@/api/types";
-import { saveSubmission, type StoredSubmission } from "@/wallet/pending";
+import { saveSubmission } from "@/wallet/pending";
 import { WalletProvider } from "@/wallet/WalletContext";
 import { FakeWallet, PLAYER, TX_HASH } from "../../../test/fakeWallet";
 import { installFakeServer, json } from "../../../test/http";
 import { renderWithClient } from "../../../test/render";
 import { MySubmissionsPanel } from "./MySubmissionsPanel";
+import { submittedRecord } from "../../../test/submissions";
 
 /** Issue 17, item 8: with a wallet connected, My submissions also lists the address's claims the
  * server holds (another browser's, or this one's before its storage was cleared), merged with this
  * browser's records without duplicates (same transaction and commitment). */
 
 const KEPT = "c".repeat(64);
-const RECORD: StoredSubmission = {
-  salt: "1".repeat(64),
-  challengeId: 7,
-  text: "29.979175, 31.134258",
-  stake: "2.5",
-  chainId: 11155111,
-  submitterAddress: PLAYER,
-  transactionHash: TX_HASH,
-  commitment: KEPT,
-  state: "submitted",
-  createdAt: 1767225600000,
-};
+const RECORD = submittedRecord({ commitment: KEPT });
 const OTHER_HASH = `0x${"cd".repeat(32)}`;
 const claim = (over: Partial<ChallengeResponse>): ChallengeResponse => ({
   id: 1,

@@ -21,6 +21,20 @@ export function SepoliaTab() {
   return config.localChain ? <LocalChainGuide config={config} /> : <SepoliaGuide config={config} />;
 }
 
+/** What a wallet's "Import tokens" asks for, the same on Sepolia and on a local chain. */
+function TokenImportFields({ config }: { config: PublicConfig }) {
+  return (
+    <dl className="fields">
+      <dt>Token contract address</dt>
+      <dd className="mono break">{config.usdcAddress}</dd>
+      <dt>Token symbol</dt>
+      <dd>USDC</dd>
+      <dt>Token decimals</dt>
+      <dd>{config.tokenDecimals}</dd>
+    </dl>
+  );
+}
+
 /** The values a wallet asks for when a network is added by hand. A chain without a block explorer
  * (a local one) says to leave that field empty. */
 function NetworkFields({ config }: { config: PublicConfig }) {
@@ -52,7 +66,7 @@ function NetworkFields({ config }: { config: PublicConfig }) {
 }
 
 function SepoliaGuide({ config }: { config: PublicConfig }) {
-  const { chainName, nativeCurrency, usdcAddress, tokenDecimals } = config;
+  const { chainName, nativeCurrency } = config;
 
   return (
     <section className="tab-section sepolia-tab" aria-labelledby="sepolia-heading">
@@ -79,14 +93,7 @@ function SepoliaGuide({ config }: { config: PublicConfig }) {
             Your wallet shows USDC only after you import it. Choose "Import tokens", select the {chainName} network and
             paste this contract address; the symbol and decimals fill in by themselves:
           </p>
-          <dl className="fields">
-            <dt>Token contract address</dt>
-            <dd className="mono">{usdcAddress}</dd>
-            <dt>Token symbol</dt>
-            <dd>USDC</dd>
-            <dt>Token decimals</dt>
-            <dd>{tokenDecimals}</dd>
-          </dl>
+          <TokenImportFields config={config} />
         </li>
         <li>
           <h3>Step 3: Get test ETH from a cloud faucet</h3>
@@ -152,7 +159,7 @@ function TokenInformation({ config }: { config: PublicConfig }) {
  * machine, so the faucets and the public explorer of Sepolia cannot help. The README's MetaMask
  * steps, with this page's own network values. */
 function LocalChainGuide({ config }: { config: PublicConfig }) {
-  const { chainName, chainId, usdcAddress, tokenDecimals } = config;
+  const { chainName, chainId } = config;
   return (
     <section className="tab-section sepolia-tab" aria-labelledby="sepolia-heading">
       <h2 id="sepolia-heading">Playing on a local test chain</h2>
@@ -196,14 +203,7 @@ function LocalChainGuide({ config }: { config: PublicConfig }) {
             In MetaMask choose "Import tokens" on the {chainName} network and paste this contract address; the symbol
             and decimals fill in by themselves:
           </p>
-          <dl className="fields">
-            <dt>Token contract address</dt>
-            <dd className="mono break">{usdcAddress}</dd>
-            <dt>Token symbol</dt>
-            <dd>USDC</dd>
-            <dt>Token decimals</dt>
-            <dd>{tokenDecimals}</dd>
-          </dl>
+          <TokenImportFields config={config} />
         </li>
       </ol>
 
