@@ -1,10 +1,7 @@
 // The end-to-end suite: `npm run test:e2e` (also a step of `make test`). One real stack for every
 // flow (PostgreSQL, Redis, anvil with the test USDC, gunicorn, a Celery worker), started in
 // `before` and stopped by PID in `after`, also when a flow fails.
-import { after, before, describe } from "node:test";
-
-import { state } from "./lib/suite.mjs";
-import { startStack, stopStack } from "./lib/stack.mjs";
+import { describeOnOwnStack } from "./lib/suite.mjs";
 import * as adminResolve from "./flows/admin-resolve.mjs";
 import * as insufficient from "./flows/insufficient.mjs";
 import * as lostPost from "./flows/lost-post.mjs";
@@ -19,20 +16,7 @@ import * as tour from "./flows/tour.mjs";
 import * as ux from "./flows/ux.mjs";
 import * as walletConnect from "./flows/wallet-connect.mjs";
 
-describe("Geopoem end to end", { concurrency: 1 }, () => {
-  before(
-    async () => {
-      state.stack = await startStack();
-    },
-    { timeout: 180000 },
-  );
-  after(
-    async () => {
-      await stopStack(state.stack);
-    },
-    { timeout: 60000 },
-  );
-
+describeOnOwnStack("Geopoem end to end", () => {
   // In this order: the flows before adminResolve pay into the active challenge, whose winners
   // (the first claim, and the 7 USDC claim of lostPost) adminResolve then checks.
   notFound.register();

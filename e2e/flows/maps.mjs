@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
-import { after, before, describe, test } from "node:test";
+import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 
 import { query } from "../lib/db.mjs";
@@ -24,7 +24,7 @@ import {
   SPEC,
   stakeField,
 } from "../lib/game.mjs";
-import { screenshot, state, withPlayer } from "../lib/suite.mjs";
+import { describeOnOwnStack, screenshot, state, withPlayer } from "../lib/suite.mjs";
 
 const PICK_MAP = "Map for your guess";
 const START = "40.689247, -74.044502"; // typed first: the map opens on it, at zoom 12
@@ -222,20 +222,5 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   process.env.E2E_DB_NAME ??= "geopoem_maps";
   process.env.E2E_REDIS_DB ??= "10";
   process.env.E2E_LOG_DIR ??= path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "artifacts", "logs-maps");
-  const { startStack, stopStack } = await import("../lib/stack.mjs");
-  describe("maps, on their own stack", { concurrency: 1 }, () => {
-    before(
-      async () => {
-        state.stack = await startStack();
-      },
-      { timeout: 180000 },
-    );
-    after(
-      async () => {
-        await stopStack(state.stack);
-      },
-      { timeout: 60000 },
-    );
-    register();
-  });
+  describeOnOwnStack("maps, on their own stack", register);
 }

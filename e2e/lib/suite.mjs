@@ -1,15 +1,37 @@
 // Shared state and helpers of the flows: the stack (started once for the whole suite), a player
 // (a fresh browser with a wallet), screenshots, and what the page shows in its toast region.
 import { mkdirSync } from "node:fs";
+import { after, before, describe } from "node:test";
 import path from "node:path";
 
 import { openBrowser } from "./browser.mjs";
 import { TEXT_RECORDER } from "./recorder.mjs";
-import { ARTIFACTS, CHAIN_ID } from "./stack.mjs";
+import { ARTIFACTS, CHAIN_ID, startStack, stopStack } from "./stack.mjs";
 import { Wallet } from "./wallet.mjs";
 
 export const SCREENSHOTS = path.join(ARTIFACTS, "screenshots");
 export const state = { stack: null };
+
+/** The flows `register` adds, run one at a time on one stack of their own: started in `before`, and
+ * stopped by PID in `after`, also when a flow fails. The stack reads its E2E_* settings when it
+ * starts, so a caller may set them before. */
+export function describeOnOwnStack(title, register) {
+  describe(title, { concurrency: 1 }, () => {
+    before(
+      async () => {
+        state.stack = await startStack();
+      },
+      { timeout: 180000 },
+    );
+    after(
+      async () => {
+        await stopStack(state.stack);
+      },
+      { timeout: 60000 },
+    );
+    register();
+  });
+}
 
 /** A player: a fresh Chromium profile, a page, and the wallet options of the flow. */
 export async function openPlayer({ width = 1280, height = 900, account, accounts, chainId, knownChains, script } = {}) {
