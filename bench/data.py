@@ -289,6 +289,7 @@ def run_scale(count: int) -> dict:
             "responses": challenge.response_count,
             "built": timed_gets(client, path, times=20, cold=True),
             "cached": timed_gets(client, path, times=20, cold=False),
+            "answer": client.get(path).json(),
         }
     body = client.get(f"/api/challenges/{big.pk}/winners").json()
     assert body["earliest"] is not None and body["highest"] is not None, body
