@@ -24,6 +24,9 @@ BUNDLE = ROOT / "var" / "bench-bundle"  # a snapshot of frontend/build and its w
 REDIS_URL = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/8")
 # One database for every benchmark, dropped and created afresh by each (they run one after another).
 DATABASE = os.environ.get("BENCH_DATABASE", "geopoem_bench")
+# The beat's head watcher interval the chain benchmarks run with (and report): config/settings/base.py's
+# default unless the environment says otherwise; passed to their stacks explicitly.
+HEAD_INTERVAL_SECONDS = os.environ.get("CHAIN_HEAD_INTERVAL_SECONDS", "0.5")
 
 
 def command(name: str, *env_names: str) -> str:

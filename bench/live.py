@@ -21,14 +21,12 @@ import tempfile
 from decimal import Decimal
 from urllib.parse import urlparse
 
-from .common import DATABASE, PG_BASE, REDIS_URL, ROOT, command, log, write_result
+from .common import DATABASE, HEAD_INTERVAL_SECONDS, PG_BASE, REDIS_URL, ROOT, command, log, write_result
 from .verify import percentile
 
 # BENCH_LIVE_PHASES="12:20,1:10": (block seconds, claims) per phase, run one after the other on one stack.
 PHASES = os.environ.get("BENCH_LIVE_PHASES", "12:20,1:10")
 PLAYERS = int(os.environ.get("BENCH_LIVE_PLAYERS", "2"))
-# The server's head watcher (config/settings/base.py); the stack passes this environment through.
-HEAD_INTERVAL = os.environ.get("CHAIN_HEAD_INTERVAL_SECONDS", "0.5")
 GOAL_P95_SECONDS = 1.5
 TIMEOUT_SECONDS = 900
 
@@ -169,6 +167,7 @@ def run() -> dict:
         out = os.path.join(tmp, "live.json")
         env = {
             **os.environ,
+            "CHAIN_HEAD_INTERVAL_SECONDS": HEAD_INTERVAL_SECONDS,
             "E2E_DB_NAME": DATABASE,
             "E2E_REDIS_DB": (redis.path or "/0").lstrip("/") or "0",
             "E2E_PG_ADMIN_URL": f"{PG_BASE}/postgres",
@@ -198,7 +197,8 @@ def run() -> dict:
             "command": command("live", "BENCH_LIVE_PHASES", "BENCH_LIVE_PLAYERS", "CHAIN_HEAD_INTERVAL_SECONDS"),
             "setup": {
                 "stack": "e2e/lib/stack.mjs: gunicorn (2 workers x 2 threads), 1 Celery worker (concurrency 2) with "
-                f"its embedded beat (head watcher every {HEAD_INTERVAL} s), production settings over loopback http, "
+                f"its embedded beat (head watcher every {HEAD_INTERVAL_SECONDS} s), production settings over "
+                "loopback http, "
                 f"PostgreSQL database {DATABASE}, {REDIS_URL}",
                 "chain": "anvil with the test USDC, interval mining set per phase (evm_setIntervalMining, as "
                 "`anvil --block-time`), CHAIN_CONFIRMATIONS=2",

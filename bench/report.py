@@ -282,9 +282,9 @@ def verify_section(r: dict) -> list[str]:
         "",
         "The worker checks at once on the POST and finds one confirmation of two; the beat's head watcher "
         "(docs/chain.md) re-checks every pending claim in one batched round when the next block arrives, so the "
-        "claim can confirm at the first beat (every second) after the block that makes it deep enough; the rest of "
-        "what the server adds is the worker's and gunicorn's share of the machine (5 players polling every 50 ms "
-        "keep both sync workers busy).",
+        "claim can confirm at the first beat (see `rechecks` above) after the block that makes it deep enough; the "
+        "rest of what the server adds is the worker's and gunicorn's share of the machine (5 players polling "
+        "every 50 ms keep both sync workers busy).",
     ]
     twelve = next((run for run in runs if run["blockSeconds"] == 12), None)
     if twelve:
