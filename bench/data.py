@@ -311,6 +311,87 @@ def run_scale(count: int) -> dict:
     }
 
 
+def run_heads(rpc_url: str, info: dict, challenge_id: int, counts: list[int]) -> dict:
+    """Issue 16, goal 2: the RPC requests of the head watcher's round (chain/services.py,
+    pending_claims_on_head) per block, at each count of pending claims. For each count, that many
+    stake payments are mined together in one block (one confirmation of CHAIN_CONFIRMATIONS=2) and
+    claimed through the POST's service; then three rounds, each with a fresh client counting its
+    requests: the block that decides none, the block that makes them deep enough, and a beat that
+    finds no new block. Run on the verification benchmark's anvil once its servers are stopped, so
+    no worker confirms the claims first."""
+    import math
+    import secrets
+    import time
+
+    from chain.calldata import encode_stake_transfer
+    from chain.client import get_client
+    from chain.services import pending_claims_on_head
+    from challenges.commitments import guess_commitment
+    from challenges.coordinates import parse_coordinates
+    from django.conf import settings
+    from responses.models import Response, ResponseStatus
+    from responses.services import response_create
+
+    sys.path.insert(0, "scripts")
+    import devchain  # scripts/ is not a package
+
+    player = info["players"][0]
+    devchain.rpc(rpc_url, "evm_setIntervalMining", [0])
+    devchain.rpc(rpc_url, "evm_setAutomine", [False])
+    batch = settings.CHAIN_RPC_BATCH_SIZE
+    rows = []
+    for count in counts:
+        drafts = []
+        for n in range(count):
+            text = parse_coordinates(f"{48 + n / 1000:.6f}, {2 + n / 1000:.6f}").text
+            stake, salt = Decimal(1 + n % 7) + Decimal("0.5"), secrets.token_hex(32)
+            commitment = guess_commitment(
+                chain_id=info["chainId"], challenge_id=challenge_id, submitter_address=player, text=text, salt=salt
+            )
+            data = encode_stake_transfer(
+                treasury=info["treasuryAddress"],
+                amount_units=int(stake * 10**6),
+                commitment=commitment,
+                challenge_id=challenge_id,
+                timestamp=int(time.time()),
+            )
+            tx = {"from": player, "to": info["usdcAddress"], "data": data, "gas": hex(200_000)}
+            drafts.append((text, stake, salt, devchain.rpc(rpc_url, "eth_sendTransaction", [tx])))
+        devchain.rpc(rpc_url, "evm_mine")
+        blocks = {int(devchain.rpc(rpc_url, "eth_getTransactionReceipt", [h])["blockNumber"], 16) for *_, h in drafts}
+        assert len(blocks) == 1, f"{count} payments spread over blocks {sorted(blocks)}"
+        for text, stake, salt, tx_hash in drafts:
+            response_create(
+                challenge_id=challenge_id,
+                submission_text=text,
+                submission_stake=stake,
+                transaction_hash=tx_hash,
+                submitter_address=player,
+                submission_salt=salt,
+            )
+        assert Response.objects.filter(status=ResponseStatus.PENDING).count() == count
+        not_deep = pending_claims_on_head(client=get_client(), last_head=None)
+        devchain.rpc(rpc_url, "evm_mine")
+        deep = pending_claims_on_head(client=get_client(), last_head=not_deep.head)
+        idle_client = get_client()
+        assert pending_claims_on_head(client=idle_client, last_head=deep.head) is None
+        rows.append(
+            {
+                "pendingClaims": count,
+                "notDeepRequests": not_deep.http_requests,
+                "notDeepDecided": not_deep.decided,
+                "deepRequests": deep.http_requests,
+                "deepDecided": deep.decided,
+                "noNewBlockRequests": idle_client.http_requests,
+                # docs/chain.md: 1 + ceil(claims / B) + ceil((deep claims + their blocks) / B)
+                "boundNotDeep": 1 + math.ceil(count / batch),
+                "boundDeep": 1 + math.ceil(count / batch) + math.ceil((count + 1) / batch),
+            }
+        )
+    devchain.rpc(rpc_url, "evm_setAutomine", [True])
+    return {"batchSize": batch, "rows": rows}
+
+
 if __name__ == "__main__":
     import django
 
@@ -319,7 +400,10 @@ if __name__ == "__main__":
         print(json.dumps(seed_api()))
     elif sys.argv[1:] == ["verify"]:
         print(json.dumps({"challenge": new_challenge("The verification poem").pk}))
+    elif sys.argv[1:2] == ["heads"]:
+        rpc_url, info, challenge_id, counts = sys.argv[2], json.loads(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+        print(json.dumps(run_heads(rpc_url, info, challenge_id, [int(c) for c in counts.split(",")])))
     elif sys.argv[1:2] == ["scale"]:
         print(json.dumps(run_scale(int(sys.argv[2]))))
     else:
-        raise SystemExit("usage: python -m bench.data api | verify | scale COUNT")
+        raise SystemExit("usage: python -m bench.data api | verify | scale COUNT | heads RPC INFO CHALLENGE COUNTS")

@@ -54,6 +54,7 @@ CONFIRMATIONS = 2
 POLL_SECONDS = 0.05
 CLAIM_TIMEOUT = 60.0
 GOAL_P95_SECONDS = 4.0
+HEAD_WATCH_COUNTS = "1,200"  # issue 16, goal 2: RPC requests per block at 1 and at 200 pending claims
 
 
 @contextmanager
@@ -258,6 +259,11 @@ def run() -> dict:
         ):
             for block_seconds, claims in PACES:
                 runs.append(measure(base, rpc_url, info, challenge_id, block_seconds, claims))
+        # Goal 2 on the same chain, with the worker and beat stopped (they would confirm the claims).
+        log(f"head watcher: RPC requests per block at {HEAD_WATCH_COUNTS} pending claims")
+        heads = json.loads(
+            python_module("bench.data", env, "heads", rpc_url, json.dumps(info), str(challenge_id), HEAD_WATCH_COUNTS)
+        )
     # The goal is on 1-second blocks (the first pace); every pace is in "runs" (docs/performance.md).
     first, complete = runs[0]
     goal_run = next((r for r, _ in runs if r["blockSeconds"] == 1), None)
@@ -269,6 +275,18 @@ def run() -> dict:
         "goals": {"p95SecondsBelow": GOAL_P95_SECONDS},
         "meetsGoal": goal_run is not None and goal_run["p95Seconds"] < GOAL_P95_SECONDS and all(c for _, c in runs),
         "runs": [r for r, _ in runs],
+        "headWatcher": {
+            **heads,
+            # Bounded: per block, never more requests than the batches docs/chain.md counts, and
+            # every claim decided in the one round of the block that makes it deep enough.
+            "meets": all(
+                r["notDeepRequests"] <= r["boundNotDeep"]
+                and r["deepRequests"] <= r["boundDeep"]
+                and r["deepDecided"] == r["pendingClaims"]
+                and r["noNewBlockRequests"] == 1
+                for r in heads["rows"]
+            ),
+        },
     }
     return write_result("verify", figures)
 
