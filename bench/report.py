@@ -462,6 +462,12 @@ def page_section(r: dict) -> list[str]:
             f"| Lighthouse {category} (mobile) | {op} {goal} | {r['scores'][category]} (runs: {each}) | "
             f"{yes(r['meets'][category])} |"
         )
+    if r.get("failedRuns"):
+        lines += [
+            "",
+            f"Lighthouse runs that gave no report and were run again: {len(r['failedRuns'])} "
+            f"({'; '.join(r['failedRuns'])}).",
+        ]
     middle = sorted(r["runs"], key=lambda run: run["scores"]["performance"])[len(r["runs"]) // 2]
     metrics = middle["metrics"]
     lines += [
