@@ -311,6 +311,31 @@ def run_scale(count: int) -> dict:
     }
 
 
+def stake_payment(info: dict, challenge_id: int, player: str, n: int) -> tuple[str, Decimal, str, str]:
+    """The n-th benchmark claim of `player`: its guess text, stake, salt and the stake transfer's
+    calldata (chain/calldata.py) carrying its commitment. Needs no Django setup."""
+    import secrets
+    import time
+
+    from chain.calldata import encode_stake_transfer
+    from challenges.commitments import guess_commitment
+    from challenges.coordinates import parse_coordinates
+
+    text = parse_coordinates(f"{48 + n / 1000:.6f}, {2 + n / 1000:.6f}").text
+    stake, salt = Decimal(1 + n % 7) + Decimal("0.25"), secrets.token_hex(32)
+    commitment = guess_commitment(
+        chain_id=info["chainId"], challenge_id=challenge_id, submitter_address=player, text=text, salt=salt
+    )
+    data = encode_stake_transfer(
+        treasury=info["treasuryAddress"],
+        amount_units=int(stake * 10**6),
+        commitment=commitment,
+        challenge_id=challenge_id,
+        timestamp=int(time.time()),
+    )
+    return text, stake, salt, data
+
+
 def run_heads(rpc_url: str, info: dict, challenge_id: int, counts: list[int]) -> dict:
     """Issue 16, goal 2: the RPC requests of the head watcher's round (chain/services.py,
     pending_claims_on_head) per block, at each count of pending claims. For each count, that many
@@ -320,14 +345,9 @@ def run_heads(rpc_url: str, info: dict, challenge_id: int, counts: list[int]) ->
     finds no new block. Run on the verification benchmark's anvil once its servers are stopped, so
     no worker confirms the claims first."""
     import math
-    import secrets
-    import time
 
-    from chain.calldata import encode_stake_transfer
     from chain.client import get_client
     from chain.services import pending_claims_on_head
-    from challenges.commitments import guess_commitment
-    from challenges.coordinates import parse_coordinates
     from django.conf import settings
     from responses.models import Response, ResponseStatus
     from responses.services import response_create
@@ -343,18 +363,7 @@ def run_heads(rpc_url: str, info: dict, challenge_id: int, counts: list[int]) ->
     for count in counts:
         drafts = []
         for n in range(count):
-            text = parse_coordinates(f"{48 + n / 1000:.6f}, {2 + n / 1000:.6f}").text
-            stake, salt = Decimal(1 + n % 7) + Decimal("0.5"), secrets.token_hex(32)
-            commitment = guess_commitment(
-                chain_id=info["chainId"], challenge_id=challenge_id, submitter_address=player, text=text, salt=salt
-            )
-            data = encode_stake_transfer(
-                treasury=info["treasuryAddress"],
-                amount_units=int(stake * 10**6),
-                commitment=commitment,
-                challenge_id=challenge_id,
-                timestamp=int(time.time()),
-            )
+            text, stake, salt, data = stake_payment(info, challenge_id, player, n)
             tx = {"from": player, "to": info["usdcAddress"], "data": data, "gas": hex(200_000)}
             drafts.append((text, stake, salt, devchain.rpc(rpc_url, "eth_sendTransaction", [tx])))
         devchain.rpc(rpc_url, "evm_mine")

@@ -12,13 +12,11 @@ BENCH_VERIFY_BLOCK_SECONDS / BENCH_VERIFY_CLAIMS run one pace alone."""
 
 import json
 import os
-import secrets
 import sys
 import tempfile
 import threading
 import time
 from contextlib import contextmanager
-from decimal import Decimal
 
 import requests
 from devtools import processes
@@ -40,6 +38,7 @@ from .common import (
     recreate_database,
     write_result,
 )
+from .data import stake_payment
 
 sys.path.insert(0, str(ROOT / "scripts"))
 import devchain  # noqa: E402 - scripts/ is not a package
@@ -88,10 +87,6 @@ def percentile(values: list[float], q: float) -> float:
 
 class Claimer:
     def __init__(self, base: str, rpc_url: str, info: dict, challenge_id: int) -> None:
-        from chain.calldata import encode_stake_transfer
-        from challenges.commitments import guess_commitment
-
-        self.encode, self.commit = encode_stake_transfer, guess_commitment
         self.base, self.rpc_url, self.info, self.challenge_id = base, rpc_url, info, challenge_id
         page = requests.get(base + "/", timeout=10)
         page.raise_for_status()
@@ -102,25 +97,7 @@ class Claimer:
         self.lock = threading.Lock()
 
     def claim(self, player: str, n: int) -> dict:
-        from challenges.coordinates import parse_coordinates
-
-        text = parse_coordinates(f"{48 + n / 1000:.6f}, {2 + n / 1000:.6f}").text
-        stake = Decimal(1 + n % 7) + Decimal("0.25")
-        salt = secrets.token_hex(32)
-        commitment = self.commit(
-            chain_id=self.info["chainId"],
-            challenge_id=self.challenge_id,
-            submitter_address=player,
-            text=text,
-            salt=salt,
-        )
-        data = self.encode(
-            treasury=self.info["treasuryAddress"],
-            amount_units=int(stake * 10**6),
-            commitment=commitment,
-            challenge_id=self.challenge_id,
-            timestamp=int(time.time()),
-        )
+        text, stake, salt, data = stake_payment(self.info, self.challenge_id, player, n)
         receipt = devchain.send_and_wait(
             self.rpc_url, {"from": player, "to": self.info["usdcAddress"], "data": data, "gas": hex(200_000)}
         )
