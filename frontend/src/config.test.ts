@@ -31,6 +31,21 @@ describe("public config", () => {
     expect(getPublicConfig().confirmations).toBe(0);
   });
 
+  it("reads the terms registry, null when the site has none", () => {
+    installPublicConfig(TEST_CONFIG);
+    expect(getPublicConfig().registryAddress).toBe(TEST_CONFIG.registryAddress);
+    installPublicConfig({ ...TEST_CONFIG, registryAddress: null });
+    expect(getPublicConfig().registryAddress).toBeNull();
+    const { registryAddress: _none, ...older } = TEST_CONFIG;
+    installPublicConfig(older);
+    expect(getPublicConfig().registryAddress).toBeNull();
+  });
+
+  it("links a block on the explorer", () => {
+    installPublicConfig(TEST_CONFIG);
+    expect(explorerLink("block", "42")).toBe("https://sepolia.etherscan.io/block/42");
+  });
+
   it("refuses a page without it", () => {
     document.getElementById("geopoem-config")?.remove();
     installPublicConfig({});

@@ -20,6 +20,9 @@ export interface PublicConfig {
   localChain: boolean;
   usdcAddress: string;
   treasuryAddress: string;
+  /** The terms registry (ANCHOR_REGISTRY_ADDRESS): the contract whose TermsAnchored logs hold each
+   * challenge's terms (docs/protocol.md section 6); null when the site has none. */
+  registryAddress: string | null;
   tokenDecimals: number;
   minStake: string;
   /** The form's step and the API's: a stake is a multiple of it ("0.01"). */
@@ -75,6 +78,7 @@ export function readPublicConfig(doc: Document = document): PublicConfig {
     localChain: raw.localChain === true,
     usdcAddress: raw.usdcAddress,
     treasuryAddress: str(raw.treasuryAddress),
+    registryAddress: typeof raw.registryAddress === "string" && raw.registryAddress ? raw.registryAddress : null,
     tokenDecimals: num(raw.tokenDecimals, 6),
     minStake: str(raw.minStake, "1.00"),
     stakeStep: str(raw.stakeStep, "0.01"),
@@ -103,7 +107,7 @@ export function getPublicConfig(): PublicConfig {
 /** A link to an address or transaction on the configured block explorer, or null when the chain
  * has none (a local chain): a link to sepolia.etherscan.io for a local transaction leads nowhere. */
 export function explorerLink(
-  kind: "address" | "tx",
+  kind: "address" | "tx" | "block",
   value: string,
   config: PublicConfig = getPublicConfig(),
 ): string | null {

@@ -1,14 +1,25 @@
-import type { Challenge, ScoredResponse, Winners } from "@/api";
-import { guessCommitment, solutionCommitment } from "@/lib/commitment";
-import { TRANSFER_TOPIC } from "@/lib/verify-outcomes";
+import type { Challenge, Payout, RejectedClaim, ScoredResponse, UnclaimedPayment, Winners } from "@/api";
+import { guessCommitment, solutionCommitment, termsSha256 } from "@/lib/commitment";
+import { TERMS_ANCHORED_TOPIC, TRANSFER_TOPIC } from "@/lib/verify-outcomes";
 import { TEST_CONFIG } from "./fixtures";
 
 /** A resolved challenge as the site publishes it and the chain records it, consistent in every
  * field, built from the protocol's rules (not from the verifier's code paths), for the tests of the
- * in-browser verifier. `route` answers the site's GETs and the RPC node's JSON-RPC batches. */
+ * in-browser verifier. `route` answers the site's GETs and the RPC node's JSON-RPC batches.
+ *
+ * The chain: block n was mined at START + 12 n (docs/protocol.md section 6: the terms are anchored
+ * in block `anchorBlock` before anyone stakes); the challenge closes two blocks after the last guess,
+ * is resolved two blocks later, and its earliest prize is paid in the block after that. Besides the
+ * confirmed guesses the honest world holds, unless `extras` is false: a payment whose claim was
+ * rejected "amount_mismatch" (the payer claimed another stake), a payment naming the challenge whose
+ * claim never reached the site (listed unclaimed), and the payouts: earliest paid, highest due,
+ * operations kept in the treasury. */
 
 const pad = (hex: string) => hex.replace(/^0x/, "").toLowerCase().padStart(64, "0");
 const hex = (n: number | bigint) => `0x${n.toString(16)}`;
+export const START = 1_800_000_000;
+export const blockTime = (block: number) => START + 12 * block;
+const blockHash = (block: number) => `0x${block.toString(16).padStart(64, "b")}`;
 
 export interface Guess {
   text: string;
@@ -16,6 +27,69 @@ export interface Guess {
   address: string;
   block: number;
   txIndex: number;
+}
+
+/** A transaction to put on the chain; every field but the first four has the honest default. */
+export interface Payment {
+  from: string;
+  stake: string;
+  block: number;
+  txIndex: number;
+  text?: string;
+  salt?: string;
+  challengeId?: number;
+  /** The calldata's commitment, when not the guess's own. */
+  commitment?: string;
+  /** The contract called (USDC by default). */
+  to?: string;
+  /** The calldata's recipient (the treasury by default). */
+  recipient?: string;
+  status?: 0 | 1;
+  /** Whether the USDC contract emitted the Transfer (default yes, for a successful USDC call). */
+  transferLog?: boolean;
+}
+
+export interface Paid {
+  hash: string;
+  salt: string;
+  text: string;
+  /** The guess commitment of the text, sender and salt (what a claim would carry). */
+  commitment: string;
+}
+
+export interface ChainWorld {
+  challenge: Challenge;
+  responses: ScoredResponse[];
+  rejected: RejectedClaim[];
+  unclaimed: UnclaimedPayment[];
+  winners: Winners;
+  /** The registry's logs (TermsAnchored), as eth_getLogs returns them. */
+  registryLogs: Record<string, unknown>[];
+  txs: Map<string, Record<string, unknown>>;
+  receipts: Map<string, Record<string, unknown> & { logs: Record<string, unknown>[] }>;
+  head: number;
+  closeBlock: number;
+  resolveBlock: number;
+  rpcRequests: number;
+  siteRequests: number;
+  /** eth_getLogs calls answered, with their block ranges. */
+  logQueries: { fromBlock: string; toBlock: string; address: string }[];
+  pay: (payment: Payment) => Promise<Paid>;
+  /** A TermsAnchored log as the registry emits it. */
+  anchorLog: (fields: AnchorFields) => Record<string, unknown>;
+  route: (url: string, init?: RequestInit) => Response;
+}
+
+export interface AnchorFields {
+  block: number;
+  txIndex?: number;
+  logIndex?: number;
+  solutionSha256: string;
+  termsSha256: string;
+  opensAt: number;
+  threshold: number;
+  registry?: string;
+  challengeId?: number;
 }
 
 /** The site's scoring: haversine on a sphere of 6,371,000 m (docs/protocol.md section 4). */
@@ -26,74 +100,106 @@ function siteDistance(a: string, b: string): number {
   return 2 * 6_371_000 * Math.asin(Math.sqrt(Math.min(1, h)));
 }
 
-export interface ChainWorld {
-  challenge: Challenge;
-  responses: ScoredResponse[];
-  winners: Winners;
-  rpcRequests: number;
-  siteRequests: number;
-  route: (url: string, init?: RequestInit) => Response;
-}
-
 const units = (stake: string) => {
   const [whole, fraction = ""] = stake.split(".");
   return BigInt(whole! + fraction.padEnd(6, "0"));
 };
-const decimal = (u: bigint) => `${u / 1000000n}.${(u % 1000000n).toString().padStart(6, "0")}`;
+export const decimal = (u: bigint) => `${u / 1000000n}.${(u % 1000000n).toString().padStart(6, "0")}`;
+
+const USDC = TEST_CONFIG.usdcAddress.toLowerCase();
+const TREASURY = TEST_CONFIG.treasuryAddress.toLowerCase();
+export const REGISTRY = TEST_CONFIG.registryAddress.toLowerCase();
+export const OPERATIONS = "0x15d34aaf54267db7d7c367839aaf71a00a2c6a65";
 
 export async function buildChainWorld(
   guesses: Guess[],
-  { id = 7, threshold = 150, solution = "29.979175, 31.134258" } = {},
+  {
+    id = 7,
+    threshold = 150,
+    solution = "29.979175, 31.134258",
+    anchored = true,
+    anchorBlock = 10,
+    extras = true,
+  }: {
+    id?: number;
+    threshold?: number;
+    solution?: string;
+    anchored?: boolean;
+    anchorBlock?: number;
+    extras?: boolean;
+  } = {},
 ) {
   const solutionSalt = "11".repeat(32);
-  const start = 1_800_000_000;
-  const responses: ScoredResponse[] = [];
-  const txs = new Map<string, object>();
-  const receipts = new Map<string, object>();
-  const blocks = new Map<number, object>();
-  for (const [i, g] of guesses.entries()) {
-    const salt = (i + 1).toString(16).padStart(64, "0");
+  const start = START;
+  const lastGuessBlock = Math.max(anchorBlock + 1, ...guesses.map((g) => g.block));
+  const firstGuessBlock = Math.min(lastGuessBlock, ...guesses.map((g) => g.block));
+  const closeBlock = lastGuessBlock + 2;
+  const resolveBlock = closeBlock + 2;
+  let hashes = 0;
+
+  const txs: ChainWorld["txs"] = new Map();
+  const receipts: ChainWorld["receipts"] = new Map();
+
+  async function pay(p: Payment): Promise<Paid> {
+    hashes += 1;
+    const hash = `0x${hashes.toString(16).padStart(64, "0")}`;
+    const salt = p.salt ?? hashes.toString(16).padStart(64, "0");
+    const text = p.text ?? "29.9, 31.1";
+    const challengeId = p.challengeId ?? id;
     const commitment = await guessCommitment({
       chainId: TEST_CONFIG.chainId,
       challengeId: id,
-      submitterAddress: g.address,
-      text: g.text,
+      submitterAddress: p.from,
+      text,
       salt,
     });
-    const hash = `0x${(i + 1).toString(16).padStart(64, "0")}`;
+    const to = (p.to ?? USDC).toLowerCase();
     const input =
       "0xa9059cbb" +
-      pad(TEST_CONFIG.treasuryAddress) +
-      pad(units(g.stake).toString(16)) +
-      commitment +
-      pad(id.toString(16)) +
+      pad(p.recipient ?? TREASURY) +
+      pad(units(p.stake).toString(16)) +
+      (p.commitment ?? commitment) +
+      pad(challengeId.toString(16)) +
       pad("6955b900");
-    const blockHash = `0x${g.block.toString(16).padStart(64, "b")}`;
-    txs.set(hash, { from: g.address.toLowerCase(), to: TEST_CONFIG.usdcAddress.toLowerCase(), value: "0x0", input });
+    txs.set(hash, { hash, from: p.from.toLowerCase(), to, value: "0x0", input });
+    const status = p.status ?? 1;
+    const emits = p.transferLog ?? (status === 1 && to === USDC);
     receipts.set(hash, {
-      status: "0x1",
-      blockNumber: hex(g.block),
-      blockHash,
-      transactionIndex: hex(g.txIndex),
-      logs: [
-        {
-          address: TEST_CONFIG.usdcAddress.toLowerCase(),
-          topics: [TRANSFER_TOPIC, `0x${pad(g.address)}`, `0x${pad(TEST_CONFIG.treasuryAddress)}`],
-          data: `0x${pad(units(g.stake).toString(16))}`,
-          logIndex: hex(g.txIndex),
-          removed: false,
-        },
-      ],
+      status: hex(status),
+      blockNumber: hex(p.block),
+      blockHash: blockHash(p.block),
+      transactionIndex: hex(p.txIndex),
+      logs: emits
+        ? [
+            {
+              address: USDC,
+              topics: [TRANSFER_TOPIC, `0x${pad(p.from)}`, `0x${pad(p.recipient ?? TREASURY)}`],
+              data: `0x${pad(units(p.stake).toString(16))}`,
+              blockNumber: hex(p.block),
+              blockHash: blockHash(p.block),
+              transactionHash: hash,
+              transactionIndex: hex(p.txIndex),
+              logIndex: hex(p.txIndex),
+              removed: false,
+            },
+          ]
+        : [],
     });
-    blocks.set(g.block, { hash: blockHash, timestamp: hex(start + 12 * g.block) });
+    return { hash, salt, text, commitment };
+  }
+
+  const responses: ScoredResponse[] = [];
+  for (const [i, g] of guesses.entries()) {
+    const salt = (i + 1).toString(16).padStart(64, "0");
+    const paid = await pay({ from: g.address, stake: g.stake, block: g.block, txIndex: g.txIndex, text: g.text, salt });
     responses.push({
       id: 100 + i,
       challengeId: id,
       submissionText: g.text,
-      commitment,
+      commitment: paid.commitment,
       submissionStake: decimal(units(g.stake)),
-      submissionTimestamp: start + 12 * g.block,
-      transactionHash: hash,
+      submissionTimestamp: blockTime(g.block),
+      transactionHash: paid.hash,
       submitterAddress: g.address,
       status: "confirmed",
       rejectionCode: "",
@@ -116,61 +222,199 @@ export async function buildChainWorld(
     )[0] ?? null;
   const prize = (total * 40n) / 100n;
   const operations = earliest ? (total * 20n) / 100n : 0n;
+  const poem = { poemTitle: "Stone Steps", poemText: "<p>A poem</p>", instructionsText: "<p>Guess</p>" };
+  const solutionSha256 = await solutionCommitment({ challengeId: id, text: solution, salt: solutionSalt });
+  const terms = await termsSha256({ challengeId: id, ...poem });
+
+  const anchorLog = (a: AnchorFields) => ({
+    address: (a.registry ?? REGISTRY).toLowerCase(),
+    topics: [TERMS_ANCHORED_TOPIC, `0x${pad((a.challengeId ?? id).toString(16))}`],
+    data: `0x${pad(a.solutionSha256)}${pad(a.termsSha256)}${pad(a.opensAt.toString(16))}${pad(a.threshold.toString(16))}`,
+    blockNumber: hex(a.block),
+    blockHash: blockHash(a.block),
+    transactionHash: `0x${"a".repeat(60)}${a.block.toString(16).padStart(4, "0")}`,
+    transactionIndex: hex(a.txIndex ?? 0),
+    logIndex: hex(a.logIndex ?? 0),
+    removed: false,
+  });
+  const registryLogs = anchored
+    ? [anchorLog({ block: anchorBlock, solutionSha256, termsSha256: terms, opensAt: start, threshold })]
+    : [];
+
   const challenge: Challenge = {
     id,
-    poemTitle: "Stone Steps",
-    poemText: "<p>A poem</p>",
-    instructionsText: "<p>Guess</p>",
+    ...poem,
     proximityThreshold: threshold,
-    solutionSha256: await solutionCommitment({ challengeId: id, text: solution, salt: solutionSalt }),
+    solutionSha256,
     solutionReveal: solution,
     solutionSalt,
     stakedSum: decimal(total),
     responseCount: responses.length,
     startTimestamp: start,
-    closedTimestamp: start + 12 * 1_000_000,
-    resolvedTimestamp: start + 12 * 1_000_001,
+    closedTimestamp: blockTime(closeBlock),
+    resolvedTimestamp: blockTime(resolveBlock),
     status: "resolved",
     isDemo: false,
+    anchor: anchored
+      ? {
+          registry: REGISTRY,
+          transactionHash: registryLogs[0]!.transactionHash,
+          blockNumber: anchorBlock,
+          blockTimestamp: blockTime(anchorBlock),
+          termsSha256: terms,
+        }
+      : null,
   };
+
+  const rejected: RejectedClaim[] = [];
+  const unclaimed: UnclaimedPayment[] = [];
+  if (extras) {
+    // The payer of 3 USDC claimed a stake of 4: rejected amount_mismatch, the payer's own claim.
+    const player = guesses[0]?.address ?? "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
+    const short = await pay({ from: player, stake: "3", block: firstGuessBlock, txIndex: 90, text: "10, 20" });
+    rejected.push({
+      id: 900,
+      challengeId: id,
+      submissionText: short.text,
+      submissionSalt: short.salt,
+      commitment: short.commitment,
+      submissionStake: "4.000000",
+      submissionTimestamp: null,
+      transactionHash: short.hash,
+      submitterAddress: player,
+      status: "rejected",
+      rejectionCode: "amount_mismatch",
+      rejectionReason: "The amount paid does not match the stake of the guess.",
+    });
+    // A payment whose claim never reached the site.
+    const lost = await pay({ from: player, stake: "1.5", block: firstGuessBlock, txIndex: 91 });
+    unclaimed.push({
+      transactionHash: lost.hash,
+      logIndex: 91,
+      blockNumber: firstGuessBlock,
+      transactionIndex: 91,
+      fromAddress: player.toLowerCase(),
+      amount: "1.500000",
+    });
+  }
+
+  const payouts: Payout[] = [];
+  let paidHash: string | null = null;
+  if (earliest && highest) {
+    if (extras) {
+      hashes += 1;
+      paidHash = `0x${"e".repeat(56)}${hashes.toString(16).padStart(8, "0")}`;
+      const block = resolveBlock + 1;
+      txs.set(paidHash, { hash: paidHash, from: TREASURY, to: USDC, value: "0x0", input: "0xa9059cbb" });
+      receipts.set(paidHash, {
+        status: "0x1",
+        blockNumber: hex(block),
+        blockHash: blockHash(block),
+        transactionIndex: "0x0",
+        logs: [
+          {
+            address: USDC,
+            topics: [TRANSFER_TOPIC, `0x${pad(TREASURY)}`, `0x${pad(earliest.submitterAddress)}`],
+            data: `0x${pad(prize.toString(16))}`,
+            blockNumber: hex(block),
+            blockHash: blockHash(block),
+            transactionHash: paidHash,
+            transactionIndex: "0x0",
+            logIndex: "0x0",
+            removed: false,
+          },
+        ],
+      });
+    }
+    payouts.push(
+      {
+        kind: "earliest",
+        address: earliest.submitterAddress,
+        amount: decimal(prize),
+        status: paidHash ? "paid" : "due",
+        transactionHash: paidHash,
+      },
+      {
+        kind: "highest",
+        address: highest.submitterAddress,
+        amount: decimal(prize),
+        status: "due",
+        transactionHash: null,
+      },
+      { kind: "operations", address: TREASURY, amount: decimal(operations), status: "kept", transactionHash: null },
+    );
+  }
   const winners: Winners = {
     challengeId: id,
     proximityThreshold: threshold,
     totalStaked: decimal(total),
     responseCount: responses.length,
-    earliest: earliest && { ...earliest, prize: decimal(prize), payoutTransactionHash: null },
+    earliest: earliest && { ...earliest, prize: decimal(prize), payoutTransactionHash: paidHash },
     highest: highest && { ...highest, prize: decimal(prize), payoutTransactionHash: null },
     operations: decimal(operations),
     unallocated: decimal(total - operations - (earliest ? 2n * prize : 0n)),
+    payouts,
   };
-  const head = Math.max(0, ...guesses.map((g) => g.block)) + 5;
 
+  const inRange = (block: number, from: string, to: string) =>
+    block >= Number(from) && (to === "latest" || block <= Number(to));
   const world: ChainWorld = {
     challenge,
     responses,
+    rejected,
+    unclaimed,
     winners,
+    registryLogs,
+    txs,
+    receipts,
+    head: resolveBlock + 6,
+    closeBlock,
+    resolveBlock,
     rpcRequests: 0,
     siteRequests: 0,
+    logQueries: [],
+    pay,
+    anchorLog,
     route(url, init) {
       const json = (body: unknown, headers: Record<string, string> = {}) =>
         new Response(JSON.stringify(body), { headers: { "Content-Type": "application/json", ...headers } });
       if (url === TEST_CONFIG.rpcUrl && init?.method === "POST") {
         world.rpcRequests += 1;
         const calls = JSON.parse(String(init.body)) as { id: number; method: string; params: unknown[] }[];
+        const getLogs = (filter: {
+          address: string;
+          topics: (string | null)[];
+          fromBlock: string;
+          toBlock: string;
+        }) => {
+          world.logQueries.push({ fromBlock: filter.fromBlock, toBlock: filter.toBlock, address: filter.address });
+          const all = [...world.registryLogs, ...[...world.receipts.values()].flatMap((r) => r.logs)];
+          return all.filter(
+            (log) =>
+              String(log.address) === filter.address.toLowerCase() &&
+              Number(log.blockNumber) <= world.head &&
+              inRange(Number(log.blockNumber), filter.fromBlock, filter.toBlock) &&
+              filter.topics.every((topic, i) => topic === null || (log.topics as string[])[i] === topic.toLowerCase()),
+          );
+        };
         return json(
           calls.map(({ id: callId, method, params }) => {
             const result =
               method === "eth_chainId"
                 ? hex(TEST_CONFIG.chainId)
                 : method === "eth_blockNumber"
-                  ? hex(head)
+                  ? hex(world.head)
                   : method === "eth_getTransactionByHash"
-                    ? (txs.get(params[0] as string) ?? null)
+                    ? (world.txs.get(params[0] as string) ?? null)
                     : method === "eth_getTransactionReceipt"
-                      ? (receipts.get(params[0] as string) ?? null)
+                      ? (world.receipts.get(params[0] as string) ?? null)
                       : method === "eth_getBlockByNumber"
-                        ? (blocks.get(Number(params[0])) ?? null)
-                        : undefined;
+                        ? Number(params[0]) <= world.head
+                          ? { hash: blockHash(Number(params[0])), timestamp: hex(blockTime(Number(params[0]))) }
+                          : null
+                        : method === "eth_getLogs"
+                          ? getLogs(params[0] as Parameters<typeof getLogs>[0])
+                          : undefined;
             return result === undefined
               ? { jsonrpc: "2.0", id: callId, error: { code: -32601, message: "no such method" } }
               : { jsonrpc: "2.0", id: callId, result };
@@ -180,14 +424,18 @@ export async function buildChainWorld(
       world.siteRequests += 1;
       const parsed = new URL(url, "http://localhost/");
       if (parsed.pathname === "/api/responses") {
+        const rejectedList = parsed.searchParams.get("status") === "rejected";
+        const list: { id: number }[] = rejectedList ? world.rejected : world.responses;
         const limit = Number(parsed.searchParams.get("limit") ?? 100);
         const after = Number(parsed.searchParams.get("cursor") ?? 0);
-        const page = world.responses.filter((r) => r.id > after).slice(0, limit);
-        const more = world.responses.filter((r) => r.id > after).length > limit;
-        const next = `http://localhost/api/responses?challengeId=${id}&limit=${limit}&cursor=${page.at(-1)?.id}`;
+        const page = list.filter((r) => r.id > after).slice(0, limit);
+        const more = list.filter((r) => r.id > after).length > limit;
+        const status = rejectedList ? "&status=rejected" : "";
+        const next = `http://localhost/api/responses?challengeId=${id}${status}&limit=${limit}&cursor=${page.at(-1)?.id}`;
         return json(page, more ? { Link: `<${next}>; rel="next"` } : {});
       }
       if (parsed.pathname === `/api/challenges/${id}/winners`) return json(world.winners);
+      if (parsed.pathname === `/api/challenges/${id}/unclaimed`) return json(world.unclaimed);
       return new Response("not found", { status: 404 });
     },
   };

@@ -19,6 +19,20 @@ export interface Challenge {
   resolvedTimestamp: number | null;
   status: ChallengeStatus;
   isDemo: boolean;
+  /** Where its terms were committed on chain (docs/protocol.md section 6); null for a challenge
+   * never anchored (a demonstration challenge). Absent from an answer of an older server. */
+  anchor?: Anchor | null;
+}
+
+/** The challenge's TermsAnchored log as the site shows it (docs/protocol.md section 6). */
+export interface Anchor {
+  /** The registry contract that emitted it. */
+  registry: string;
+  transactionHash: string;
+  blockNumber: number;
+  blockTimestamp: number;
+  /** The anchored terms hash (64 hex characters): title, poem and instructions. */
+  termsSha256: string;
 }
 
 export type ResponseStatus = "pending" | "confirmed" | "rejected";
@@ -37,6 +51,21 @@ export interface ChallengeResponse {
   status: ResponseStatus;
   rejectionCode: string;
   rejectionReason: string;
+  /** After resolution, a confirmed claim's result (docs/protocol.md section 6, "What the player
+   * sees"); null before, and for a claim that is not confirmed. Only the claim look-ups carry it. */
+  outcome?: ClaimOutcome | null;
+}
+
+export type PayoutStatus = "due" | "verifying" | "paid" | "failed" | "kept";
+
+export interface ClaimOutcome {
+  isCorrect: boolean;
+  distanceMeters: number;
+  /** USDC, 6 decimals; "0.000000" when it won nothing. */
+  prize: string;
+  /** null when it won nothing. */
+  payoutStatus: PayoutStatus | null;
+  payoutTransactionHash: string | null;
 }
 
 export interface ScoredResponse extends ChallengeResponse {
@@ -63,6 +92,37 @@ export interface Winners {
   highest: Winner | null;
   operations: string;
   unallocated: string;
+  /** What was paid out, prize by prize (docs/protocol.md section 6, check 4). */
+  payouts?: Payout[];
+}
+
+export type PayoutKind = "earliest" | "highest" | "operations";
+
+export interface Payout {
+  kind: PayoutKind;
+  address: string;
+  /** USDC, 6 decimals. */
+  amount: string;
+  status: PayoutStatus;
+  transactionHash: string | null;
+}
+
+/** A rejected claim of a resolved challenge (GET /api/responses?challengeId=N&status=rejected),
+ * published with its text and salt so its rejection can be re-checked. */
+export interface RejectedClaim extends ChallengeResponse {
+  submissionSalt: string | null;
+}
+
+/** A USDC transfer to the treasury naming a challenge whose claim never reached the site
+ * (GET /api/challenges/N/unclaimed). */
+export interface UnclaimedPayment {
+  transactionHash: string;
+  logIndex: number;
+  blockNumber: number;
+  transactionIndex: number;
+  fromAddress: string;
+  /** USDC, 6 decimals. */
+  amount: string;
 }
 
 /** The body of POST /api/responses: the spec's five fields plus the salt. */

@@ -11,7 +11,7 @@ export function ExplorerLink({
   children,
   plain,
 }: {
-  kind: "address" | "tx";
+  kind: "address" | "tx" | "block";
   value: string;
   children?: ReactNode;
   plain?: ReactNode;

@@ -10,6 +10,7 @@
 export const SALT_PATTERN = /^[0-9a-f]{64}$/;
 export const GUESS_COMMITMENT_TAG = "geopoem:guess:v1";
 export const SOLUTION_COMMITMENT_TAG = "geopoem:solution:v1";
+export const TERMS_TAG = "geopoem:terms:v1";
 
 const K = new Uint32Array([
   0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98,
@@ -126,4 +127,19 @@ export function solutionPreimage({ challengeId, text, salt }: SolutionCommitment
 
 export function solutionCommitment(input: SolutionCommitmentInput): Promise<string> {
   return sha256Hex(solutionPreimage(input));
+}
+
+export interface TermsInput {
+  challengeId: number;
+  poemTitle: string;
+  poemText: string;
+  instructionsText: string;
+}
+
+/** The terms hash a challenge's anchor commits to (docs/protocol.md section 6):
+ * sha256("geopoem:terms:v1|{id}|{sha256(title)}|{sha256(poem)}|{sha256(instructions)}"), each text
+ * exactly as the API serves it. Hashing each field first keeps the joined text unambiguous. */
+export async function termsSha256({ challengeId, poemTitle, poemText, instructionsText }: TermsInput): Promise<string> {
+  const [title, poem, instructions] = await Promise.all([poemTitle, poemText, instructionsText].map(sha256Hex));
+  return sha256Hex(`${TERMS_TAG}|${challengeId}|${title}|${poem}|${instructions}`);
 }

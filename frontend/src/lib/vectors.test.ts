@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
 import vectors from "../../../tests/vectors.json";
 import { stakeCalldata } from "./calldata";
-import { guessCommitment, newSalt, SALT_PATTERN, solutionCommitment } from "./commitment";
+import { guessCommitment, newSalt, SALT_PATTERN, sha256Bytes, solutionCommitment, termsSha256 } from "./commitment";
 import { canonicalCoordinates, COORDINATES_MESSAGE } from "./coordinates";
 import { MIN_STAKE_MESSAGE, parseStake } from "./stake";
+import { TERMS_ANCHORED_TOPIC } from "./verify-outcomes";
 
 // The same file the Python tests read (tests/test_vectors.py): the two implementations agree.
 
@@ -70,5 +71,28 @@ describe("calldata (shared vectors)", () => {
       timestamp: v.timestamp,
     });
     expect(data).toBe(v.data);
+  });
+});
+
+describe("the terms on chain (shared vectors)", () => {
+  it("knows the TermsAnchored topic", () => {
+    expect(vectors.anchor.eventSignature).toBe("TermsAnchored(uint256,bytes32,bytes32,uint64,uint32)");
+    expect(TERMS_ANCHORED_TOPIC).toBe(vectors.anchor.topic);
+  });
+
+  it.each(vectors.anchor.terms)("terms hash of challenge $challengeId", async (v) => {
+    expect(await termsSha256(v)).toBe(v.termsSha256);
+  });
+
+  it.each(vectors.anchor.terms)("terms hash of challenge $challengeId without Web Crypto", async (v) => {
+    // Outside a secure context the page hashes with its own SHA-256: the same answer.
+    const subtle = Object.getOwnPropertyDescriptor(globalThis.crypto, "subtle");
+    Object.defineProperty(globalThis.crypto, "subtle", { value: undefined, configurable: true });
+    try {
+      expect(await termsSha256(v)).toBe(v.termsSha256);
+    } finally {
+      if (subtle) Object.defineProperty(globalThis.crypto, "subtle", subtle);
+    }
+    expect(sha256Bytes(new Uint8Array()).length).toBe(32);
   });
 });

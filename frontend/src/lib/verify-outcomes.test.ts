@@ -1,18 +1,30 @@
 import { describe, expect, it } from "vitest";
 import vectors from "../../../tests/vectors.json";
-import { buildChainWorld, type Guess } from "../../test/chainWorld";
+import {
+  blockTime,
+  buildChainWorld,
+  REGISTRY,
+  START,
+  type ChainWorld,
+  type Guess,
+  type Payment,
+} from "../../test/chainWorld";
 import { TEST_CONFIG } from "../../test/fixtures";
 import {
   decodeStakeCalldata,
   distanceBetween,
   nextPath,
+  PHASES,
   pickWinners,
   prizeSplit,
   verifyChallenge,
+  type VerificationReport,
+  type VerifierConfig,
 } from "./verify-outcomes";
 import { canonicalCoordinates } from "./coordinates";
+import { guessCommitment, solutionCommitment } from "./commitment";
 import { decimalToUnits, unitsToDecimal } from "./stake";
-import type { ScoredResponse } from "@/api";
+import type { Challenge, RejectedClaim, ScoredResponse } from "@/api";
 
 // The same vectors as verify_challenge.py (tests/test_verify_challenge_vectors.py) and the server.
 
@@ -73,11 +85,11 @@ const GUESSES: Guess[] = [
   { text: "29.9792, 31.1342", stake: "7", address: PLAYER, block: 22, txIndex: 0 },
 ];
 
-async function run(world: Awaited<ReturnType<typeof buildChainWorld>>, batchSize = 100) {
+async function run(world: ChainWorld, config: Partial<VerifierConfig> = {}) {
   const phases: string[] = [];
   const report = await verifyChallenge({
     challenge: world.challenge,
-    config: { ...TEST_CONFIG, batchSize },
+    config: { ...TEST_CONFIG, ...config },
     fetchImpl: (async (input: RequestInfo | URL, init?: RequestInit) =>
       world.route(String(input), init)) as typeof fetch,
     progress: (phase) => phases.push(phase),
@@ -85,16 +97,43 @@ async function run(world: Awaited<ReturnType<typeof buildChainWorld>>, batchSize
   return { report, phases };
 }
 
+/** Every difference of a report, each naming what it concerns. */
+function everyDifference(report: VerificationReport): string[] {
+  return [
+    ...report.outcomes.flatMap((o) => o.problems.map((p) => `response ${o.response.id}: ${p}`)),
+    ...report.rejected.flatMap((r) => r.problems.map((p) => `rejected ${r.claim.id}: ${p}`)),
+    ...report.payouts.flatMap((p) => p.problems.map((x) => `${p.kind} payout: ${x}`)),
+    ...report.differences,
+  ];
+}
+
 describe("verifyChallenge against a consistent chain", () => {
-  it("reproduces every outcome of an honest resolution", async () => {
+  it("reproduces every outcome of an honest resolution, its terms, rejections, payments and payouts", async () => {
     const world = await buildChainWorld(GUESSES);
     expect(world.winners.earliest?.id).toBe(100);
     expect(world.winners.highest?.id).toBe(101); // 7 USDC twice: the earlier in chain order
     const { report, phases } = await run(world);
-    expect(report.differences).toEqual([]);
+    expect(everyDifference(report)).toEqual([]);
     expect(report.outcomes.map((o) => o.problems)).toEqual([[], [], [], []]);
-    expect([report.reproduced, report.ok]).toEqual([4, true]);
-    expect(phases).toContain("chain");
+    expect([report.reproduced, report.ok, report.differenceCount, report.terms]).toEqual([4, true, 0, "anchored"]);
+    expect(report.anchor).toMatchObject({
+      blockNumber: 10,
+      registry: REGISTRY,
+      opensAt: START,
+      proximityThreshold: 150,
+    });
+    // Every payment to the treasury naming challenge 7, in chain order, is accounted for.
+    expect(report.payments.map((p) => p.accountedAs)).toEqual([
+      "confirmed",
+      "rejected",
+      "unclaimed",
+      "confirmed",
+      "confirmed",
+      "confirmed",
+    ]);
+    expect(report.rejected.map((r) => [r.expected, r.payers])).toEqual([["amount_mismatch", true]]);
+    expect(report.payouts.map((p) => p.state)).toEqual(["paid", "due", "kept"]);
+    expect([...new Set(phases)]).toEqual([...PHASES]);
   });
 
   it.each([
@@ -107,6 +146,11 @@ describe("verifyChallenge against a consistent chain", () => {
     ["salt", (r: ScoredResponse) => ({ ...r, submissionSalt: "ab".repeat(32) }), /commitment/],
     ["order", (r: ScoredResponse) => ({ ...r, logIndex: 9 }), /the Transfer is log 0, the site shows log 9/],
     ["block", (r: ScoredResponse) => ({ ...r, blockNumber: 1 }), /the chain position is block 21/],
+    [
+      "transaction index",
+      (r: ScoredResponse) => ({ ...r, transactionIndex: 5 }),
+      /the chain position is block 21 index 0, the site shows block 21 index 5/,
+    ],
   ])("names the response whose %s was changed", async (_what, change, problem) => {
     const world = await buildChainWorld(GUESSES);
     world.responses[1] = change(world.responses[1]!);
@@ -117,25 +161,6 @@ describe("verifyChallenge against a consistent chain", () => {
     expect(failing.map((o) => o.response.id)).toEqual([101]);
     expect(failing[0]!.problems.join("; ")).toMatch(problem);
   });
-
-  it.each([
-    [false, 2, 0],
-    [true, 4, 2],
-  ])(
-    "a claim whose transaction no chain holds (demo %s): reproduced %i, demo claims %i",
-    async (demo, reproduced, unpaid) => {
-      const world = await buildChainWorld(GUESSES);
-      world.challenge = { ...world.challenge, isDemo: demo };
-      for (const i of [0, 2]) {
-        world.responses[i] = { ...world.responses[i]!, transactionHash: `0x${"d".repeat(63)}${i}` };
-      }
-      const { report } = await run(world);
-      expect([report.reproduced, report.unpaidDemo, report.ok]).toEqual([reproduced, unpaid, demo]);
-      if (!demo) expect(report.outcomes[0]!.problems).toEqual(["the transaction is not on this chain"]);
-      // The claims the chain does hold are checked in full either way.
-      expect(report.outcomes[1]!.unpaidDemo).toBeFalsy();
-    },
-  );
 
   it("names a winner the rules do not give", async () => {
     const world = await buildChainWorld(GUESSES);
@@ -150,6 +175,15 @@ describe("verifyChallenge against a consistent chain", () => {
     expect(report.outcomes.find((o) => o.response.id === 103)!.problems[0]).toMatch(/names it the highest winner/);
   });
 
+  it("counts a response mined after the close as a difference", async () => {
+    const world = await buildChainWorld(GUESSES);
+    world.challenge = { ...world.challenge, closedTimestamp: blockTime(21) };
+    const { report } = await run(world);
+    expect(everyDifference(report)).toEqual([
+      `response 103: mined at ${blockTime(22)}, outside the open window ${START} to ${blockTime(21)}`,
+    ]);
+  });
+
   it("checks 10,000 responses in a few hundred batched requests", async () => {
     const guesses: Guess[] = Array.from({ length: 10_000 }, (_, i) => ({
       text: canonicalCoordinates(`29.${970000 + i}, 31.134`)!,
@@ -162,11 +196,535 @@ describe("verifyChallenge against a consistent chain", () => {
     const started = performance.now();
     const { report } = await run(world);
     const seconds = (performance.now() - started) / 1000;
-    expect(report.outcomes.flatMap((o) => o.problems).slice(0, 3)).toEqual([]);
+    expect(everyDifference(report).slice(0, 3)).toEqual([]);
     expect([report.reproduced, report.ok]).toEqual([10_000, true]);
-    // 20,000 transaction and receipt reads in batches of 100, 500 blocks, chain id and head.
-    expect(world.rpcRequests).toBe(200 + 5 + 1);
-    expect(world.siteRequests).toBe(10 + 1); // 10 pages of 1,000 responses, the winners
+    expect(report.payments).toHaveLength(10_002);
+    // Chain id, head and anchor in one request; the transfer scan (one range); 10,003 transactions
+    // and receipts (the stakes, a rejected and an unclaimed payment, a payout) in batches of 100;
+    // 502 blocks (500 of stakes, the anchor's, the payout's).
+    expect(world.rpcRequests).toBe(1 + 1 + 201 + 6);
+    // 10 pages of 1,000 responses, the rejected claims, the unclaimed payments, the winners.
+    expect(world.siteRequests).toBe(10 + 1 + 1 + 1);
     console.info(`verified 10,000 responses in ${seconds.toFixed(1)} s`);
   }, 120_000);
+});
+
+describe("the terms on chain (docs/protocol.md section 6, check 1)", () => {
+  it.each([
+    [
+      "solution hash",
+      (c: Challenge) => ({ ...c, solutionSha256: "ab".repeat(32) }),
+      /^the site shows solution SHA-256 (ab){32}, the anchor committed [0-9a-f]{64}$/,
+    ],
+    [
+      "threshold",
+      (c: Challenge) => ({ ...c, proximityThreshold: 200 }),
+      /^the site shows a proximity threshold of 200 m, the anchor committed 150 m$/,
+    ],
+    [
+      "missing threshold",
+      (c: Challenge) => ({ ...c, proximityThreshold: null }),
+      /^the site shows a proximity threshold of 0 m, the anchor committed 150 m$/,
+    ],
+    [
+      "opening time",
+      (c: Challenge) => ({ ...c, startTimestamp: START - 1 }),
+      /^the site shows the opening time 1799999999, the anchor committed 1800000000$/,
+    ],
+    ["title", (c: Challenge) => ({ ...c, poemTitle: "Stone steps" }), /^the title, poem and instructions/],
+    ["poem", (c: Challenge) => ({ ...c, poemText: "<p>A poem.</p>" }), /^the title, poem and instructions/],
+    ["instructions", (c: Challenge) => ({ ...c, instructionsText: "" }), /^the title, poem and instructions/],
+    [
+      "shown terms hash",
+      (c: Challenge) => ({ ...c, anchor: { ...c.anchor!, termsSha256: "cd".repeat(32) } }),
+      /^the site shows terms hash (cd){32}, the anchor committed/,
+    ],
+    [
+      "shown anchor block",
+      (c: Challenge) => ({ ...c, anchor: { ...c.anchor!, blockNumber: 11 } }),
+      /^the site shows the anchor in block 11 .*; the chain's first anchor is in block 10/,
+    ],
+    [
+      "shown anchor transaction",
+      (c: Challenge) => ({ ...c, anchor: { ...c.anchor!, transactionHash: `0x${"f".repeat(64)}` } }),
+      /^the site shows the anchor in block 10 \(transaction 0xf{64}\)/,
+    ],
+    [
+      "shown anchor time",
+      (c: Challenge) => ({ ...c, anchor: { ...c.anchor!, blockTimestamp: blockTime(10) + 1 } }),
+      /^the anchor's block time is 1800000120, the site shows 1800000121$/,
+    ],
+    [
+      "shown registry",
+      (c: Challenge) => ({ ...c, anchor: { ...c.anchor!, registry: `0x${"9".repeat(40)}` } }),
+      /^the site names registry 0x9{40} for the anchor/,
+    ],
+    [
+      "hidden anchor",
+      (c: Challenge) => ({ ...c, anchor: null }),
+      /^the site shows no anchor; the chain has one in block 10/,
+    ],
+  ])("names a %s that differs from the anchor", async (_what, change, difference) => {
+    const world = await buildChainWorld(GUESSES);
+    world.challenge = change(world.challenge);
+    const { report } = await run(world);
+    expect(report.ok).toBe(false);
+    expect(everyDifference(report)).toEqual([expect.stringMatching(difference)]);
+  });
+
+  it("opens the anchored solution commitment, not the one the site shows", async () => {
+    const world = await buildChainWorld(GUESSES);
+    const other = await solutionCommitment({ challengeId: 7, text: "1, 2", salt: "22".repeat(32) });
+    world.challenge = { ...world.challenge, solutionSha256: other };
+    world.registryLogs[0] = world.anchorLog({
+      block: 10,
+      solutionSha256: other,
+      termsSha256: world.challenge.anchor!.termsSha256,
+      opensAt: START,
+      threshold: 150,
+    });
+    const { report } = await run(world);
+    expect(everyDifference(report)).toEqual([
+      "the revealed solution and salt do not open the solution commitment anchored on chain",
+    ]);
+  });
+
+  it("judges the verdicts by the anchored threshold", async () => {
+    const world = await buildChainWorld(GUESSES);
+    world.registryLogs[0] = world.anchorLog({
+      block: 10,
+      solutionSha256: world.challenge.solutionSha256,
+      termsSha256: world.challenge.anchor!.termsSha256,
+      opensAt: START,
+      threshold: 10,
+    });
+    const { report } = await run(world);
+    expect(report.differences).toContain("the site shows a proximity threshold of 150 m, the anchor committed 10 m");
+    // 31 m and 36 m away: correct within the site's 150 m, not within the anchored 10 m.
+    for (const id of [100, 101]) {
+      expect(report.outcomes.find((o) => o.response.id === id)!.problems).toEqual([
+        "correct is no, the site shows yes",
+      ]);
+    }
+    expect(report.outcomes.find((o) => o.response.id === 103)!.problems).toEqual([]);
+  });
+
+  it("takes the first anchor in chain order; a later or removed log changes nothing", async () => {
+    const world = await buildChainWorld(GUESSES);
+    const junk = { solutionSha256: "ab".repeat(32), termsSha256: "cd".repeat(32), opensAt: 1, threshold: 99_999 };
+    world.registryLogs = [
+      world.anchorLog({ block: 12, ...junk }),
+      world.anchorLog({ block: 10, logIndex: 3, ...junk }),
+      { ...world.anchorLog({ block: 5, ...junk }), removed: true },
+      world.registryLogs[0]!,
+    ];
+    const { report } = await run(world);
+    expect(everyDifference(report)).toEqual([]);
+    expect(report.anchor).toMatchObject({ blockNumber: 10, logIndex: 0, proximityThreshold: 150 });
+  });
+
+  it("counts a stake only in a block after the anchor's, whatever its transaction index", async () => {
+    const world = await buildChainWorld([{ ...GUESSES[0]!, txIndex: 3 }, ...GUESSES.slice(1)], { anchorBlock: 20 });
+    const { report } = await run(world);
+    expect(everyDifference(report)).toEqual(["response 100: mined in block 20, not after the anchor's block 20"]);
+  });
+
+  it("counts a stake only at or after the anchored opening time", async () => {
+    const world = await buildChainWorld(GUESSES);
+    const opensAt = blockTime(21) + 1;
+    world.registryLogs[0] = world.anchorLog({
+      block: 10,
+      solutionSha256: world.challenge.solutionSha256,
+      termsSha256: world.challenge.anchor!.termsSha256,
+      opensAt,
+      threshold: 150,
+    });
+    const { report } = await run(world);
+    expect(report.differences).toContain(`the site shows the opening time ${START}, the anchor committed ${opensAt}`);
+    for (const [id, block] of [
+      [100, 20],
+      [101, 21],
+      [102, 21],
+    ]) {
+      expect(report.outcomes.find((o) => o.response.id === id)!.problems).toEqual([
+        `mined at ${blockTime(block!)}, before the anchored opening time ${opensAt}`,
+      ]);
+    }
+    expect(report.outcomes.find((o) => o.response.id === 103)!.problems).toEqual([]);
+  });
+
+  it("a challenge never anchored is a difference", async () => {
+    const world = await buildChainWorld(GUESSES, { anchored: false });
+    const { report } = await run(world);
+    expect([report.terms, report.ok, report.completeness]).toEqual(["missing", false, false]);
+    expect(everyDifference(report)).toEqual([
+      `the terms of this challenge were never committed on chain: registry ${REGISTRY} holds no anchor for it`,
+    ]);
+  });
+
+  it("a site that names no registry cannot show its terms on chain", async () => {
+    const world = await buildChainWorld(GUESSES);
+    const { report } = await run(world, { registryAddress: null });
+    expect(report.terms).toBe("missing");
+    expect(report.differences).toContain(
+      "this site names no terms registry, so the terms of this challenge cannot be read from the chain",
+    );
+  });
+
+  it("an anchor the site shows and the chain does not hold is a difference", async () => {
+    const anchored = await buildChainWorld(GUESSES);
+    const world = await buildChainWorld(GUESSES, { anchored: false });
+    world.challenge = { ...world.challenge, isDemo: true, anchor: anchored.challenge.anchor! };
+    const { report } = await run(world);
+    expect(everyDifference(report)).toEqual([
+      `the site shows an anchor in block 10 (transaction ${anchored.challenge.anchor!.transactionHash}) that the chain does not hold`,
+    ]);
+  });
+
+  it("a demonstration challenge never anchored guarantees nothing; its made-up hashes are checked off chain", async () => {
+    const world = await buildChainWorld(GUESSES, { anchored: false });
+    world.challenge = { ...world.challenge, isDemo: true };
+    for (const i of [0, 2]) {
+      world.responses[i] = { ...world.responses[i]!, transactionHash: `0x${"d".repeat(63)}${i}` };
+    }
+    const { report } = await run(world);
+    expect([report.terms, report.reproduced, report.unpaidDemo, report.ok]).toEqual(["demo", 4, 2, true]);
+    expect(report.completeness).toBe(false);
+    // The claims the chain does hold are checked in full.
+    expect(report.outcomes[1]!.unpaidDemo).toBeFalsy();
+  });
+
+  it.each([false, true])("an anchored challenge (demo %s) is checked in full: a made-up hash differs", async (demo) => {
+    const world = await buildChainWorld(GUESSES);
+    world.challenge = { ...world.challenge, isDemo: demo };
+    world.responses[0] = { ...world.responses[0]!, transactionHash: `0x${"d".repeat(64)}` };
+    const { report } = await run(world);
+    expect([report.reproduced, report.unpaidDemo, report.ok]).toEqual([3, 0, false]);
+    expect(report.outcomes[0]!.problems).toEqual(["the transaction is not on this chain"]);
+  });
+});
+
+describe("completeness (docs/protocol.md section 6, check 3)", () => {
+  it("names a payment made while open that is not counted, rejected or listed unclaimed", async () => {
+    const world = await buildChainWorld(GUESSES);
+    const lost = await world.pay({ from: OTHER, stake: "5", block: 21, txIndex: 7 });
+    const { report } = await run(world);
+    expect(report.ok).toBe(false);
+    expect(report.reproduced).toBe(4);
+    expect(everyDifference(report)).toEqual([
+      `payment ${lost.hash} (5 USDC from ${OTHER.toLowerCase()}, block 21) names this challenge and was made while ` +
+        "it was open, but it is not counted, not rejected and not listed unclaimed",
+    ]);
+  });
+
+  it.each([
+    ["a payment mined after the close", (w: ChainWorld) => ({ block: w.closeBlock + 1, txIndex: 0 })],
+    ["a payment in the anchor's own block", () => ({ block: 10, txIndex: 4 })],
+  ])("reports %s and does not count it", async (_what, where) => {
+    const world = await buildChainWorld(GUESSES);
+    const outside = await world.pay({ from: OTHER, stake: "5", ...where(world) });
+    const { report } = await run(world);
+    expect(everyDifference(report)).toEqual([]);
+    expect(report.payments.find((p) => p.transactionHash === outside.hash)).toMatchObject({
+      accountedAs: null,
+      inWindow: false,
+    });
+  });
+
+  it("leaves out payments naming another challenge", async () => {
+    const world = await buildChainWorld(GUESSES);
+    const other = await world.pay({ from: OTHER, stake: "5", block: 21, txIndex: 7, challengeId: 8 });
+    const { report } = await run(world);
+    expect(everyDifference(report)).toEqual([]);
+    expect(report.payments.map((p) => p.transactionHash)).not.toContain(other.hash);
+  });
+
+  it("scans every block from the anchor's to the head, range by range", async () => {
+    const world = await buildChainWorld(GUESSES);
+    const last = await world.pay({ from: OTHER, stake: "5", block: world.head, txIndex: 0 });
+    const { report } = await run(world, { logBlockRange: 7 });
+    const ranges = world.logQueries
+      .filter((q) => q.address === TEST_CONFIG.usdcAddress.toLowerCase())
+      .map((q) => [Number(q.fromBlock), Number(q.toBlock)]);
+    expect(ranges[0]![0]).toBe(10);
+    expect(ranges.at(-1)![1]).toBe(world.head);
+    ranges.slice(1).forEach(([from], i) => expect(from).toBe(ranges[i]![1]! + 1));
+    expect(ranges.every(([from, to]) => to! - from! < 7)).toBe(true);
+    expect(report.payments.map((p) => p.transactionHash)).toContain(last.hash);
+  });
+
+  it.each([
+    ["a stranger's claim with another guess", "commitment_mismatch", {}],
+    // The operator, who never saw the payer's guess, invents a claim on the payment with another
+    // stake: its reason re-checks, but it is not the payer's claim and accounts for nothing.
+    ["an invented claim with another stake", "amount_mismatch", { submissionStake: "4.000000" }],
+  ])("a payment whose only rejected claim is %s is still unaccounted for", async (_what, code, over) => {
+    const world = await buildChainWorld(GUESSES);
+    const lost = await world.pay({ from: OTHER, stake: "5", block: 21, txIndex: 7 });
+    const invented = {
+      submitterAddress: OTHER,
+      submissionText: "1, 1",
+      submissionSalt: "33".repeat(32),
+      submissionStake: "5.000000",
+      ...over,
+    };
+    world.rejected.push({
+      id: 901,
+      challengeId: 7,
+      commitment: await guessCommitment({
+        chainId: TEST_CONFIG.chainId,
+        challengeId: 7,
+        text: "1, 1",
+        ...invented,
+        salt: invented.submissionSalt,
+      }),
+      submissionTimestamp: null,
+      transactionHash: lost.hash,
+      status: "rejected",
+      rejectionCode: code,
+      rejectionReason: "",
+      ...invented,
+    });
+    const { report } = await run(world);
+    expect(report.rejected.find((r) => r.claim.id === 901)).toMatchObject({
+      expected: code,
+      problems: [],
+      payers: false,
+    });
+    expect(everyDifference(report)).toEqual([
+      expect.stringMatching(new RegExp(`^payment ${lost.hash} .* not listed unclaimed$`)),
+    ]);
+  });
+
+  it.each([
+    [
+      "a payment the chain does not hold",
+      (w: ChainWorld) => w.unclaimed.push({ ...w.unclaimed[0]!, transactionHash: `0x${"5".repeat(64)}` }),
+      /^unclaimed payment 0x5{64} is listed, but the chain has no USDC transfer to the treasury naming this challenge/,
+    ],
+    [
+      "another amount",
+      (w: ChainWorld) => (w.unclaimed[0] = { ...w.unclaimed[0]!, amount: "2.000000" }),
+      /^unclaimed payment 0x[0-9a-f]{64} is listed as 2\.000000 USDC .*; the chain has 1\.5 USDC/,
+    ],
+    [
+      "a counted payment",
+      (w: ChainWorld) =>
+        w.unclaimed.push({ ...w.unclaimed[0]!, transactionHash: w.responses[0]!.transactionHash, logIndex: 0 }),
+      /^payment 0x[0-9a-f]{64} is listed unclaimed, but response 100 .* counts it$/,
+    ],
+  ])("names an unclaimed listing of %s", async (_what, change, difference) => {
+    const world = await buildChainWorld(GUESSES);
+    change(world);
+    const { report } = await run(world);
+    expect(everyDifference(report)).toEqual([expect.stringMatching(difference)]);
+  });
+});
+
+describe("rejected claims, their reasons re-checked (check 3)", () => {
+  const STRANGER = "0x8888888888888888888888888888888888888888";
+  const scenarios: [
+    string,
+    (w: ChainWorld) => Payment,
+    Partial<RejectedClaim>,
+    ((w: ChainWorld, hash: string) => void)?,
+  ][] = [
+    ["tx_failed", () => ({ from: PLAYER, stake: "5", block: 21, txIndex: 7, status: 0 }), {}],
+    ["wrong_token", () => ({ from: PLAYER, stake: "5", block: 21, txIndex: 7, to: `0x${"7".repeat(40)}` }), {}],
+    [
+      "unsupported_transaction",
+      () => ({ from: PLAYER, stake: "5", block: 21, txIndex: 7 }),
+      {},
+      (w, hash) => {
+        const tx = w.txs.get(hash)!;
+        w.txs.set(hash, { ...tx, input: `0x23b872dd${String(tx.input).slice(10)}` });
+      },
+    ],
+    [
+      "unsupported_transaction",
+      () => ({ from: PLAYER, stake: "5", block: 21, txIndex: 7 }),
+      {},
+      (w, hash) => w.txs.set(hash, { ...w.txs.get(hash)!, value: "0x1" }), // ether attached
+    ],
+    ["wrong_sender", () => ({ from: PLAYER, stake: "5", block: 21, txIndex: 7 }), { submitterAddress: STRANGER }],
+    ["wrong_recipient", () => ({ from: PLAYER, stake: "5", block: 21, txIndex: 7, recipient: STRANGER }), {}],
+    ["amount_mismatch", () => ({ from: PLAYER, stake: "5", block: 21, txIndex: 7 }), { submissionStake: "6.000000" }],
+    [
+      "commitment_mismatch",
+      () => ({ from: PLAYER, stake: "5", block: 21, txIndex: 7 }),
+      { submissionSalt: "44".repeat(32) },
+    ],
+    ["challenge_mismatch", () => ({ from: PLAYER, stake: "5", block: 21, txIndex: 7, challengeId: 8 }), {}],
+    ["no_transfer_log", () => ({ from: PLAYER, stake: "5", block: 21, txIndex: 7, transferLog: false }), {}],
+    ["early", () => ({ from: PLAYER, stake: "5", block: 10, txIndex: 7 }), {}],
+    ["late", (w) => ({ from: PLAYER, stake: "5", block: w.closeBlock + 1, txIndex: 0 }), {}],
+    [
+      "not_found",
+      () => ({ from: PLAYER, stake: "5", block: 21, txIndex: 7 }),
+      {},
+      (w, hash) => {
+        w.txs.delete(hash);
+        w.receipts.delete(hash);
+      },
+    ],
+  ];
+
+  async function rejectedWorld(code: string, index: number, claimCode = code) {
+    const [, payment, over, tamper] = scenarios[index]!;
+    const world = await buildChainWorld(GUESSES);
+    const paid = await world.pay(payment(world));
+    tamper?.(world, paid.hash);
+    const fields = { submitterAddress: PLAYER, submissionText: paid.text, submissionSalt: paid.salt, ...over };
+    world.rejected.push({
+      id: 950,
+      challengeId: 7,
+      submissionStake: "5.000000",
+      commitment: await guessCommitment({
+        chainId: TEST_CONFIG.chainId,
+        challengeId: 7,
+        submitterAddress: fields.submitterAddress,
+        text: fields.submissionText ?? "",
+        salt: fields.submissionSalt ?? "",
+      }),
+      submissionTimestamp: null,
+      transactionHash: paid.hash,
+      status: "rejected",
+      rejectionCode: claimCode,
+      rejectionReason: "",
+      ...fields,
+    });
+    return world;
+  }
+
+  it.each(scenarios.map(([code], i) => [code, i] as const))("re-checks %s", async (code, index) => {
+    const { report } = await run(await rejectedWorld(code, index));
+    expect(report.rejected.find((r) => r.claim.id === 950)).toMatchObject({ expected: code, problems: [] });
+  });
+
+  it("accepts reorged for a payment the chain no longer holds", async () => {
+    const index = scenarios.findIndex(([code]) => code === "not_found");
+    const { report } = await run(await rejectedWorld("not_found", index, "reorged"));
+    expect(report.rejected.find((r) => r.claim.id === 950)!.problems).toEqual([]);
+  });
+
+  it("names a rejection whose reason is not the first rule the payment fails", async () => {
+    const index = scenarios.findIndex(([code]) => code === "amount_mismatch");
+    const { report } = await run(await rejectedWorld("amount_mismatch", index, "late"));
+    expect(everyDifference(report)).toEqual([
+      'rejected 950: rejected "late", but the first rule its payment fails is "amount_mismatch"',
+    ]);
+  });
+
+  it("names a rejected claim whose payment passes every rule", async () => {
+    const world = await buildChainWorld(GUESSES);
+    const paid = await world.pay({ from: PLAYER, stake: "5", block: 21, txIndex: 7 });
+    world.rejected.push({
+      id: 950,
+      challengeId: 7,
+      submissionText: paid.text,
+      submissionSalt: paid.salt,
+      commitment: paid.commitment,
+      submissionStake: "5.000000",
+      submissionTimestamp: null,
+      transactionHash: paid.hash,
+      submitterAddress: PLAYER,
+      status: "rejected",
+      rejectionCode: "late",
+      rejectionReason: "",
+    });
+    const { report } = await run(world);
+    expect(everyDifference(report)).toEqual(['rejected 950: rejected "late", but its payment passes every rule']);
+  });
+
+  it("names a rejected claim whose commitment is not its guess's", async () => {
+    const world = await buildChainWorld(GUESSES);
+    world.rejected[0] = { ...world.rejected[0]!, commitment: "ab".repeat(32) };
+    const { report } = await run(world);
+    expect(everyDifference(report)).toEqual([
+      "rejected 900: its commitment is not the commitment of its guess, address and salt",
+    ]);
+  });
+});
+
+describe("payouts (docs/protocol.md section 6, check 4)", () => {
+  const paid = (w: ChainWorld) => w.winners.payouts![0]!;
+  it.each([
+    [
+      "another amount",
+      "earliest",
+      (w: ChainWorld) => (w.winners.payouts![0] = { ...paid(w), amount: "7.000000" }),
+      /7\.000000 USDC, the rules give 7\.8/,
+    ],
+    [
+      "another address",
+      "earliest",
+      (w: ChainWorld) => (w.winners.payouts![0] = { ...paid(w), address: OTHER }),
+      new RegExp(`paid to ${OTHER}, the rules give ${PLAYER}`),
+    ],
+    [
+      "a transaction that moved another amount",
+      "earliest",
+      (w: ChainWorld) => {
+        const log = w.receipts.get(paid(w).transactionHash!)!.logs[0]!;
+        log.data = `0x${"1".padStart(64, "0")}`;
+      },
+      /holds no USDC Transfer of 7\.800000 from the treasury/,
+    ],
+    [
+      "a failed transaction",
+      "earliest",
+      (w: ChainWorld) => (w.receipts.get(paid(w).transactionHash!)!.status = "0x0"),
+      /is not a successful transaction on this chain/,
+    ],
+    [
+      "a payment before the resolution",
+      "earliest",
+      (w: ChainWorld) => (w.challenge = { ...w.challenge, resolvedTimestamp: blockTime(w.resolveBlock + 2) }),
+      /before the resolution/,
+    ],
+    [
+      "paid with no transaction",
+      "highest",
+      (w: ChainWorld) => (w.winners.payouts![1] = { ...w.winners.payouts![1]!, status: "paid" }),
+      /marked paid, with no transaction/,
+    ],
+    [
+      "a prize kept in the treasury",
+      "highest",
+      (w: ChainWorld) => (w.winners.payouts![1] = { ...w.winners.payouts![1]!, status: "kept" }),
+      /a prize cannot stay in the treasury/,
+    ],
+    [
+      "another operations share",
+      "operations",
+      (w: ChainWorld) => (w.winners.payouts![2] = { ...w.winners.payouts![2]!, amount: "4.000000" }),
+      /the rules give 3\.9$/,
+    ],
+  ])("reports a payout with %s as different", async (_what, kind, change, problem) => {
+    const world = await buildChainWorld(GUESSES);
+    change(world);
+    const { report } = await run(world);
+    expect(report.ok).toBe(false);
+    const different = report.payouts.filter((p) => p.state === "different");
+    expect(different.map((p) => p.kind)).toEqual([kind]);
+    expect(different[0]!.problems.join("; ")).toMatch(problem);
+    expect(report.differenceCount).toBe(1);
+  });
+
+  it("names a prize the site does not list", async () => {
+    const world = await buildChainWorld(GUESSES);
+    world.winners.payouts!.splice(1, 1);
+    const { report } = await run(world);
+    expect(everyDifference(report)).toEqual(["the site lists no highest payout; the rules give 7.8 USDC"]);
+  });
+
+  it("names a payout the rules do not give", async () => {
+    const world = await buildChainWorld(GUESSES, { threshold: 1 });
+    expect(world.winners.earliest).toBeNull();
+    world.winners.payouts = [
+      { kind: "earliest", address: PLAYER, amount: "1.000000", status: "due", transactionHash: null },
+    ];
+    const { report } = await run(world);
+    expect(everyDifference(report)).toEqual(["earliest payout: the rules give no earliest prize"]);
+  });
 });

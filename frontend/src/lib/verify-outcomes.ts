@@ -1,11 +1,13 @@
-/** "Verify every outcome": the checks of verify_challenge.py (docs/protocol.md section 5), run in
- * the visitor's browser against the site's public API and the configured public RPC node. Nothing
- * here trusts the server's scoring: each payment is read from the chain, each commitment, distance,
- * verdict, winner and prize recomputed. Both implementations are tested on tests/vectors.json. */
+/** "Verify every outcome": the checks of verify_challenge.py (docs/protocol.md sections 5 and 6,
+ * "What the verifiers check" 1 to 4 and 6), run in the visitor's browser against the site's public
+ * API and the configured public RPC node. Nothing here trusts the server: the terms are read from
+ * the registry's TermsAnchored log, each payment from the chain, every payment to the treasury that
+ * names the challenge is accounted for, each commitment, distance, verdict, winner, prize and payout
+ * recomputed. Both implementations are tested on tests/vectors.json. */
 
-import type { Challenge, ScoredResponse, Winners } from "@/api";
+import type { Challenge, Payout, PayoutKind, RejectedClaim, ScoredResponse, UnclaimedPayment, Winners } from "@/api";
 import { canonicalCoordinates } from "./coordinates";
-import { guessCommitment, solutionCommitment } from "./commitment";
+import { guessCommitment, solutionCommitment, termsSha256 } from "./commitment";
 import { decimalToUnits, unitsToDecimal } from "./stake";
 
 /** More than this is for the script: a browser tab holding tens of thousands of rows and chain
@@ -13,8 +15,14 @@ import { decimalToUnits, unitsToDecimal } from "./stake";
 export const MAX_BROWSER_RESPONSES = 10_000;
 /** keccak256("Transfer(address,address,uint256)"): a fixed constant of ERC-20. */
 export const TRANSFER_TOPIC = "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef";
+/** keccak256("TermsAnchored(uint256,bytes32,bytes32,uint64,uint32)"): the registry's event
+ * (docs/protocol.md section 6; tests/vectors.json, "anchor"). */
+export const TERMS_ANCHORED_TOPIC = "0x2afc2b3441c70212f84379948f78279cc697f578030cb391f6115fd5e3a603e5";
+/** Blocks per eth_getLogs call of the completeness scan: public nodes refuse wide ranges. */
+export const LOG_BLOCK_RANGE = 5_000;
 const TRANSFER_SELECTOR = "a9059cbb";
 const STAKE_CALLDATA_BYTES = 164;
+const PLAIN_TRANSFER_BYTES = 68;
 const EARTH_RADIUS_M = 6_371_000;
 /** The database and this code evaluate the same haversine in different floating-point libraries:
  * distances agree within a millimetre, and a guess that close to the threshold is a tie on which
@@ -27,15 +35,73 @@ export interface VerifierConfig {
   chainId: number;
   usdcAddress: string;
   treasuryAddress: string;
+  /** The terms registry whose TermsAnchored logs hold the terms; null: the site names none. */
+  registryAddress?: string | null;
   tokenDecimals: number;
+  /** Blocks per eth_getLogs call (LOG_BLOCK_RANGE). */
+  logBlockRange?: number;
   /** Blocks a payment must be deep, counting its own (the server's default, 2). */
   confirmations?: number;
   /** JSON-RPC calls per HTTP request. */
   batchSize?: number;
 }
 
-export type Phase = "responses" | "chain" | "checks";
+/** The steps in the order they run; the page shows "step i of n" and each step's own count. */
+export const PHASES = ["anchor", "responses", "claims", "transfers", "chain", "checks"] as const;
+export type Phase = (typeof PHASES)[number];
 export type Progress = (phase: Phase, done: number, total: number) => void;
+
+/** The challenge's first TermsAnchored log on the registry, decoded. */
+export interface ChainAnchor {
+  registry: string;
+  transactionHash: string;
+  blockNumber: number;
+  transactionIndex: number;
+  logIndex: number;
+  /** 64 lowercase hex characters, no 0x. */
+  solutionSha256: string;
+  termsSha256: string;
+  opensAt: number;
+  /** Metres; 0 when the challenge has none. */
+  proximityThreshold: number;
+}
+
+/** A rejected claim's re-checked reason. */
+export interface RejectedCheck {
+  claim: RejectedClaim;
+  /** The first rule of docs/protocol.md section 2 its payment fails, as the chain shows it; null
+   * when it passes every rule (a difference). */
+  expected: string | null;
+  problems: string[];
+  /** Whether it is the payer's own claim (its commitment is the one the payment carries, from the
+   * sender): only such a claim accounts for a payment. */
+  payers: boolean;
+  /** A demonstration claim whose made-up hash no chain holds. */
+  unpaidDemo?: boolean;
+}
+
+/** A USDC transfer to the treasury whose calldata names the challenge, and how it is accounted for. */
+export interface PaymentCheck {
+  transactionHash: string;
+  logIndex: number;
+  blockNumber: number;
+  transactionIndex: number;
+  blockTimestamp: number | null;
+  fromAddress: string;
+  amount: string;
+  accountedAs: "confirmed" | "rejected" | "unclaimed" | null;
+  /** It would have counted: after the anchor's block, at or after the opening, not after the close. */
+  inWindow: boolean;
+}
+
+export interface PayoutCheck {
+  kind: PayoutKind;
+  address: string;
+  amount: string;
+  transactionHash: string | null;
+  state: "paid" | "due" | "kept" | "different";
+  problems: string[];
+}
 
 export interface OutcomeCheck {
   response: ScoredResponse;
@@ -50,12 +116,24 @@ export interface OutcomeCheck {
 
 export interface VerificationReport {
   outcomes: OutcomeCheck[];
-  /** Differences of the challenge as a whole: the solution commitment, totals, winners, split. */
+  /** Differences of the challenge as a whole: the terms and their anchor, the solution commitment,
+   * totals, winners, split, and payments not accounted for. */
   differences: string[];
   demo: boolean;
+  /** "anchored": the terms were read from the chain. "demo": a demonstration challenge never
+   * anchored, nothing is guaranteed (not a difference). "missing": no anchor (a difference). */
+  terms: "anchored" | "demo" | "missing";
+  anchor: ChainAnchor | null;
   /** Demonstration claims checked off chain only. */
   unpaidDemo: number;
+  rejected: RejectedCheck[];
+  /** Whether the chain was scanned for every payment naming the challenge (anchored only). */
+  completeness: boolean;
+  payments: PaymentCheck[];
+  payouts: PayoutCheck[];
   reproduced: number;
+  /** Every difference: responses, rejected claims and payouts that differ, and the list above. */
+  differenceCount: number;
   ok: boolean;
 }
 
@@ -105,6 +183,20 @@ export interface StakeCalldata {
   commitment: string;
   challengeId: bigint;
   timestamp: bigint;
+}
+
+/** A `transfer(address,uint256)` call of 68 or 164 bytes (docs/protocol.md section 2, rule 5), with
+ * the Geopoem words when there are; null for anything else. */
+export function decodeTransferCalldata(
+  data: string,
+): (Omit<StakeCalldata, "commitment" | "challengeId" | "timestamp"> & Partial<StakeCalldata>) | null {
+  const raw = (data.startsWith("0x") ? data.slice(2) : data).toLowerCase();
+  if (raw.length === 2 * STAKE_CALLDATA_BYTES) return decodeStakeCalldata(raw);
+  if (raw.length !== 2 * PLAIN_TRANSFER_BYTES || !raw.startsWith(TRANSFER_SELECTOR) || !/^[0-9a-f]*$/.test(raw)) {
+    return null;
+  }
+  if (/[^0]/.test(raw.slice(8, 32))) return null;
+  return { recipient: `0x${raw.slice(32, 72)}`, amountUnits: BigInt(`0x${raw.slice(72, 136)}`) };
 }
 
 /** The 164-byte stake transfer, or null for anything else. */
@@ -167,24 +259,6 @@ export function nextPath(link: string, base: string): string | null {
   if (!match?.[1]) return null;
   const url = new URL(match[1], base);
   return url.pathname + url.search;
-}
-
-async function readResponses(
-  fetchImpl: Fetch,
-  challenge: Challenge,
-  progress: Progress,
-  signal?: AbortSignal,
-): Promise<ScoredResponse[]> {
-  const rows: ScoredResponse[] = [];
-  const base = globalThis.location?.href ?? "http://localhost/";
-  let url: string | null = `/api/responses?challengeId=${challenge.id}&limit=${PAGE_SIZE}`;
-  while (url) {
-    const page: { body: ScoredResponse[]; link: string } = await getJson<ScoredResponse[]>(fetchImpl, url, signal);
-    rows.push(...page.body);
-    progress("responses", rows.length, Math.max(challenge.responseCount, rows.length));
-    url = nextPath(page.link, base);
-  }
-  return rows;
 }
 
 interface RpcCall {
@@ -252,6 +326,9 @@ interface RpcLog {
   data?: string;
   logIndex?: string;
   removed?: boolean;
+  blockNumber?: string;
+  transactionHash?: string;
+  transactionIndex?: string;
 }
 
 interface RpcReceipt {
@@ -267,8 +344,13 @@ interface RpcBlock {
   timestamp?: string;
 }
 
-/** The response's own data: canonical text, distance and verdict. */
-export function checkOffchain(check: OutcomeCheck, challenge: Challenge): void {
+/** The response's own data: canonical text, distance and verdict (by `threshold`: the anchored one
+ * when the terms are on chain). */
+export function checkOffchain(
+  check: OutcomeCheck,
+  challenge: Challenge,
+  threshold: number = challenge.proximityThreshold ?? 0,
+): void {
   const { response, problems } = check;
   const text = response.submissionText ?? "";
   if (canonicalCoordinates(text) !== text) {
@@ -281,7 +363,6 @@ export function checkOffchain(check: OutcomeCheck, challenge: Challenge): void {
   if (shown === null || Math.abs(shown - distance) > DISTANCE_TOLERANCE_M) {
     problems.push(`the distance is ${distance.toFixed(3)} m, the site shows ${shown ?? "none"}`);
   }
-  const threshold = challenge.proximityThreshold ?? 0;
   check.correct = distance <= threshold;
   if (response.isCorrect !== check.correct) {
     if (Math.abs(distance - threshold) <= DISTANCE_TOLERANCE_M) {
@@ -300,12 +381,14 @@ export interface ChainRecords {
   head: number;
 }
 
-/** The payment against the rules the site applied (docs/protocol.md section 2). */
+/** The payment against the rules the site applied (docs/protocol.md section 2) and, with the terms
+ * on chain, after the anchor's block and at or after the anchored opening time (section 6). */
 export async function checkOnchain(
   check: OutcomeCheck,
   { tx, receipt, block, head }: ChainRecords,
   challenge: Challenge,
   config: VerifierConfig,
+  anchor: ChainAnchor | null = null,
 ): Promise<void> {
   const { response, problems } = check;
   if (!tx || !receipt) {
@@ -330,6 +413,9 @@ export async function checkOnchain(
       `the chain position is block ${blockNumber} index ${txIndex}, ` +
         `the site shows block ${response.blockNumber ?? "none"} index ${response.transactionIndex ?? "none"}`,
     );
+  }
+  if (anchor && blockNumber <= anchor.blockNumber) {
+    problems.push(`mined in block ${blockNumber}, not after the anchor's block ${anchor.blockNumber}`);
   }
   if (lower(tx.to) !== usdc) problems.push(`paid to contract ${tx.to ?? "none"}, not the USDC contract`);
   if (int(tx.value) !== 0) problems.push("the transaction sent ether as well");
@@ -390,7 +476,301 @@ export async function checkOnchain(
     if (start === null || mined < start || (closed !== null && mined > closed)) {
       problems.push(`mined at ${mined}, outside the open window ${start ?? "?"} to ${closed ?? "?"}`);
     }
+    if (anchor && mined < anchor.opensAt) {
+      problems.push(`mined at ${mined}, before the anchored opening time ${anchor.opensAt}`);
+    }
   }
+}
+
+// --- The terms on chain (docs/protocol.md section 6) -------------------------------------------
+
+const word = (n: number | bigint | string) =>
+  (typeof n === "string" ? n.replace(/^0x/, "") : n.toString(16)).toLowerCase().padStart(64, "0");
+const quantity = (n: number) => `0x${n.toString(16)}`;
+
+function logPosition(log: RpcLog): [number, number, number] {
+  return [int(log.blockNumber), int(log.transactionIndex), int(log.logIndex)];
+}
+
+function compareLogs(a: RpcLog, b: RpcLog): number {
+  const [pa, pb] = [logPosition(a), logPosition(b)];
+  for (let i = 0; i < 3; i++) {
+    if (pa[i]! !== pb[i]!) return pa[i]! - pb[i]!;
+  }
+  return 0;
+}
+
+/** The anchor of a challenge: its first TermsAnchored log on the registry in chain order (the
+ * contract refuses a second one; a log from elsewhere or malformed is not an anchor). */
+export function firstAnchor(logs: unknown, challengeId: number, registry: string): ChainAnchor | null {
+  if (!Array.isArray(logs)) return null;
+  const idWord = `0x${word(challengeId)}`;
+  const ours = (logs as RpcLog[])
+    .filter(
+      (log) =>
+        !log.removed &&
+        lower(log.address) === lower(registry) &&
+        lower(log.topics?.[0]) === TERMS_ANCHORED_TOPIC &&
+        lower(log.topics?.[1]) === idWord &&
+        /^0x[0-9a-fA-F]{256}$/.test(log.data ?? ""),
+    )
+    .sort(compareLogs);
+  const log = ours[0];
+  if (!log) return null;
+  const data = lower(log.data).slice(2);
+  const part = (i: number) => data.slice(64 * i, 64 * (i + 1));
+  return {
+    registry: lower(log.address),
+    transactionHash: lower(log.transactionHash),
+    blockNumber: int(log.blockNumber),
+    transactionIndex: int(log.transactionIndex),
+    logIndex: int(log.logIndex),
+    solutionSha256: part(0),
+    termsSha256: part(1),
+    opensAt: Number(BigInt(`0x${part(2)}`)),
+    proximityThreshold: Number(BigInt(`0x${part(3)}`)),
+  };
+}
+
+/** The site's terms against the anchored ones (check 1): every field the anchor commits. */
+async function checkTerms(
+  challenge: Challenge,
+  anchor: ChainAnchor,
+  anchorBlock: RpcBlock | null,
+  differences: string[],
+): Promise<void> {
+  const shown = challenge.anchor ?? null;
+  if (!shown) {
+    differences.push(
+      `the site shows no anchor; the chain has one in block ${anchor.blockNumber} (transaction ${anchor.transactionHash})`,
+    );
+  } else {
+    if (lower(shown.registry) !== anchor.registry) {
+      differences.push(`the site names registry ${shown.registry} for the anchor, the page's is ${anchor.registry}`);
+    }
+    if (lower(shown.transactionHash) !== anchor.transactionHash || shown.blockNumber !== anchor.blockNumber) {
+      differences.push(
+        `the site shows the anchor in block ${shown.blockNumber} (transaction ${shown.transactionHash}); ` +
+          `the chain's first anchor is in block ${anchor.blockNumber} (transaction ${anchor.transactionHash})`,
+      );
+    }
+    const mined = anchorBlock ? int(anchorBlock.timestamp) : null;
+    if (mined !== null && shown.blockTimestamp !== mined) {
+      differences.push(`the anchor's block time is ${mined}, the site shows ${shown.blockTimestamp}`);
+    }
+    if (lower(shown.termsSha256) !== anchor.termsSha256) {
+      differences.push(`the site shows terms hash ${shown.termsSha256}, the anchor committed ${anchor.termsSha256}`);
+    }
+  }
+  if (lower(challenge.solutionSha256) !== anchor.solutionSha256) {
+    differences.push(
+      `the site shows solution SHA-256 ${challenge.solutionSha256}, the anchor committed ${anchor.solutionSha256}`,
+    );
+  }
+  const threshold = challenge.proximityThreshold ?? 0;
+  if (threshold !== anchor.proximityThreshold) {
+    differences.push(
+      `the site shows a proximity threshold of ${threshold} m, the anchor committed ${anchor.proximityThreshold} m`,
+    );
+  }
+  if (challenge.startTimestamp !== anchor.opensAt) {
+    differences.push(
+      `the site shows the opening time ${challenge.startTimestamp ?? "none"}, the anchor committed ${anchor.opensAt}`,
+    );
+  }
+  const terms = await termsSha256({
+    challengeId: challenge.id,
+    poemTitle: challenge.poemTitle,
+    poemText: challenge.poemText,
+    instructionsText: challenge.instructionsText,
+  });
+  if (terms !== anchor.termsSha256) {
+    differences.push("the title, poem and instructions the site shows are not the terms the anchor committed");
+  }
+}
+
+// --- Rejected claims (check 3) ------------------------------------------------------------------
+
+/** The first rule of docs/protocol.md section 2 the claim's payment fails, in the server's order
+ * (chain/services.py, payment_decide), with the terms' `early` before `late` (section 6); null
+ * when it passes every rule. No receipt: "not_found" (a dropped transaction: "reorged" too). */
+export function firstFailingRule(
+  claim: { submitterAddress: string; submissionStake: string },
+  commitment: string,
+  { tx, receipt, block }: Omit<ChainRecords, "head">,
+  challenge: Challenge,
+  config: VerifierConfig,
+  anchor: ChainAnchor | null,
+): string | null {
+  if (!receipt || !tx || !block) return "not_found";
+  if (int(receipt.status) !== 1) return "tx_failed";
+  const usdc = lower(config.usdcAddress);
+  const treasury = lower(config.treasuryAddress);
+  const input = lower(tx.input).replace(/^0x/, "");
+  if (lower(tx.to) !== usdc) {
+    return input.startsWith(TRANSFER_SELECTOR) && int(tx.value) === 0 ? "wrong_token" : "unsupported_transaction";
+  }
+  if (int(tx.value) !== 0) return "unsupported_transaction";
+  const sender = lower(tx.from);
+  if (sender !== lower(claim.submitterAddress)) return "wrong_sender";
+  const decoded = decodeTransferCalldata(input);
+  if (!decoded) return "unsupported_transaction";
+  if (decoded.recipient !== treasury) return "wrong_recipient";
+  const units = decimalToUnits(claim.submissionStake, config.tokenDecimals);
+  if (decoded.amountUnits !== units) return "amount_mismatch";
+  if (decoded.commitment !== commitment) return "commitment_mismatch";
+  if (decoded.challengeId !== BigInt(challenge.id)) return "challenge_mismatch";
+  const log = (receipt.logs ?? []).find(
+    (entry) =>
+      lower(entry.address) === usdc &&
+      !entry.removed &&
+      entry.topics?.length === 3 &&
+      lower(entry.topics[0]) === TRANSFER_TOPIC &&
+      `0x${lower(entry.topics[1]).slice(-40)}` === sender &&
+      `0x${lower(entry.topics[2]).slice(-40)}` === treasury &&
+      BigInt(entry.data || "0x0") === units,
+  );
+  if (!log) return "no_transfer_log";
+  const mined = int(block.timestamp);
+  if (anchor && (int(receipt.blockNumber) <= anchor.blockNumber || mined < anchor.opensAt)) return "early";
+  const start = challenge.startTimestamp;
+  const closed = challenge.closedTimestamp ?? null;
+  if (start === null || mined < start || (closed !== null && mined > closed)) return "late";
+  return null;
+}
+
+async function checkRejected(
+  check: RejectedCheck,
+  records: Omit<ChainRecords, "head">,
+  challenge: Challenge,
+  config: VerifierConfig,
+  anchor: ChainAnchor | null,
+): Promise<void> {
+  const { claim, problems } = check;
+  const text = claim.submissionText ?? "";
+  if (canonicalCoordinates(text) !== text) problems.push(`the guess "${text}" is not canonical coordinates`);
+  if (!claim.submissionSalt) problems.push("the site gives no salt");
+  const commitment = await guessCommitment({
+    chainId: config.chainId,
+    challengeId: challenge.id,
+    submitterAddress: claim.submitterAddress,
+    text,
+    salt: claim.submissionSalt ?? "",
+  });
+  if (lower(claim.commitment) !== commitment) {
+    problems.push("its commitment is not the commitment of its guess, address and salt");
+  }
+  const expected = firstFailingRule(claim, commitment, records, challenge, config, anchor);
+  check.expected = expected;
+  const code = claim.rejectionCode;
+  const calldata = records.tx ? decodeStakeCalldata(records.tx.input ?? "") : null;
+  check.payers = calldata?.commitment === commitment && lower(records.tx?.from) === lower(claim.submitterAddress);
+  if (expected === null) {
+    problems.push(`rejected "${code}", but its payment passes every rule`);
+  } else if (expected === "not_found" ? code !== "not_found" && code !== "reorged" : code !== expected) {
+    problems.push(`rejected "${code}", but the first rule its payment fails is "${expected}"`);
+  }
+}
+
+// --- Payouts (check 4) ------------------------------------------------------------------------
+
+function checkPayouts(
+  payouts: Payout[] | undefined,
+  expected: Map<PayoutKind, { address: string | null; units: bigint }>,
+  records: Map<string, { receipt: RpcReceipt | null; block: RpcBlock | null }>,
+  challenge: Challenge,
+  config: VerifierConfig,
+  differences: string[],
+): PayoutCheck[] {
+  const decimals = config.tokenDecimals;
+  const usdc = lower(config.usdcAddress);
+  const treasury = lower(config.treasuryAddress);
+  const used = new Set<string>();
+  const checks: PayoutCheck[] = [];
+  for (const payout of payouts ?? []) {
+    const problems: string[] = [];
+    const rule = expected.get(payout.kind);
+    const units = decimalToUnits(payout.amount, decimals);
+    if (!rule) {
+      problems.push(`the rules give no ${payout.kind} prize`);
+    } else {
+      expected.delete(payout.kind);
+      if (rule.address !== null && lower(payout.address) !== lower(rule.address)) {
+        problems.push(`paid to ${payout.address}, the rules give ${rule.address}`);
+      }
+      if (units !== rule.units) {
+        problems.push(`${payout.amount} USDC, the rules give ${unitsToDecimal(rule.units, decimals)}`);
+      }
+    }
+    let state: PayoutCheck["state"] = "due";
+    if (payout.status === "kept") {
+      state = "kept";
+      if (payout.kind !== "operations") problems.push("a prize cannot stay in the treasury");
+    } else if (payout.transactionHash) {
+      state = "paid";
+      const { receipt, block } = records.get(lower(payout.transactionHash)) ?? { receipt: null, block: null };
+      if (!receipt || int(receipt.status) !== 1) {
+        problems.push(`its transaction ${payout.transactionHash} is not a successful transaction on this chain`);
+      } else {
+        const log = (receipt.logs ?? []).find(
+          (entry) =>
+            lower(entry.address) === usdc &&
+            !entry.removed &&
+            entry.topics?.length === 3 &&
+            lower(entry.topics[0]) === TRANSFER_TOPIC &&
+            `0x${lower(entry.topics[1]).slice(-40)}` === treasury &&
+            `0x${lower(entry.topics[2]).slice(-40)}` === lower(payout.address) &&
+            BigInt(entry.data || "0x0") === units &&
+            !used.has(`${lower(payout.transactionHash)}:${int(entry.logIndex)}`),
+        );
+        if (!log) {
+          problems.push(
+            `its transaction holds no USDC Transfer of ${payout.amount} from the treasury to ${payout.address}`,
+          );
+        } else {
+          used.add(`${lower(payout.transactionHash)}:${int(log.logIndex)}`);
+        }
+        const mined = block ? int(block.timestamp) : null;
+        if (mined === null || challenge.resolvedTimestamp === null || mined < challenge.resolvedTimestamp) {
+          problems.push(`paid at ${mined ?? "?"}, before the resolution at ${challenge.resolvedTimestamp ?? "?"}`);
+        }
+      }
+    } else if (payout.status === "paid") {
+      problems.push("marked paid, with no transaction");
+    }
+    checks.push({
+      kind: payout.kind,
+      address: payout.address,
+      amount: payout.amount,
+      transactionHash: payout.transactionHash,
+      state: problems.length > 0 ? "different" : state,
+      problems,
+    });
+  }
+  for (const [kind, rule] of expected) {
+    differences.push(`the site lists no ${kind} payout; the rules give ${unitsToDecimal(rule.units, decimals)} USDC`);
+  }
+  return checks;
+}
+
+// --- Reading -----------------------------------------------------------------------------------
+
+async function readPages<T>(
+  fetchImpl: Fetch,
+  first: string,
+  onPage: (rows: number) => void,
+  signal?: AbortSignal,
+): Promise<T[]> {
+  const rows: T[] = [];
+  const base = globalThis.location?.href ?? "http://localhost/";
+  let url: string | null = first;
+  while (url) {
+    const page: { body: T[]; link: string } = await getJson<T[]>(fetchImpl, url, signal);
+    rows.push(...page.body);
+    onPage(rows.length);
+    url = nextPath(page.link, base);
+  }
+  return rows;
 }
 
 export function describe(response: ScoredResponse | null): string {
@@ -413,81 +793,199 @@ export async function verifyChallenge({
   signal?: AbortSignal;
 }): Promise<VerificationReport> {
   const decimals = config.tokenDecimals;
+  const batchSize = config.batchSize ?? 100;
   const differences: string[] = [];
+  const id = challenge.id;
+  const registry = config.registryAddress ? lower(config.registryAddress) : null;
+  const useChain = Boolean(config.rpcUrl);
+  if (!useChain && !challenge.isDemo) throw new VerificationUnavailable("This site has no public RPC node configured.");
+  const rpc = (calls: RpcCall[], onProgress?: (done: number) => void) =>
+    rpcBatch(fetchImpl, config.rpcUrl, calls, { batchSize, signal, ...(onProgress ? { onProgress } : {}) });
+
+  // 1. The anchor: the first TermsAnchored log of the challenge on the registry.
+  progress("anchor", 0, 1);
+  let head = 0;
+  let anchor: ChainAnchor | null = null;
+  if (useChain) {
+    const [chainIdHex, headHex, logs] = await rpc([
+      { method: "eth_chainId", params: [] },
+      { method: "eth_blockNumber", params: [] },
+      ...(registry
+        ? [
+            {
+              method: "eth_getLogs",
+              params: [
+                {
+                  address: registry,
+                  topics: [TERMS_ANCHORED_TOPIC, `0x${word(id)}`],
+                  fromBlock: "0x0",
+                  toBlock: "latest",
+                },
+              ],
+            },
+          ]
+        : []),
+    ]);
+    if (int(chainIdHex) !== config.chainId) {
+      throw new VerificationUnavailable(`The RPC node is on chain ${int(chainIdHex)}, the site on ${config.chainId}.`);
+    }
+    head = int(headHex);
+    anchor = registry ? firstAnchor(logs, id, registry) : null;
+  }
+  progress("anchor", 1, 1);
+  const terms: VerificationReport["terms"] = anchor ? "anchored" : challenge.isDemo ? "demo" : "missing";
+  if (terms === "missing") {
+    differences.push(
+      registry
+        ? `the terms of this challenge were never committed on chain: registry ${registry} holds no anchor for it`
+        : "this site names no terms registry, so the terms of this challenge cannot be read from the chain",
+    );
+  }
+  if (!anchor && challenge.anchor) {
+    differences.push(
+      `the site shows an anchor in block ${challenge.anchor.blockNumber} (transaction ${challenge.anchor.transactionHash}) that the chain does not hold`,
+    );
+  }
+  // An anchored challenge is checked in full whatever isDemo says.
+  const demo = challenge.isDemo && !anchor;
+
   const solution = challenge.solutionReveal ?? "";
-  const solutionHash = await solutionCommitment({
-    challengeId: challenge.id,
-    text: solution,
-    salt: challenge.solutionSalt ?? "",
-  });
-  if (solutionHash !== challenge.solutionSha256.toLowerCase()) {
+  const opened = await solutionCommitment({ challengeId: id, text: solution, salt: challenge.solutionSalt ?? "" });
+  if (anchor) {
+    if (opened !== anchor.solutionSha256) {
+      differences.push("the revealed solution and salt do not open the solution commitment anchored on chain");
+    }
+  } else if (opened !== challenge.solutionSha256.toLowerCase()) {
     differences.push("the revealed solution and salt do not hash to the published solution SHA-256");
   }
   if (canonicalCoordinates(solution) !== solution) {
     throw new VerificationUnavailable(`The revealed solution "${solution}" is not canonical coordinates.`);
   }
+  const threshold = anchor ? anchor.proximityThreshold : (challenge.proximityThreshold ?? 0);
 
-  const rows = await readResponses(fetchImpl, challenge, progress, signal);
+  // The site's lists: confirmed responses, rejected claims, unclaimed payments, winners and payouts.
+  progress("responses", 0, challenge.responseCount);
+  const rows = await readPages<ScoredResponse>(
+    fetchImpl,
+    `/api/responses?challengeId=${id}&limit=${PAGE_SIZE}`,
+    (n) => progress("responses", n, Math.max(challenge.responseCount, n)),
+    signal,
+  );
   const outcomes: OutcomeCheck[] = rows.map((response) => ({ response, problems: [], distance: null, correct: null }));
-  outcomes.forEach((check) => checkOffchain(check, challenge));
+  outcomes.forEach((check) => checkOffchain(check, challenge, threshold));
+  const claimsTotal = 3;
+  progress("claims", 0, claimsTotal);
+  const rejectedRows = await readPages<RejectedClaim>(
+    fetchImpl,
+    `/api/responses?challengeId=${id}&status=rejected&limit=${PAGE_SIZE}`,
+    () => {},
+    signal,
+  );
+  progress("claims", 1, claimsTotal);
+  const { body: unclaimed } = await getJson<UnclaimedPayment[]>(fetchImpl, `/api/challenges/${id}/unclaimed`, signal);
+  progress("claims", 2, claimsTotal);
+  const { body: winners } = await getJson<Winners>(fetchImpl, `/api/challenges/${id}/winners`, signal);
+  progress("claims", 3, claimsTotal);
 
-  // A demonstration challenge's seeded claims carry made-up hashes no chain holds: those are checked
-  // off chain only. Any claim the chain does hold is checked in full, demo or not.
-  const demo = challenge.isDemo;
-  if (demo && !config.rpcUrl) outcomes.forEach((check) => (check.unpaidDemo = true));
-  else if (outcomes.length > 0) {
-    if (!config.rpcUrl) throw new VerificationUnavailable("This site has no public RPC node configured.");
-    const batchSize = config.batchSize ?? 100;
-    const [chainIdHex, headHex] = await rpcBatch(
-      fetchImpl,
-      config.rpcUrl,
-      [
-        { method: "eth_chainId", params: [] },
-        { method: "eth_blockNumber", params: [] },
-      ],
-      { signal },
-    );
-    if (int(chainIdHex) !== config.chainId) {
-      throw new VerificationUnavailable(`The RPC node is on chain ${int(chainIdHex)}, the site on ${config.chainId}.`);
+  // 3. Every USDC Transfer to the treasury from the anchor's block to the head, in block ranges.
+  const transfers: RpcLog[] = [];
+  if (anchor) {
+    const range = config.logBlockRange ?? LOG_BLOCK_RANGE;
+    const calls: RpcCall[] = [];
+    for (let from = anchor.blockNumber; from <= head; from += range) {
+      calls.push({
+        method: "eth_getLogs",
+        params: [
+          {
+            address: lower(config.usdcAddress),
+            topics: [TRANSFER_TOPIC, null, `0x${word(lower(config.treasuryAddress))}`],
+            fromBlock: quantity(from),
+            toBlock: quantity(Math.min(head, from + range - 1)),
+          },
+        ],
+      });
     }
-    const head = int(headHex);
-    const calls: RpcCall[] = outcomes.flatMap((o) => [
-      { method: "eth_getTransactionByHash", params: [o.response.transactionHash] },
-      { method: "eth_getTransactionReceipt", params: [o.response.transactionHash] },
-    ]);
-    const answers = await rpcBatch(fetchImpl, config.rpcUrl, calls, {
-      batchSize,
-      signal,
-      onProgress: (done) => progress("chain", done, calls.length),
-    });
-    const receipts = outcomes.map((_, i) => answers[2 * i + 1] as RpcReceipt | null);
-    const numbers = [...new Set(receipts.filter((r): r is RpcReceipt => !!r).map((r) => int(r.blockNumber)))];
-    const blockAnswers = await rpcBatch(
-      fetchImpl,
-      config.rpcUrl,
-      numbers.map((n) => ({ method: "eth_getBlockByNumber", params: [`0x${n.toString(16)}`, false] })),
-      { batchSize, signal },
-    );
-    const blocks = new Map(numbers.map((n, i) => [n, blockAnswers[i] as RpcBlock | null]));
-    for (const [i, check] of outcomes.entries()) {
-      const receipt = receipts[i] ?? null;
-      if (demo && !receipt && !answers[2 * i]) {
-        check.unpaidDemo = true;
-        continue;
+    const blocksTotal = Math.max(head - anchor.blockNumber + 1, 0);
+    progress("transfers", 0, blocksTotal);
+    const answers = await rpc(calls, (done) => progress("transfers", Math.min(blocksTotal, done * range), blocksTotal));
+    const usdc = lower(config.usdcAddress);
+    const treasury = `0x${lower(config.treasuryAddress).replace(/^0x/, "")}`;
+    for (const answer of answers) {
+      for (const log of Array.isArray(answer) ? (answer as RpcLog[]) : []) {
+        if (
+          !log.removed &&
+          lower(log.address) === usdc &&
+          lower(log.topics?.[0]) === TRANSFER_TOPIC &&
+          `0x${lower(log.topics?.[2]).slice(-40)}` === treasury
+        ) {
+          transfers.push(log);
+        }
       }
-      await checkOnchain(
-        check,
-        {
-          tx: (answers[2 * i] as RpcTransaction | null) ?? null,
-          receipt,
-          block: receipt ? (blocks.get(int(receipt.blockNumber)) ?? null) : null,
-          head,
-        },
-        challenge,
-        config,
-      );
-      if (i % 500 === 499 || i === outcomes.length - 1) progress("checks", i + 1, outcomes.length);
     }
+    transfers.sort(compareLogs);
+  }
+
+  // The chain's records of every transaction concerned, in batches.
+  const payoutHashes = (winners.payouts ?? []).flatMap((p) => (p.transactionHash ? [lower(p.transactionHash)] : []));
+  const hashes = [
+    ...new Set([
+      ...rows.map((r) => lower(r.transactionHash)),
+      ...rejectedRows.map((r) => lower(r.transactionHash)),
+      ...transfers.map((log) => lower(log.transactionHash)),
+      ...payoutHashes,
+    ]),
+  ];
+  const txs = new Map<string, RpcTransaction | null>();
+  const receipts = new Map<string, RpcReceipt | null>();
+  const blocks = new Map<number, RpcBlock | null>();
+  if (useChain && hashes.length > 0) {
+    const calls: RpcCall[] = hashes.flatMap((hash) => [
+      { method: "eth_getTransactionByHash", params: [hash] },
+      { method: "eth_getTransactionReceipt", params: [hash] },
+    ]);
+    progress("chain", 0, calls.length);
+    const answers = await rpc(calls, (done) => progress("chain", done, calls.length));
+    hashes.forEach((hash, i) => {
+      txs.set(hash, (answers[2 * i] as RpcTransaction | null) ?? null);
+      receipts.set(hash, (answers[2 * i + 1] as RpcReceipt | null) ?? null);
+    });
+  }
+  const numbers = [
+    ...new Set([
+      ...[...receipts.values()].flatMap((r) => (r ? [int(r.blockNumber)] : [])),
+      ...transfers.map((log) => int(log.blockNumber)),
+      ...(anchor ? [anchor.blockNumber] : []),
+    ]),
+  ];
+  if (useChain && numbers.length > 0) {
+    const blockAnswers = await rpc(
+      numbers.map((n) => ({ method: "eth_getBlockByNumber", params: [quantity(n), false] })),
+    );
+    numbers.forEach((n, i) => blocks.set(n, (blockAnswers[i] as RpcBlock | null) ?? null));
+  }
+  const recordsOf = (hash: string) => {
+    const receipt = receipts.get(lower(hash)) ?? null;
+    return {
+      tx: txs.get(lower(hash)) ?? null,
+      receipt,
+      block: receipt ? (blocks.get(int(receipt.blockNumber)) ?? null) : null,
+    };
+  };
+
+  if (anchor) await checkTerms(challenge, anchor, blocks.get(anchor.blockNumber) ?? null, differences);
+
+  // 2. Every counted stake. A demonstration challenge never anchored comes with seeded claims whose
+  // made-up hashes no chain holds: those are checked off chain only. Any claim the chain does hold
+  // is checked in full.
+  const checksTotal = outcomes.length + rejectedRows.length + transfers.length;
+  for (const [i, check] of outcomes.entries()) {
+    const records = recordsOf(check.response.transactionHash);
+    if (demo && !records.receipt && !records.tx) {
+      check.unpaidDemo = true;
+    } else {
+      await checkOnchain(check, { ...records, head }, challenge, config, anchor);
+    }
+    if (i % 500 === 499 || i === outcomes.length - 1) progress("checks", i + 1, checksTotal);
   }
   const seen = new Map<string, OutcomeCheck>();
   for (const check of outcomes) {
@@ -497,6 +995,98 @@ export async function verifyChallenge({
     else seen.set(key, check);
   }
 
+  // 3. Rejected claims, their reasons re-checked.
+  const rejected: RejectedCheck[] = [];
+  for (const claim of rejectedRows) {
+    const check: RejectedCheck = { claim, expected: null, problems: [], payers: false };
+    const records = recordsOf(claim.transactionHash);
+    if (demo && !records.receipt && !records.tx) check.unpaidDemo = true;
+    else await checkRejected(check, records, challenge, config, anchor);
+    rejected.push(check);
+  }
+  progress("checks", outcomes.length + rejected.length, checksTotal);
+
+  // 3. Completeness: each payment naming the challenge is counted, rejected with its rechecked
+  // reason by the payer's own claim, or listed unclaimed.
+  const payments: PaymentCheck[] = [];
+  const paymentByHash = new Map<string, PaymentCheck>();
+  for (const log of transfers) {
+    const hash = lower(log.transactionHash);
+    if (paymentByHash.has(hash)) continue; // a transaction is one payment: its first Transfer
+    const tx = txs.get(hash);
+    if (!tx) throw new VerificationUnavailable(`The RPC node did not return transaction ${hash}.`);
+    const calldata = decodeStakeCalldata(tx.input ?? "");
+    if (calldata?.challengeId !== BigInt(id)) continue;
+    const block = blocks.get(int(log.blockNumber)) ?? null;
+    const mined = block ? int(block.timestamp) : null;
+    const closed = challenge.closedTimestamp ?? null;
+    const payment: PaymentCheck = {
+      transactionHash: hash,
+      logIndex: int(log.logIndex),
+      blockNumber: int(log.blockNumber),
+      transactionIndex: int(log.transactionIndex),
+      blockTimestamp: mined,
+      fromAddress: `0x${lower(log.topics?.[1]).slice(-40)}`,
+      amount: unitsToDecimal(BigInt(log.data || "0x0"), decimals),
+      accountedAs: null,
+      inWindow:
+        anchor !== null &&
+        mined !== null &&
+        int(log.blockNumber) > anchor.blockNumber &&
+        mined >= anchor.opensAt &&
+        challenge.startTimestamp !== null &&
+        mined >= challenge.startTimestamp &&
+        (closed === null || mined <= closed),
+    };
+    paymentByHash.set(hash, payment);
+    payments.push(payment);
+  }
+  const unclaimedByHash = new Map(unclaimed.map((u) => [lower(u.transactionHash), u]));
+  for (const payment of payments) {
+    const hash = payment.transactionHash;
+    const listed = unclaimedByHash.get(hash);
+    if (seen.has(hash)) {
+      payment.accountedAs = "confirmed";
+      if (listed) {
+        differences.push(`payment ${hash} is listed unclaimed, but ${describe(seen.get(hash)!.response)} counts it`);
+      }
+    } else if (rejected.some((r) => lower(r.claim.transactionHash) === hash && r.payers)) {
+      // The payer's own claim (its reason, if wrong, is that claim's difference).
+      payment.accountedAs = "rejected";
+    } else if (listed) {
+      payment.accountedAs = "unclaimed";
+      const amount = decimalToUnits(listed.amount, decimals);
+      if (
+        listed.logIndex !== payment.logIndex ||
+        listed.blockNumber !== payment.blockNumber ||
+        lower(listed.fromAddress) !== payment.fromAddress ||
+        amount !== decimalToUnits(payment.amount, decimals)
+      ) {
+        differences.push(
+          `unclaimed payment ${hash} is listed as ${listed.amount} USDC from ${listed.fromAddress} in block ` +
+            `${listed.blockNumber} log ${listed.logIndex}; the chain has ${payment.amount} USDC from ` +
+            `${payment.fromAddress} in block ${payment.blockNumber} log ${payment.logIndex}`,
+        );
+      }
+    } else if (payment.inWindow) {
+      differences.push(
+        `payment ${hash} (${payment.amount} USDC from ${payment.fromAddress}, block ${payment.blockNumber}) names ` +
+          "this challenge and was made while it was open, but it is not counted, not rejected and not listed unclaimed",
+      );
+    }
+  }
+  if (anchor) {
+    for (const listed of unclaimed) {
+      if (!paymentByHash.has(lower(listed.transactionHash))) {
+        differences.push(
+          `unclaimed payment ${listed.transactionHash} is listed, but the chain has no USDC transfer to the treasury ` +
+            "naming this challenge in it",
+        );
+      }
+    }
+  }
+  progress("checks", checksTotal, checksTotal);
+
   // The challenge as a whole.
   const total = rows.reduce((sum, r) => sum + (decimalToUnits(r.submissionStake, decimals) ?? 0n), 0n);
   if (total !== decimalToUnits(challenge.stakedSum, decimals) || rows.length !== challenge.responseCount) {
@@ -505,7 +1095,6 @@ export async function verifyChallenge({
         `${challenge.responseCount} staking ${challenge.stakedSum}`,
     );
   }
-  const { body: winners } = await getJson<Winners>(fetchImpl, `/api/challenges/${challenge.id}/winners`, signal);
   // Ranked by the positions the chain shows, not the ones the site claims.
   const { earliest, highest } = pickWinners(
     outcomes
@@ -550,14 +1139,39 @@ export async function verifyChallenge({
       differences.push(`${label} is ${unitsToDecimal(units, decimals)} USDC, the site shows ${shown}`);
     }
   }
+
+  // 4. Payouts: the rules' address and amount, and a recorded transaction that moved exactly that.
+  const expectedPayouts = new Map<PayoutKind, { address: string | null; units: bigint }>();
+  if (earliest && highest) {
+    expectedPayouts.set("earliest", { address: earliest.submitterAddress, units: split.earliest });
+    expectedPayouts.set("highest", { address: highest.submitterAddress, units: split.highest });
+    // The operations address is a setting the page does not know; its amount is the rules'.
+    expectedPayouts.set("operations", { address: null, units: split.operations });
+  }
+  const payoutRecords = new Map(payoutHashes.map((hash) => [hash, recordsOf(hash)]));
+  const payouts = checkPayouts(winners.payouts, expectedPayouts, payoutRecords, challenge, config, differences);
+
   const reproduced = outcomes.filter((o) => o.problems.length === 0).length;
   const unpaidDemo = outcomes.filter((o) => o.unpaidDemo).length;
+  const differenceCount =
+    outcomes.length -
+    reproduced +
+    rejected.filter((r) => r.problems.length > 0).length +
+    payouts.filter((p) => p.state === "different").length +
+    differences.length;
   return {
     outcomes,
     differences,
-    demo,
+    demo: challenge.isDemo,
+    terms,
+    anchor,
     unpaidDemo,
+    rejected,
+    completeness: anchor !== null,
+    payments,
+    payouts,
     reproduced,
-    ok: reproduced === outcomes.length && differences.length === 0,
+    differenceCount,
+    ok: differenceCount === 0,
   };
 }

@@ -36,6 +36,10 @@ async function serveWorld(change?: (world: Awaited<ReturnType<typeof buildChainW
   server.on("POST", TEST_CONFIG.rpcUrl, (init) => world.route(TEST_CONFIG.rpcUrl, init));
   server.on("GET", `/api/responses?challengeId=${world.challenge.id}&limit=1000`, (_init, url) => world.route(url));
   server.on("GET", `/api/challenges/${world.challenge.id}/winners`, (_init, url) => world.route(url));
+  server.on("GET", `/api/responses?challengeId=${world.challenge.id}&status=rejected&limit=1000`, (_init, url) =>
+    world.route(url),
+  );
+  server.on("GET", `/api/challenges/${world.challenge.id}/unclaimed`, (_init, url) => world.route(url));
   return world;
 }
 
@@ -45,9 +49,24 @@ describe("Verify every outcome", () => {
     renderWithClient(<VerifyOutcomes challenge={world.challenge} />);
     await userEvent.setup().click(screen.getByRole("button", { name: "Verify every outcome" }));
     expect(await screen.findByText("2 of 2 outcomes reproduced")).toHaveClass("check-ok");
-    expect(screen.getByRole("status")).toHaveTextContent(
-      "Every payment, commitment, chain position, distance, verdict, winner and prize matches.",
+    const status = screen.getByRole("status");
+    expect(status).toHaveTextContent(
+      "The terms match what was committed on chain, and every payment, commitment, chain position, distance, verdict, winner, prize and payout matches.",
     );
+    expect(status).toHaveTextContent("The terms were read from the blockchain: committed in block 10 by the registry");
+    expect(within(status).getByRole("link", { name: "10" })).toHaveAttribute(
+      "href",
+      "https://sepolia.etherscan.io/block/10",
+    );
+    expect(status).toHaveTextContent(
+      "4 payments to the treasury name this challenge: 2 counted, 1 rejected for a reason checked again here, 1 listed as unclaimed.",
+    );
+    const payouts = within(within(status).getByRole("list", { name: "Payouts" })).getAllByRole("listitem");
+    expect(payouts.map((item) => item.textContent)).toEqual([
+      expect.stringMatching(/^Earliest correct response: 2\.20 USDC to 0x7099.*: paid, view the payout transaction$/i),
+      expect.stringMatching(/^Highest staked correct response: 2\.20 USDC to 0x7099.*: not paid yet$/i),
+      expect.stringMatching(/^Operations and donations: 1\.10 USDC to 0x3c44.*: kept in the treasury$/i),
+    ]);
     expect(world.rpcRequests).toBeGreaterThan(0);
     // The script for larger challenges or a second opinion, with the command filled in.
     expect(screen.getByRole("link", { name: "download verify_challenge.py" })).toHaveAttribute(
@@ -60,6 +79,7 @@ describe("Verify every outcome", () => {
   it("shows an accessible progress bar while it runs", async () => {
     const world = await buildChainWorld(GUESSES);
     const server = installFakeServer();
+    server.on("POST", TEST_CONFIG.rpcUrl, (init) => world.route(TEST_CONFIG.rpcUrl, init));
     server.on(
       "GET",
       `/api/responses?challengeId=${world.challenge.id}&limit=1000`,
@@ -67,7 +87,9 @@ describe("Verify every outcome", () => {
     );
     renderWithClient(<VerifyOutcomes challenge={world.challenge} />);
     await userEvent.setup().click(screen.getByRole("button", { name: "Verify every outcome" }));
-    const bar = await screen.findByRole("progressbar", { name: /Reading the responses from this site: 0 of 2/ });
+    const bar = await screen.findByRole("progressbar", {
+      name: "Step 2 of 6: Reading the responses from this site: 0 of 2",
+    });
     expect(bar).toHaveAttribute("max", "2");
     await userEvent.setup().click(screen.getByRole("button", { name: "Cancel" }));
     expect(screen.getByRole("button", { name: "Verify every outcome" })).toBeInTheDocument();
@@ -79,11 +101,48 @@ describe("Verify every outcome", () => {
     });
     renderWithClient(<VerifyOutcomes challenge={world.challenge} />);
     await userEvent.setup().click(screen.getByRole("button", { name: "Verify every outcome" }));
-    expect(await screen.findByText("1 of 2 outcomes reproduced")).toHaveClass("check-bad");
-    const items = within(screen.getByRole("list")).getAllByRole("listitem");
+    expect(await screen.findByText(/^Differences found: \d+$/)).toHaveClass("check-bad");
+    const items = within(screen.getByRole("list", { name: "Differences" })).getAllByRole("listitem");
     expect(items[0]).toHaveTextContent(
       `Response 101 (${world.responses[1]!.transactionHash}): the calldata pays 3 USDC, the site shows a stake of 30.000000`,
     );
+  });
+
+  it("never says every outcome was reproduced when a payment is not accounted for", async () => {
+    let lost = "";
+    const world = await serveWorld();
+    lost = (await world.pay({ from: GUESSES[1]!.address, stake: "5", block: 21, txIndex: 7 })).hash;
+    renderWithClient(<VerifyOutcomes challenge={world.challenge} />);
+    await userEvent.setup().click(screen.getByRole("button", { name: "Verify every outcome" }));
+    expect(await screen.findByText("Differences found: 1")).toHaveClass("check-bad");
+    const status = screen.getByRole("status");
+    expect(status).not.toHaveTextContent(/outcomes reproduced/);
+    expect(status).not.toHaveTextContent(/matches\./);
+    expect(status).toHaveTextContent(", 1 not accounted for.");
+    expect(within(status).getByRole("list", { name: "Differences" })).toHaveTextContent(`payment ${lost} (5 USDC from`);
+  });
+
+  it("says plainly that a demonstration challenge never anchored guarantees nothing", async () => {
+    const world = await buildChainWorld(GUESSES, { anchored: false });
+    world.challenge = { ...world.challenge, isDemo: true };
+    const server = installFakeServer();
+    server.on("POST", TEST_CONFIG.rpcUrl, (init) => world.route(TEST_CONFIG.rpcUrl, init));
+    for (const url of [
+      `/api/responses?challengeId=7&limit=1000`,
+      `/api/responses?challengeId=7&status=rejected&limit=1000`,
+      `/api/challenges/7/unclaimed`,
+      `/api/challenges/7/winners`,
+    ]) {
+      server.on("GET", url, (_init, u) => world.route(u));
+    }
+    renderWithClient(<VerifyOutcomes challenge={world.challenge} />);
+    await userEvent.setup().click(screen.getByRole("button", { name: "Verify every outcome" }));
+    expect(await screen.findByText("2 of 2 outcomes reproduced")).toBeInTheDocument();
+    const status = screen.getByRole("status");
+    expect(status).toHaveTextContent(
+      "The terms of this demonstration challenge were never committed on the blockchain, so this check guarantees nothing: the site could have changed them at any time.",
+    );
+    expect(status).not.toHaveTextContent(/The terms match/);
   });
 
   it("says so when the RPC node cannot be read, deciding nothing", async () => {
