@@ -25,6 +25,22 @@ export const ACTIVE_CHALLENGE: Challenge = {
   resolvedTimestamp: null,
   status: "active",
   isDemo: false,
+  anchor: {
+    registry: "0x5FbDB2315678afecb367f032d93F642f64180aa3",
+    transactionHash: `0x${"a1".repeat(32)}`,
+    blockNumber: 4242,
+    blockTimestamp: 1767225500,
+    termsSha256: "7e".repeat(32),
+  },
+};
+
+/** The anchor a record keeps for ACTIVE_CHALLENGE (docs/protocol.md section 6). */
+export const ACTIVE_RECORD_ANCHOR = {
+  registry: "0x5FbDB2315678afecb367f032d93F642f64180aa3",
+  transactionHash: `0x${"a1".repeat(32)}`,
+  blockNumber: 4242,
+  solutionSha256: ACTIVE_CHALLENGE.solutionSha256,
+  termsSha256: "7e".repeat(32),
 };
 
 /** A fake server answering GET /api/challenges/active with `challenge` (a function: read per request). */

@@ -5,7 +5,7 @@ import type { PublicConfig } from "@/config";
 import { stakeCalldata } from "@/lib/calldata";
 import { guessCommitment } from "@/lib/commitment";
 import { WALLET_MESSAGES, WalletError } from "./errors";
-import { parseBlockNumber, removeSubmission, saveSubmission, updateSubmission } from "./pending";
+import { parseBlockNumber, removeSubmission, saveSubmission, updateSubmission, type RecordAnchor } from "./pending";
 import { rpcErrorCode, rpcErrorMessage, UNRECOGNIZED_CHAIN, USER_REJECTED, type EIP1193Provider } from "./types";
 
 /** The spec's wallet payment sequence (section 4) in raw EIP-1193 calls. */
@@ -186,6 +186,8 @@ export interface Guess {
   stake: string;
   units: bigint;
   salt: string;
+  /** The anchor of the terms the player saw (absent for an unanchored challenge): kept in the record. */
+  anchor?: RecordAnchor | undefined;
 }
 
 export interface SubmitOptions {
@@ -248,6 +250,7 @@ export async function submitGuess(guess: Guess, options: SubmitOptions): Promise
     chainId: config.chainId,
     submitterAddress: address,
     commitment,
+    ...(guess.anchor ? { anchor: guess.anchor } : {}),
     state: "prepared",
     createdAt: Date.now(),
   });

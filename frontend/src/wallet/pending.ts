@@ -1,4 +1,5 @@
 import { useSyncExternalStore } from "react";
+import type { Challenge } from "@/api/types";
 
 /** This browser's guesses, kept in localStorage so nothing a player paid for is lost: the record
  * is written before the transaction is sent (text, salt, stake, challenge), gains the hash once
@@ -24,6 +25,30 @@ export type SubmissionState =
   /** The server stored the claim. */
   | "submitted";
 
+/** The anchor of the challenge's terms as the player saw it when paying (docs/protocol.md
+ * section 6): `verify_challenge.py --record` checks it is the anchor on chain. */
+export interface RecordAnchor {
+  registry: string;
+  transactionHash: string;
+  blockNumber: number;
+  solutionSha256: string;
+  termsSha256: string;
+}
+
+/** The record's anchor of a challenge as the page shows it; undefined for an unanchored one (a
+ * demonstration challenge): the record then has no `anchor` at all. */
+export function recordAnchor(challenge: Pick<Challenge, "anchor" | "solutionSha256">): RecordAnchor | undefined {
+  const anchor = challenge.anchor;
+  if (!anchor) return undefined;
+  return {
+    registry: anchor.registry,
+    transactionHash: anchor.transactionHash,
+    blockNumber: anchor.blockNumber,
+    solutionSha256: challenge.solutionSha256,
+    termsSha256: anchor.termsSha256,
+  };
+}
+
 export interface StoredSubmission {
   /** The salt doubles as the record's id: it is random and unique per guess. */
   salt: string;
@@ -41,6 +66,9 @@ export interface StoredSubmission {
    * the head from it to ask the claim's status quickly once the payment is deep enough. Records
    * saved before it was kept have none. */
   inclusionBlock?: number;
+  /** The anchor of the terms shown when the player paid; absent for an unanchored challenge (and in
+   * records saved before it was kept). */
+  anchor?: RecordAnchor;
   state: SubmissionState;
   /** Epoch milliseconds. */
   createdAt: number;
@@ -134,6 +162,7 @@ export function offlineRecord(
     chainId: number;
     transactionHash?: string;
     submitterAddress?: string;
+    anchor?: RecordAnchor | undefined;
   },
 ) {
   return {
@@ -145,6 +174,17 @@ export function offlineRecord(
     chainId: record.chainId,
     ...(record.submitterAddress ? { submitterAddress: record.submitterAddress } : {}),
     ...(record.transactionHash ? { transactionHash: record.transactionHash } : {}),
+    ...(record.anchor
+      ? {
+          anchor: {
+            registry: record.anchor.registry,
+            transactionHash: record.anchor.transactionHash,
+            blockNumber: record.anchor.blockNumber,
+            solutionSha256: record.anchor.solutionSha256,
+            termsSha256: record.anchor.termsSha256,
+          },
+        }
+      : {}),
     note: 'Keep this file private until the challenge is resolved. The salt proves your guess: sha256("geopoem:guess:v1|chainId|challengeId|address|coordinates|salt").',
   };
 }

@@ -6,7 +6,12 @@ import { FakeWallet, PLAYER, RpcError, TX_HASH } from "../../../test/fakeWallet"
 import { TEST_CONFIG } from "../../../test/fixtures";
 import { installPublicConfig } from "../../../test/setup";
 import { installFakeServer, json } from "../../../test/http";
-import { ACTIVE_CHALLENGE, renderActiveTab, serveActiveChallenge } from "../../../test/activeChallenge";
+import {
+  ACTIVE_CHALLENGE,
+  ACTIVE_RECORD_ANCHOR,
+  renderActiveTab,
+  serveActiveChallenge,
+} from "../../../test/activeChallenge";
 
 afterEach(() => vi.unstubAllGlobals());
 
@@ -57,6 +62,34 @@ describe("Active Challenge: load states", () => {
     expect(within(card).getByText(ACTIVE_CHALLENGE.solutionSha256)).toBeInTheDocument();
     expect(within(card).getByText("12.50 USDC")).toBeInTheDocument();
     expect(within(card).getByText(new Date(1767225600 * 1000).toLocaleString())).toBeInTheDocument();
+  });
+
+  it("says the terms are committed on chain, with the anchor's block on the explorer", async () => {
+    serveActiveChallenge();
+    renderActiveTab();
+    const terms = (await screen.findByText("Terms on chain")).nextElementSibling as HTMLElement;
+    expect(terms).toHaveTextContent("Committed in block 4242, so they cannot be changed");
+    expect(within(terms).getByRole("link", { name: "block 4242" })).toHaveAttribute(
+      "href",
+      "https://sepolia.etherscan.io/block/4242",
+    );
+  });
+
+  it("shows the anchor's block without a link on a chain without an explorer", async () => {
+    installPublicConfig({ ...TEST_CONFIG, chainId: 31337, explorerUrl: "", localChain: true });
+    serveActiveChallenge();
+    renderActiveTab();
+    const terms = (await screen.findByText("Terms on chain")).nextElementSibling as HTMLElement;
+    expect(terms).toHaveTextContent("Committed in block 4242, so they cannot be changed");
+    expect(within(terms).queryByRole("link")).not.toBeInTheDocument();
+  });
+
+  it("says a demonstration challenge's terms are not committed on chain", async () => {
+    serveActiveChallenge({ ...ACTIVE_CHALLENGE, isDemo: true, anchor: null });
+    renderActiveTab();
+    const terms = (await screen.findByText("Terms on chain")).nextElementSibling as HTMLElement;
+    expect(terms).toHaveTextContent("Not committed: this is a demonstration challenge");
+    expect(screen.queryByText(/Committed in block/)).not.toBeInTheDocument();
   });
 
   it('shows "Not specified" without a proximity threshold', async () => {
@@ -161,6 +194,26 @@ describe("Active Challenge: confirm dialog", () => {
     const record = JSON.parse(await blobs[0]!.text()) as Record<string, unknown>;
     expect(record).toMatchObject({ challengeId: 7, coordinates: "48.8584, 2.2945", stakeUsdc: "3", chainId: 11155111 });
     expect(record.salt).toMatch(/^[0-9a-f]{64}$/);
+    // The anchor of the terms on screen: verify_challenge.py --record checks it is the one on chain.
+    expect(record.anchor).toEqual(ACTIVE_RECORD_ANCHOR);
+    click.mockRestore();
+  });
+
+  it("keeps no anchor in the record of an unanchored demonstration challenge", async () => {
+    serveActiveChallenge({ ...ACTIVE_CHALLENGE, isDemo: true, anchor: null });
+    const blobs: Blob[] = [];
+    URL.createObjectURL = vi.fn((blob: Blob) => {
+      blobs.push(blob);
+      return "blob:record";
+    });
+    URL.revokeObjectURL = vi.fn();
+    const click = vi.spyOn(HTMLAnchorElement.prototype, "click").mockImplementation(() => undefined);
+    renderActiveTab();
+    const user = await fillForm("48.8584, 2.2945", "3");
+    await user.click(await screen.findByRole("button", { name: "Download offline record" }));
+    const record = JSON.parse(await blobs[0]!.text()) as Record<string, unknown>;
+    expect(record.challengeId).toBe(7);
+    expect(record).not.toHaveProperty("anchor");
     click.mockRestore();
   });
 });
@@ -309,6 +362,23 @@ describe("Active Challenge: submission", () => {
     await submitWith({}, () => json({ message: "Service unavailable." }, 503));
     expect(await screen.findByText("Submission Failed")).toBeInTheDocument();
     expect(listSubmissions()[0]).toMatchObject({ state: "post-failed", transactionHash: TX_HASH });
+  });
+
+  it("keeps the anchor of the terms the player saw in the stored guess, and in its downloaded record", async () => {
+    await submitWith({}, () => json({ message: "Service unavailable." }, 503));
+    expect(await screen.findByText("Submission Failed")).toBeInTheDocument();
+    expect(listSubmissions()[0]).toMatchObject({ transactionHash: TX_HASH, anchor: ACTIVE_RECORD_ANCHOR });
+    const blobs: Blob[] = [];
+    URL.createObjectURL = vi.fn((blob: Blob) => {
+      blobs.push(blob);
+      return "blob:record";
+    });
+    URL.revokeObjectURL = vi.fn();
+    const click = vi.spyOn(HTMLAnchorElement.prototype, "click").mockImplementation(() => undefined);
+    await userEvent.setup().click(screen.getByRole("button", { name: "Download record" }));
+    const record = JSON.parse(await blobs[0]!.text()) as Record<string, unknown>;
+    expect(record).toMatchObject({ transactionHash: TX_HASH, submitterAddress: PLAYER, anchor: ACTIVE_RECORD_ANCHOR });
+    click.mockRestore();
   });
 });
 

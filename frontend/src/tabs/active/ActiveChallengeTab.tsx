@@ -5,6 +5,7 @@ import { Alert } from "@/components/Alert";
 import { Spinner } from "@/components/Spinner";
 import { MySubmissionsPanel } from "@/tabs/my-submissions";
 import { useHasPendingClaims } from "@/tabs/my-submissions/following";
+import { recordAnchor } from "@/wallet/pending";
 import { ChallengeCard } from "./ChallengeCard";
 import type { CoordinatesAddonProps } from "./CoordinatesAddon";
 import { SubmissionForm } from "./SubmissionForm";
@@ -47,7 +48,11 @@ export function ActiveChallengeTab({
     body = (
       <div className="grid-2">
         <ChallengeCard challenge={data} />
-        <SubmissionForm challengeId={data.id} {...(coordinatesAddon !== undefined ? { coordinatesAddon } : {})} />
+        <SubmissionForm
+          challengeId={data.id}
+          anchor={recordAnchor(data)}
+          {...(coordinatesAddon !== undefined ? { coordinatesAddon } : {})}
+        />
       </div>
     );
   return (

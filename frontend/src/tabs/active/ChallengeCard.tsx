@@ -1,4 +1,5 @@
 import type { Challenge } from "@/api/types";
+import { ExplorerLink } from "@/components/ExplorerLink";
 import { ThresholdValue } from "@/components/Threshold";
 import { formatStake, formatDateTime } from "@/lib/format";
 
@@ -22,6 +23,7 @@ export function ChallengeCard({ challenge }: { challenge: Challenge }) {
         <dd>{formatStake(challenge.stakedSum)} USDC</dd>
         <dt>Started</dt>
         <dd>{formatDateTime(challenge.startTimestamp, "")}</dd>
+        <TermsOnChain challenge={challenge} />
       </dl>
       <h3>Poem</h3>
       <div className="html-content poem" dangerouslySetInnerHTML={{ __html: challenge.poemText }} />
@@ -30,5 +32,34 @@ export function ChallengeCard({ challenge }: { challenge: Challenge }) {
       <h3>Solution SHA256 hash</h3>
       <p className="mono">{challenge.solutionSha256}</p>
     </section>
+  );
+}
+
+/** Where the terms were committed on chain before anyone could stake (docs/protocol.md section 6);
+ * texts in docs/decisions.md, "The terms on chain: the page". */
+function TermsOnChain({ challenge }: { challenge: Challenge }) {
+  const anchor = challenge.anchor;
+  // An answer of an older server says nothing either way: nothing is claimed.
+  if (anchor === undefined) return null;
+  const block = anchor ? String(anchor.blockNumber) : "";
+  return (
+    <>
+      <dt>Terms on chain</dt>
+      <dd>
+        {anchor ? (
+          <>
+            Committed in{" "}
+            <ExplorerLink kind="block" value={block} plain={`block ${block}`}>
+              block {block}
+            </ExplorerLink>
+            , so they cannot be changed
+          </>
+        ) : challenge.isDemo ? (
+          "Not committed: this is a demonstration challenge"
+        ) : (
+          "Not committed"
+        )}
+      </dd>
+    </>
   );
 }

@@ -1,7 +1,7 @@
 import { Dialog } from "@/components/Dialog";
 import { getPublicConfig } from "@/config";
 import { formatStake } from "@/lib/format";
-import { downloadOfflineRecord } from "@/wallet/pending";
+import { downloadOfflineRecord, type RecordAnchor } from "@/wallet/pending";
 
 export interface PendingGuess {
   challengeId: number;
@@ -9,6 +9,8 @@ export interface PendingGuess {
   stake: string;
   units: bigint;
   salt: string;
+  /** The anchor of the terms on screen (absent for an unanchored challenge). */
+  anchor?: RecordAnchor | undefined;
 }
 
 /** "Confirm Solution Submission": the normalised coordinates and the stake, the recommended

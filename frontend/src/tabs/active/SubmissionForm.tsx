@@ -10,6 +10,7 @@ import { parseStake } from "@/lib/stake";
 import { WalletError } from "@/wallet/errors";
 import { PROGRESS, SubmissionError, submitGuess } from "@/wallet/flow";
 import { OpenInWalletApp } from "@/wallet/OpenInWalletApp";
+import type { RecordAnchor } from "@/wallet/pending";
 import { useWallet } from "@/wallet/WalletContext";
 import type { PendingGuess } from "./ConfirmDialog";
 import { CoordinatesAddon as DefaultAddon, type CoordinatesAddonProps } from "./CoordinatesAddon";
@@ -38,9 +39,12 @@ const afterPaint = () =>
  * wallet payment and the claim (spec sections 2, 4, 5). */
 export function SubmissionForm({
   challengeId,
+  anchor,
   coordinatesAddon = DefaultAddon,
 }: {
   challengeId: number;
+  /** The anchor of the terms the card shows, kept in the record of a guess paid here. */
+  anchor?: RecordAnchor | undefined;
   /** The map beside the coordinates field (see CoordinatesAddon.tsx). */
   coordinatesAddon?: ComponentType<CoordinatesAddonProps> | null;
 }) {
@@ -72,7 +76,14 @@ export function SubmissionForm({
       return;
     }
     // The salt is made now so the offline record offered in the dialog already holds it.
-    setGuess({ challengeId, text: parsed.text, stake: amount.amount, units: amount.units, salt: newSalt() });
+    setGuess({
+      challengeId,
+      text: parsed.text,
+      stake: amount.amount,
+      units: amount.units,
+      salt: newSalt(),
+      ...(anchor ? { anchor } : {}),
+    });
   };
 
   const onConfirm = async () => {

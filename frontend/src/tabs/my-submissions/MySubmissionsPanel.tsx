@@ -2,10 +2,10 @@ import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef } from "react";
 import { ApiError } from "@/api/http";
 import { activeChallengeQuery, claimsByAddressQuery, FOLLOW_INTERVAL_MS, responseStatusQuery } from "@/api/queries";
-import type { ChallengeResponse } from "@/api/types";
+import type { ChallengeResponse, ClaimOutcome, PayoutStatus } from "@/api/types";
 import { ExplorerLink } from "@/components/ExplorerLink";
 import { guessCommitment } from "@/lib/commitment";
-import { formatStake, formatDateTime } from "@/lib/format";
+import { formatDistance, formatStake, formatDateTime, formatUsdc } from "@/lib/format";
 import { getPublicConfig } from "@/config";
 import { claimFollowInterval, planAt, useWalletHead } from "./following";
 import { downloadOfflineRecord, removeSubmission, useSubmissions, type StoredSubmission } from "@/wallet/pending";
@@ -74,7 +74,7 @@ function ServerStatus({ hash, record }: { hash: string; record: StoredSubmission
         query.state.error,
         record.state,
         planAt(head, record.inclusionBlock, confirmations).statusMs,
-      ),
+      ) || payoutFollowInterval(query.state.data),
   });
   // The deep-enough block: asked at once, then every FAST_FOLLOW_MS for a short window.
   const deepAt = head.deepAt;
@@ -83,12 +83,23 @@ function ServerStatus({ hash, record }: { hash: string; record: StoredSubmission
   }, [deepAt, refetch]);
   const missing = error instanceof ApiError && error.status === 404;
   useRereadActiveOnSettle(missing ? "missing" : data?.status, isFetchedAfterMount);
-  if (isPending) return <span>Checking status...</span>;
-  if (error) {
-    if (error instanceof ApiError && error.status === 404) return <span>Not recorded by Geopoem yet</span>;
-    return <span>Status unavailable ({error.message})</span>;
-  }
-  return statusText(data);
+  let status;
+  if (isPending) status = <span>Checking status...</span>;
+  else if (error) {
+    status =
+      error instanceof ApiError && error.status === 404 ? (
+        <span>Not recorded by Geopoem yet</span>
+      ) : (
+        <span>Status unavailable ({error.message})</span>
+      );
+  } else status = statusText(data);
+  return (
+    <>
+      <dt>Server status</dt>
+      <dd>{status}</dd>
+      {data?.outcome ? <OutcomeFields outcome={data.outcome} /> : null}
+    </>
+  );
 }
 
 function SubmissionItem({ record }: { record: StoredSubmission }) {
@@ -112,14 +123,7 @@ function SubmissionItem({ record }: { record: StoredSubmission }) {
             <dd>{record.lastError.replace(/^\d{3}: /, "")}</dd>
           </>
         ) : null}
-        {hash ? (
-          <>
-            <dt>Server status</dt>
-            <dd>
-              <ServerStatus hash={hash} record={record} />
-            </dd>
-          </>
-        ) : null}
+        {hash ? <ServerStatus hash={hash} record={record} /> : null}
       </dl>
       <div className="submission-actions">
         {hash ? (
@@ -141,6 +145,57 @@ function SubmissionItem({ record }: { record: StoredSubmission }) {
         ) : null}
       </div>
     </li>
+  );
+}
+
+/** How often a claim is asked again while its prize is on its way (due, being verified, or its
+ * recorded transaction failed): the page then never shows "Not paid yet" long after the Winners'
+ * Circle shows it paid. Only a winner's claims are asked so, with an ETag (a 304 when unchanged). */
+export const PAYOUT_FOLLOW_INTERVAL_MS = 30_000;
+const PAYOUT_ON_ITS_WAY = new Set<PayoutStatus | null>(["due", "verifying", "failed"]);
+
+export function payoutFollowInterval(claim: ChallengeResponse | undefined): number | false {
+  return claim?.outcome && PAYOUT_ON_ITS_WAY.has(claim.outcome.payoutStatus) ? PAYOUT_FOLLOW_INTERVAL_MS : false;
+}
+
+const PAYOUT_TEXT: Record<PayoutStatus, string> = {
+  due: "Not paid yet: it is sent to the wallet that paid the bid",
+  verifying: "Sent, being verified on chain",
+  paid: "Paid",
+  failed: "Not paid yet: the recorded payout could not be verified on chain and is being sent again",
+  kept: "Kept in the treasury",
+};
+
+/** A resolved claim's result (docs/protocol.md section 6, "What the player sees"): the verdict
+ * and distance, the prize, and the payout with its transaction. Texts in docs/decisions.md. */
+function OutcomeFields({ outcome }: { outcome: ClaimOutcome }) {
+  const won = outcome.payoutStatus !== null;
+  const hash = outcome.payoutTransactionHash;
+  return (
+    <>
+      <dt>Result</dt>
+      <dd>
+        {outcome.isCorrect ? "Correct" : "Not correct"}: {formatDistance(outcome.distanceMeters)} from the solution
+      </dd>
+      <dt>Prize</dt>
+      <dd>{won ? `${formatUsdc(outcome.prize)} USDC` : "None"}</dd>
+      {won ? (
+        <>
+          <dt>Payout</dt>
+          <dd>
+            {PAYOUT_TEXT[outcome.payoutStatus!]}
+            {hash ? (
+              <>
+                {": "}
+                <ExplorerLink kind="tx" value={hash} plain={hash}>
+                  View the payout transaction <span className="visually-hidden">{hash}</span>
+                </ExplorerLink>
+              </>
+            ) : null}
+          </dd>
+        </>
+      ) : null}
+    </>
   );
 }
 
@@ -177,6 +232,7 @@ function ServerOnlyItem({ claim }: { claim: ChallengeResponse }) {
         <dd>No record: listed by Geopoem for your wallet</dd>
         <dt>Server status</dt>
         <dd>{statusText(claim)}</dd>
+        {claim.outcome ? <OutcomeFields outcome={claim.outcome} /> : null}
       </dl>
       <div className="submission-actions">
         <ExplorerLink kind="tx" value={claim.transactionHash} plain={`Transaction ${claim.transactionHash}`}>
@@ -212,7 +268,11 @@ function useServerOnlyClaims(records: StoredSubmission[]): ChallengeResponse[] {
     enabled: Boolean(address),
     // Followed like this browser's own claims while one of them is pending.
     refetchInterval: (query) =>
-      query.state.data?.some((claim) => claim.status === "pending") ? FOLLOW_INTERVAL_MS : false,
+      query.state.data?.some((claim) => claim.status === "pending")
+        ? FOLLOW_INTERVAL_MS
+        : query.state.data?.some((claim) => payoutFollowInterval(claim))
+          ? PAYOUT_FOLLOW_INTERVAL_MS
+          : false,
   });
   useRereadActiveWhenAnySettles(data);
   if (!address || !data) return [];
