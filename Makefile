@@ -114,7 +114,7 @@ load: $(VENV)/.installed
 # MUTATE_MODULES=... runs only those Python modules, MUTATE_TS_MODULES=... only those TypeScript
 # files; MUTATE_PY=0 or MUTATE_TS=0 skips a half. The Python half uses PostgreSQL (DATABASE_URL,
 # else $(PG_URL)) and anvil, about 30 minutes on this 2-core machine (chain/services.py is 15 of
-# them); the TypeScript half about 12 minutes (verify-outcomes.ts is 7 of them).
+# them); the TypeScript half about 15 minutes (verify-outcomes.ts is 7 of them).
 MUTATE_MODULES ?=
 MUTATE_TS_MODULES ?=
 MUTATE_PY ?= 1
