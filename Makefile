@@ -104,14 +104,23 @@ LOAD_USERS ?= 20
 load: $(VENV)/.installed
 	$(PY) -m load.run --seconds $(LOAD_SECONDS) --users $(LOAD_USERS)
 
-# Mutation testing (issue 13): small bugs, one at a time, in verification (chain/services.py,
+# Mutation testing: small bugs, one at a time, in verification (chain/services.py,
 # chain/calldata.py), scoring (challenges/scoring.py, the winners selectors), coordinates,
 # commitments and the serializers; each must fail one of its module's tests (scripts/mutate.py,
-# which picks the tests per module). Not part of `make test`. Survivors: var/mutate/report.txt;
-# the recorded run and why each survivor is harmless: docs/reliability.md. MUTATE_MODULES=... runs
-# only those modules. Uses PostgreSQL (DATABASE_URL, else $(PG_URL)) and anvil; about 30 minutes
-# on this 2-core machine (chain/services.py is 15 of them).
+# which picks the tests per module). Then the same for the page's verifier and its helpers
+# (frontend/src/lib/verify-outcomes.ts, commitment.ts, calldata.ts, coordinates.ts) under vitest
+# (scripts/mutate_ts.mjs). Not part of `make test`. Survivors: var/mutate/report.txt and
+# var/mutate/report-ts.txt; the recorded runs and why each survivor is harmless: docs/reliability.md.
+# MUTATE_MODULES=... runs only those Python modules, MUTATE_TS_MODULES=... only those TypeScript
+# files; MUTATE_PY=0 or MUTATE_TS=0 skips a half. The Python half uses PostgreSQL (DATABASE_URL,
+# else $(PG_URL)) and anvil, about 30 minutes on this 2-core machine (chain/services.py is 15 of
+# them); the TypeScript half about 15 minutes (verify-outcomes.ts is 7 of them).
 MUTATE_MODULES ?=
+MUTATE_TS_MODULES ?=
+MUTATE_PY ?= 1
+MUTATE_TS ?= 1
 .PHONY: mutate
-mutate: $(VENV)/.installed
-	DATABASE_URL="$${DATABASE_URL:-$(PG_URL)}" $(PY) scripts/mutate.py $(MUTATE_MODULES)
+mutate: $(VENV)/.installed node_modules/.installed
+	@if [ "$(MUTATE_PY)" != 0 ]; then \
+		DATABASE_URL="$${DATABASE_URL:-$(PG_URL)}" $(PY) scripts/mutate.py $(MUTATE_MODULES) || exit 1; fi
+	@if [ "$(MUTATE_TS)" != 0 ]; then node scripts/mutate_ts.mjs $(MUTATE_TS_MODULES) || exit 1; fi

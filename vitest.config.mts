@@ -14,7 +14,8 @@ export default defineConfig({
   test: {
     environment: "jsdom",
     globals: true,
-    include: ["frontend/**/*.test.{ts,tsx}"],
+    // scripts/mutate_ts.test.mjs: the TypeScript mutation generator (its setup is the jsdom one, harmless here).
+    include: ["frontend/**/*.test.{ts,tsx}", "scripts/**/*.test.mjs"],
     setupFiles: ["frontend/test/setup.ts"],
     css: false,
     server: { deps: { inline: ["ethers"] } },
