@@ -350,3 +350,62 @@ def test_a_payment_after_the_anchor_at_the_opening_second_counts(chain, draft):
     block_time = chain.w3.eth.get_block(chain.w3.eth.get_transaction_receipt(tx_hash)["blockNumber"])["timestamp"]
     ChallengeAnchor.objects.filter(challenge=d.challenge).update(opens_at=block_time)
     assert payment_verify(response_id=response.pk).status == "confirmed"
+
+
+# --- The admin: the anchor's state and the retry -------------------------------------------------
+
+
+@pytest.fixture
+def staff(client):
+    from django.contrib.auth import get_user_model
+
+    client.force_login(get_user_model().objects.create_superuser("poet", "poet@example.org", "long-enough-pass-1"))
+    return client
+
+
+def test_the_admin_shows_the_anchor_and_retries_a_failed_one(
+    chain, make_challenge, staff, settings, django_capture_on_commit_callbacks
+):
+    from django.urls import reverse
+
+    settings.ANCHOR_REGISTRY_ADDRESS = ""  # a deployment that forgot the setting
+    settings.CHAIN_EXPLORER_URL = "https://explorer.example"
+    challenge = make_challenge(publish=False, anchored=False)
+    change = reverse("admin:challenges_challenge_change", args=[challenge.pk])
+    step = reverse("admin:challenges_challenge_lifecycle", args=[challenge.pk, "publish"])
+    with django_capture_on_commit_callbacks() as callbacks:
+        staff.post(step, follow=True)
+    # One action for staff: published, and the anchor queued with its task on commit.
+    assert [c.__qualname__ for c in callbacks].count("_anchor_announce.<locals>.send") == 1
+    page = staff.get(change).content.decode()
+    assert 'data-anchor-status="queued"' in page and "not open to claims yet" in page
+    assert "Retry anchor…" not in page  # on its way: nothing to retry
+
+    assert anchor_advance(challenge_id=challenge.pk) == AnchorStatus.FAILED
+    page = staff.get(change).content.decode()
+    assert 'data-anchor-status="failed"' in page
+    assert "ANCHOR_REGISTRY_ADDRESS is not set: set it, then retry the anchor." in page
+    assert "Retry anchor…" in page
+    assert (
+        '<td class="field-anchor_column">Failed</td>'
+        in staff.get(reverse("admin:challenges_challenge_changelist")).content.decode()
+    )
+
+    settings.ANCHOR_REGISTRY_ADDRESS = chain.registry
+    retry = reverse("admin:challenges_challenge_lifecycle", args=[challenge.pk, "retry_anchor"])
+    assert "Yes, retry anchor" in staff.get(retry).content.decode()
+    with django_capture_on_commit_callbacks() as callbacks:
+        answer = staff.post(retry, follow=True)
+    assert "Anchor queued again" in answer.content.decode()
+    assert [c.__qualname__ for c in callbacks].count("_anchor_announce.<locals>.send") == 1
+    anchor = anchor_on_chain(chain, challenge)  # what the worker does with the queued task
+    page = staff.get(change).content.decode()
+    assert 'data-anchor-status="confirmed"' in page and "The challenge is open to claims." in page
+    assert f'href="https://explorer.example/tx/{anchor.transaction_hash}"' in page
+    assert f"Block: {anchor.block_number}" in page and "Attempts: 1" in page
+    assert "Retry anchor…" not in page
+    # A second retry is refused with a message, and changes nothing.
+    answer = staff.post(retry, follow=True)
+    assert (
+        "Retry anchor refused: This challenge&#x27;s anchor is already confirmed on chain." in answer.content.decode()
+    )
