@@ -10,7 +10,8 @@ slug is built, when the add-on URLs may be set but not every config var. That co
 and compresses static files, so for it alone the missing values are tolerated and replaced by parts
 that cannot serve anything (a database engine that refuses every query, a dummy cache, no broker).
 Every other command (check, migrate, shell, gunicorn, celery) demands everything.
-See docs/decisions.md, "Build-time collectstatic"."""
+See docs/decisions.md, "Build-time collectstatic". Likewise `manage.py deploy_registry` runs without
+ANCHOR_REGISTRY_ADDRESS: it deploys the registry whose address that setting then names."""
 
 import secrets
 import sys
@@ -35,6 +36,11 @@ ZERO_ADDRESS = "0x" + "0" * 40
 def _is_collectstatic_build() -> bool:
     """True in `manage.py collectstatic` (the buildpack's build step) and nowhere else."""
     return len(sys.argv) > 1 and Path(sys.argv[0]).name == "manage.py" and sys.argv[1] == "collectstatic"
+
+
+def _is_deploy_registry() -> bool:
+    """True in `manage.py deploy_registry`, the one command run before the registry exists."""
+    return len(sys.argv) > 1 and Path(sys.argv[0]).name == "manage.py" and sys.argv[1] == "deploy_registry"
 
 
 def _secret_key_problem(key: str) -> str | None:
@@ -97,7 +103,8 @@ def _problems() -> list[str]:
     if (problem := _treasury_problem(env.str("TREASURY_ADDRESS", default="").strip())) is not None:
         problems.append(problem)
     # The terms on chain (docs/protocol.md section 6): without them no challenge could open.
-    if (problem := _registry_problem(env.str("ANCHOR_REGISTRY_ADDRESS", default="").strip())) is not None:
+    registry = env.str("ANCHOR_REGISTRY_ADDRESS", default="").strip()
+    if (problem := _registry_problem(registry)) is not None and not (_is_deploy_registry() and not registry):
         problems.append(problem)
     key = env.str("ANCHOR_OPERATOR_KEY", default="").strip()
     if (problem := _operator_key_problem(key, env.str("TREASURY_ADDRESS", default="").strip())) is not None:

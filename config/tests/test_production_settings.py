@@ -181,3 +181,12 @@ def test_the_operator_key_must_not_be_the_treasurys():
     assert result.returncode != 0
     assert "ANCHOR_OPERATOR_KEY must not be the treasury's key" in result.stderr
     assert treasury_key not in result.stderr
+
+
+def test_deploy_registry_alone_runs_before_the_registry_exists():
+    """The one command run before ANCHOR_REGISTRY_ADDRESS can be set: it gets past the settings
+    (and fails only on the chain behind the made-up RPC URL); any other command still refuses."""
+    result = manage("deploy_registry", "--timeout", "1", drop=("ANCHOR_REGISTRY_ADDRESS",))
+    assert "Production settings refuse to start" not in result.stderr
+    assert "No RPC node answered" in result.stderr, result.stderr
+    assert "ANCHOR_REGISTRY_ADDRESS is not set" in manage("migrate", drop=("ANCHOR_REGISTRY_ADDRESS",)).stderr
