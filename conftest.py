@@ -52,10 +52,17 @@ def _clear_cache():
 
 @pytest.fixture
 def make_challenge(db):
+    """A challenge through the services. Published (the default), it is also open: its anchor is
+    recorded confirmed through the anchor's services with made-up chain values (`anchored=False`
+    leaves it queued, so the challenge is active but not open). This is test data for tests without
+    a chain; chain/tests/conftest.py overrides this fixture to anchor on anvil for real."""
     from challenges.services import challenge_create, challenge_create_published
+    from devtools.anchors import record_confirmed_anchor
 
-    def make(*, solution="29.979175, 31.134258", threshold=150, publish=True, title="Stone Steps", **kwargs):
-        return (challenge_create_published if publish else challenge_create)(
+    def make(
+        *, solution="29.979175, 31.134258", threshold=150, publish=True, title="Stone Steps", anchored=True, **kwargs
+    ):
+        challenge = (challenge_create_published if publish else challenge_create)(
             poem_title=title,
             poem_text="<p>A poem</p>",
             instructions_text="<p>Guess</p>",
@@ -63,6 +70,9 @@ def make_challenge(db):
             solution=solution,
             **kwargs,
         )
+        if publish and anchored and not challenge.is_demo:
+            record_confirmed_anchor(challenge)
+        return challenge
 
     return make
 

@@ -24,6 +24,9 @@ def public_config() -> dict:
         "localChain": settings.CHAIN_IS_LOCAL,
         "usdcAddress": settings.USDC_ADDRESS,
         "treasuryAddress": settings.TREASURY_ADDRESS,
+        # The terms registry (docs/protocol.md section 6); null when unset (no challenge can open
+        # then, except a demonstration one).
+        "registryAddress": settings.ANCHOR_REGISTRY_ADDRESS or None,
         "tokenDecimals": settings.TOKEN_DECIMALS,
         "minStake": str(settings.STAKE_MIN),
         "stakeStep": str(settings.STAKE_STEP),
