@@ -408,6 +408,106 @@ def run_heads(rpc_url: str, info: dict, challenge_id: int, counts: list[int]) ->
     return {"batchSize": batch, "rows": rows}
 
 
+def _rpc_batch(rpc_url: str, calls: list[tuple[str, list]]) -> list:
+    """One JSON-RPC batch request to our own loopback node; results in call order."""
+    import urllib.request
+
+    payload = [{"jsonrpc": "2.0", "id": i, "method": m, "params": p} for i, (m, p) in enumerate(calls)]
+    request = urllib.request.Request(  # noqa: S310 - the benchmark's own anvil
+        rpc_url, data=json.dumps(payload).encode(), headers={"Content-Type": "application/json"}
+    )
+    with urllib.request.urlopen(request, timeout=120) as answer:  # noqa: S310
+        replies = {item["id"]: item for item in json.loads(answer.read())}
+    results = []
+    for i, (method, _) in enumerate(calls):
+        if "error" in replies[i]:
+            raise RuntimeError(f"{method}: {replies[i]['error']}")
+        results.append(replies[i]["result"])
+    return results
+
+
+def build_verifier_challenge(rpc_url: str, info: dict, size: int, *, per_block: int = 400) -> dict:
+    """A resolved, anchored challenge of `size` responses, each backed by a real stake transfer on
+    the benchmark's anvil: published and anchored through the services and the worker's anchor step,
+    paid by the development accounts in blocks of `per_block` transfers, its claims stored as
+    verification leaves them (positions read back from the receipts), then closed and resolved."""
+    import time
+    from datetime import UTC, datetime
+
+    from chain.anchors import AnchorPending, anchor_advance
+    from challenges.models import Challenge
+    from challenges.services import challenge_close
+    from django.db.models import F
+    from responses.models import Response, ResponseStatus
+    from responses.resolution import challenge_resolve
+    from responses.services import guess_fields
+
+    started = time.monotonic()
+    challenge = new_challenge(f"The verifier's poem of {size:,}", anchored_by_worker=True)
+    while True:  # the worker's own anchor step; anvil mines the anchor at once, one more block makes it deep
+        try:
+            if anchor_advance(challenge_id=challenge.pk) == "confirmed":
+                break
+        except AnchorPending:
+            _rpc_batch(rpc_url, [("evm_mine", [])])
+    players = info["players"]
+    drafts = []
+    _rpc_batch(rpc_url, [("evm_setAutomine", [False])])
+    try:
+        for start in range(0, size, per_block):
+            sends = []
+            for n in range(start, min(size, start + per_block)):
+                player = players[n % len(players)]
+                text, stake, salt, data = stake_payment(info, challenge.pk, player, n)
+                drafts.append((player, text, stake, salt))
+                tx = {"from": player, "to": info["usdcAddress"], "data": data, "gas": hex(120_000)}
+                sends.append(("eth_sendTransaction", [tx]))
+            hashes = _rpc_batch(rpc_url, sends)
+            _rpc_batch(rpc_url, [("evm_mine", [])])
+            drafts[start:] = [(*d, h) for d, h in zip(drafts[start:], hashes, strict=True)]
+    finally:
+        _rpc_batch(rpc_url, [("evm_setAutomine", [True])])
+    receipts = []
+    for start in range(0, size, 500):
+        receipts += _rpc_batch(rpc_url, [("eth_getTransactionReceipt", [d[4]]) for d in drafts[start : start + 500]])
+    numbers = sorted({int(r["blockNumber"], 16) for r in receipts})
+    blocks = _rpc_batch(rpc_url, [("eth_getBlockByNumber", [hex(n), False]) for n in numbers])
+    times = {n: int(b["timestamp"], 16) for n, b in zip(numbers, blocks, strict=True)}
+    rows, total = [], 0
+    for (player, text, stake, salt, tx_hash), receipt in zip(drafts, receipts, strict=True):
+        assert receipt["status"] == "0x1", f"stake {tx_hash} reverted"
+        block = int(receipt["blockNumber"], 16)
+        total += stake
+        rows.append(
+            Response(
+                challenge=challenge,
+                **guess_fields(challenge_id=challenge.pk, text=text, submitter_address=player, salt=salt),
+                submission_stake=stake,
+                submission_timestamp=datetime.fromtimestamp(times[block], tz=UTC),
+                transaction_hash=tx_hash,
+                submitter_address=player,
+                status=ResponseStatus.CONFIRMED,
+                block_number=block,
+                transaction_index=int(receipt["transactionIndex"], 16),
+                log_index=int(receipt["logs"][0]["logIndex"], 16),
+            )
+        )
+    Response.objects.bulk_create(rows, batch_size=2000)
+    Challenge.objects.filter(pk=challenge.pk).update(staked_sum=F("staked_sum") + total, response_count=size)
+    # Close after the last payment's block time (anvil's clock may run ahead of the wall clock).
+    while time.time() < max(times.values()) + 1:
+        time.sleep(0.2)
+    challenge_close(challenge=challenge)
+    resolved = challenge_resolve(challenge=Challenge.objects.get(pk=challenge.pk))
+    return {
+        "challenge": resolved.pk,
+        "responses": size,
+        "blocks": len(numbers),
+        "correct": Response.objects.filter(challenge=challenge, is_correct=True).count(),
+        "buildSeconds": round(time.monotonic() - started, 1),
+    }
+
+
 if __name__ == "__main__":
     import django
 
@@ -419,7 +519,13 @@ if __name__ == "__main__":
     elif sys.argv[1:2] == ["heads"]:
         rpc_url, info, challenge_id, counts = sys.argv[2], json.loads(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
         print(json.dumps(run_heads(rpc_url, info, challenge_id, [int(c) for c in counts.split(",")])))
+    elif sys.argv[1:2] == ["verifier"]:
+        rpc_url, info, size = sys.argv[2], json.loads(sys.argv[3]), int(sys.argv[4])
+        print(json.dumps(build_verifier_challenge(rpc_url, info, size)))
     elif sys.argv[1:2] == ["scale"]:
         print(json.dumps(run_scale(int(sys.argv[2]))))
     else:
-        raise SystemExit("usage: python -m bench.data api | verify | scale COUNT | heads RPC INFO CHALLENGE COUNTS")
+        raise SystemExit(
+            "usage: python -m bench.data api | verify | scale COUNT | heads RPC INFO CHALLENGE COUNTS"
+            " | verifier RPC INFO SIZE"
+        )

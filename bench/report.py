@@ -538,6 +538,39 @@ def admin_section(r: dict) -> list[str]:
     return lines
 
 
+def verifier_section(r: dict) -> list[str]:
+    goal = r["goals"]
+    lines = [
+        "## 6. The players' verifier at scale",
+        "",
+        f"Goal: `verify_challenge.py` verifies a challenge of {goal['size']:,} responses, the completeness scan of the "
+        f"treasury's transfers included, in at most {goal['secondsAtMost']:g} s against a local anvil: "
+        f"{yes(r['meetsGoal'])}. Each size is a resolved, anchored challenge whose every response is a real stake "
+        "transfer on the chain; the sizes run one after the other in the same run.",
+        "",
+        f"Command: `{r['command']}` · measured {r['measuredAt']} (load average {la(r)})",
+        "",
+        *[f"- {k}: {v}" for k, v in r["setup"].items()],
+        "",
+        "| responses | blocks | verifier seconds | exit | last line | load average before / after |",
+        "|---:|---:|---:|---:|---|---|",
+    ]
+    for row in r["rows"]:
+        lines.append(
+            f"| {row['responses']:,} | {row['blocks']:,} | {row['seconds']:.1f} | {row['exitStatus']} | "
+            f"{row['lastLine']} | {' / '.join(map(str, row['loadAverageBefore']))} → "
+            f"{' / '.join(map(str, row['loadAverageAfter']))} |"
+        )
+    small, large = (r["rows"][0], r["rows"][-1]) if len(r["rows"]) > 1 else (None, None)
+    if small and large and small["seconds"] > 0:
+        lines += [
+            "",
+            f"{large['responses'] // small['responses']:,}× the responses took "
+            f"{large['seconds'] / small['seconds']:.1f}× the time.",
+        ]
+    return lines
+
+
 def write() -> None:
     results = read_results()
     parts = [
@@ -557,6 +590,7 @@ def write() -> None:
         ("api", api_section),
         ("scale", scale_section),
         ("verify", verify_section),
+        ("verifier", verifier_section),
         ("page", page_section),
         ("live", live_section),
     ]

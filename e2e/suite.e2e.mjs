@@ -3,6 +3,7 @@
 // `before` and stopped by PID in `after`, also when a flow fails.
 import { describeOnOwnStack } from "./lib/suite.mjs";
 import * as adminResolve from "./flows/admin-resolve.mjs";
+import * as anchored from "./flows/anchored.mjs";
 import * as insufficient from "./flows/insufficient.mjs";
 import * as lostPost from "./flows/lost-post.mjs";
 import * as maps from "./flows/maps.mjs";
@@ -32,4 +33,5 @@ describeOnOwnStack("Geopoem end to end", () => {
   timeout.register();
   maps.register(); // before staff resolve the active challenge: it pays a guess into it
   adminResolve.register();
+  anchored.register(); // after: it publishes the next challenge once the seeded one is resolved
 });
