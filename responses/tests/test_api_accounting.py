@@ -161,7 +161,9 @@ def test_each_claim_of_a_payer_carries_its_outcome_once_resolved(api, make_chall
     # Paid: the earliest prize verified, the highest still verifying: the status of the one less far along.
     earliest = Payout.objects.get(challenge=challenge, kind=PayoutKind.EARLIEST)
     Payout.objects.filter(pk=earliest.pk).update(status=PayoutStatus.PAID, transaction_hash="0x" + "ee" * 32)
-    Payout.objects.filter(kind=PayoutKind.HIGHEST).update(status=PayoutStatus.VERIFYING, transaction_hash="0x" + "ff" * 32)
+    Payout.objects.filter(kind=PayoutKind.HIGHEST).update(
+        status=PayoutStatus.VERIFYING, transaction_hash="0x" + "ff" * 32
+    )
     paid = outcomes()[winner.pk]
     assert (paid["payoutStatus"], paid["payoutTransactionHash"]) == ("verifying", "0x" + "ee" * 32)
     Payout.objects.filter(kind=PayoutKind.HIGHEST).update(status=PayoutStatus.PAID)
