@@ -52,10 +52,16 @@ def _clear_cache():
 
 @pytest.fixture
 def make_challenge(db):
+    """A challenge through the services. Published (the default), it is also open: its anchor is
+    recorded confirmed through the anchor's services with made-up chain values (`anchored=False`
+    leaves it queued, so the challenge is active but not open). This is test data for tests without
+    a chain; chain/tests/conftest.py overrides this fixture to anchor on anvil for real."""
     from challenges.services import challenge_create, challenge_create_published
 
-    def make(*, solution="29.979175, 31.134258", threshold=150, publish=True, title="Stone Steps", **kwargs):
-        return (challenge_create_published if publish else challenge_create)(
+    def make(
+        *, solution="29.979175, 31.134258", threshold=150, publish=True, title="Stone Steps", anchored=True, **kwargs
+    ):
+        challenge = (challenge_create_published if publish else challenge_create)(
             poem_title=title,
             poem_text="<p>A poem</p>",
             instructions_text="<p>Guess</p>",
@@ -63,8 +69,34 @@ def make_challenge(db):
             solution=solution,
             **kwargs,
         )
+        if publish and anchored and not challenge.is_demo:
+            record_confirmed_anchor(challenge)
+        return challenge
 
     return make
+
+
+def record_confirmed_anchor(challenge, *, block_number: int = 7):
+    """Move a published challenge's queued anchor to confirmed through its services, with made-up
+    chain values (no chain holds them): test data for tests without a chain, as make_response is."""
+    from datetime import UTC, datetime
+
+    from challenges.models import ChallengeAnchor
+    from challenges.services import anchor_confirmed, anchor_sent
+
+    tx_hash = "0x" + f"{challenge.pk:064x}"
+    ChallengeAnchor.objects.filter(challenge=challenge, registry_address="").update(
+        registry_address="0x5FbDB2315678afecb367f032d93F642f64180aa3"
+    )
+    assert anchor_sent(challenge_id=challenge.pk, transaction_hash=tx_hash, sender_address="", nonce=None)
+    assert anchor_confirmed(
+        challenge_id=challenge.pk,
+        transaction_hash=tx_hash,
+        block_number=block_number,
+        block_hash="0x" + "ab" * 32,
+        block_timestamp=datetime.fromtimestamp(int(challenge.start_timestamp.timestamp()), tz=UTC),
+    )
+    return ChallengeAnchor.objects.get(challenge=challenge)
 
 
 @pytest.fixture

@@ -6,12 +6,15 @@ class ChainConfig(AppConfig):
     verbose_name = "Chain"
 
     def ready(self) -> None:
-        # responses sits below chain and does not import it: the chain's checks plug in here
-        # (responses/hooks.py).
+        # responses and challenges sit below chain and do not import it: the chain's checks and the
+        # anchoring plug in here (responses/hooks.py, challenges/hooks.py).
+        from challenges import hooks as challenge_hooks
         from responses import hooks
 
         from .services import claim_check_for_post
-        from .tasks import enqueue_verification
+        from .tasks import enqueue_anchor, enqueue_verification
 
         hooks.register_claim_check(claim_check_for_post)
         hooks.claim_stored.connect(enqueue_verification, dispatch_uid="chain.verify_stored_claim")
+        # A published challenge's terms are anchored on chain by the worker (challenges/hooks.py).
+        challenge_hooks.anchor_queued.connect(enqueue_anchor, dispatch_uid="chain.anchor_queued")

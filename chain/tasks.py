@@ -23,8 +23,10 @@ from django.core.cache import cache
 from django.utils import timezone
 
 from challenges.models import Payout
+from challenges.services import anchor_touch, anchors_stale
 from config.retries import retry_countdown
 
+from .anchors import AnchorPending, anchor_step_noting
 from .client import ChainUnavailable
 from .payouts import PayoutPending, payout_verify, payouts_stale_verifying
 from .services import (
@@ -171,4 +173,50 @@ def sweep_payouts() -> int:
         # Touched first, so the next sweep does not queue it again while this message waits.
         Payout.objects.filter(pk=payout_id).update(updated_at=timezone.now())
         verify_payout.delay(payout_id)
+    return len(ids)
+
+
+# --- The anchor of a challenge's terms (docs/protocol.md section 6; chain/anchors.py) ---------
+
+
+@shared_task(
+    bind=True,
+    name="chain.anchor_challenge",
+    acks_late=True,
+    reject_on_worker_lost=True,
+    max_retries=None,  # bounded below by CHAIN_VERIFY_MAX_RETRIES; the sweep picks up what is left
+    ignore_result=True,
+)
+def anchor_challenge(self, challenge_id: int) -> str:
+    """Send a published challenge's anchor, then follow it until it is deep enough (confirmed: the
+    challenge opens) or the chain refuses it (failed: the admin shows why and offers a retry)."""
+    try:
+        return anchor_step_noting(challenge_id=challenge_id)
+    except (AnchorPending, ChainUnavailable) as exc:
+        if self.request.retries >= settings.CHAIN_VERIFY_MAX_RETRIES:
+            logger.warning("anchor of challenge %s: giving up this round: %s", challenge_id, exc)
+            return "pending"
+        if isinstance(exc, AnchorPending):
+            countdown = settings.ANCHOR_POLL_SECONDS  # the next block, not a failure
+        else:
+            countdown = retry_countdown(self.request.retries)
+            logger.info("anchor of challenge %s: %s; retry in %.1fs", challenge_id, exc, countdown)
+        raise self.retry(countdown=countdown, exc=exc) from exc
+
+
+def enqueue_anchor(sender, *, challenge_id: int, **kwargs) -> None:
+    """Receiver of challenges.hooks.anchor_queued (connected in chain/apps.py)."""
+    anchor_challenge.delay(challenge_id)
+
+
+@shared_task(name="chain.sweep_anchors", ignore_result=True)
+def sweep_anchors() -> int:
+    """Beat: queue again every anchor left queued or sent without a step for
+    CHAIN_SWEEP_STALE_SECONDS (a lost message, a dead worker, retries given up)."""
+    ids = anchors_stale(older_than_seconds=settings.CHAIN_SWEEP_STALE_SECONDS)
+    for challenge_id in ids:
+        anchor_touch(challenge_id=challenge_id)  # the next sweep leaves it while this message waits
+        anchor_challenge.delay(challenge_id)
+    if ids:
+        logger.info("anchor sweep re-queued %s anchors", len(ids))
     return len(ids)

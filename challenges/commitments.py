@@ -28,3 +28,10 @@ def guess_commitment(*, chain_id: int, challenge_id: int, submitter_address: str
 
 def solution_commitment(*, challenge_id: int, text: str, salt: str) -> str:
     return _sha256_hex(f"geopoem:solution:v1|{challenge_id}|{text}|{salt}")
+
+
+def terms_commitment(*, challenge_id: int, poem_title: str, poem_text: str, instructions_text: str) -> str:
+    """The terms hash anchored on chain (docs/protocol.md section 6): each text exactly as the API
+    serves it (sanitised HTML) hashed first, so the joined text is unambiguous whatever it holds."""
+    parts = "|".join(_sha256_hex(text) for text in (poem_title, poem_text, instructions_text))
+    return _sha256_hex(f"geopoem:terms:v1|{challenge_id}|{parts}")

@@ -163,3 +163,49 @@ class Payout(models.Model):
 
     def __str__(self) -> str:
         return f"{self.get_kind_display()} of challenge #{self.challenge_id}: {self.amount} USDC"
+
+
+class AnchorStatus(models.TextChoices):
+    QUEUED = "queued", "Queued: waiting for the worker to send it"
+    SENT = "sent", "Sent: waiting for the transaction to be deep enough"
+    CONFIRMED = "confirmed", "Confirmed on chain"
+    FAILED = "failed", "Failed: see the error, then retry"
+
+
+class ChallengeAnchor(models.Model):
+    """The anchor of a published challenge's terms in the registry contract (docs/protocol.md
+    section 6). Written when staff publish (challenges/services.py, anchor_queue) and moved by the
+    worker (chain/anchors.py) through the services below it; the challenge is open to claims only
+    once this is `confirmed` (challenges/selectors.py, challenge_is_open). A demonstration challenge
+    has none.
+
+    The values to anchor are fixed here when it is queued, from the published challenge, so a retry
+    sends exactly what the first attempt sent."""
+
+    challenge = models.OneToOneField(Challenge, on_delete=models.PROTECT, related_name="anchor")
+    status = models.CharField(max_length=16, choices=AnchorStatus.choices, default=AnchorStatus.QUEUED)
+    registry_address = models.CharField(max_length=42, help_text="Checksummed registry contract.")
+    solution_sha256 = models.CharField(max_length=64)
+    terms_sha256 = models.CharField(max_length=64)
+    opens_at = models.BigIntegerField(help_text="Unix seconds: the opening time, floored.")
+    proximity_threshold_m = models.PositiveIntegerField(help_text="Metres; 0 when the challenge has none.")
+
+    transaction_hash = models.CharField(max_length=66, blank=True, help_text="Lowercase 0x hash of the anchor.")
+    sender_address = models.CharField(max_length=42, blank=True)
+    nonce = models.BigIntegerField(null=True, blank=True)
+    sent_at = models.DateTimeField(null=True, blank=True)
+    block_number = models.BigIntegerField(null=True, blank=True)
+    block_hash = models.CharField(max_length=66, blank=True)
+    block_timestamp = models.DateTimeField(null=True, blank=True)
+    confirmed_at = models.DateTimeField(null=True, blank=True)
+
+    attempts = models.PositiveIntegerField(default=0, help_text="Transactions sent (re-sends included).")
+    last_error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["status", "updated_at"], name="anchor_status_updated")]
+
+    def __str__(self) -> str:
+        return f"Anchor of challenge #{self.challenge_id}: {self.status}"

@@ -4,10 +4,10 @@
 import math
 from decimal import Decimal
 
-from django.db.models import CharField, F, FloatField, Func, QuerySet, Value
+from django.db.models import CharField, F, FloatField, Func, Q, QuerySet, Value
 from django.db.models.functions import ASin, Cast, Cos, Least, Power, Radians, Sin, Sqrt
 
-from .models import Challenge, ChallengeResolution, ChallengeStatus
+from .models import AnchorStatus, Challenge, ChallengeAnchor, ChallengeResolution, ChallengeStatus
 from .scoring import EARTH_RADIUS_M
 
 
@@ -86,9 +86,30 @@ def challenge_resolution(*, challenge: Challenge) -> ChallengeResolution | None:
     return ChallengeResolution.objects.filter(challenge=challenge).first()
 
 
+# Open: active, and its terms anchored on chain deep enough (docs/protocol.md section 6), or a
+# demonstration challenge (never anchored). The anchor is `confirmed` only once it is
+# CHAIN_CONFIRMATIONS deep and holds the challenge's values (chain/anchors.py).
+OPEN = Q(status=ChallengeStatus.ACTIVE) & (Q(is_demo=True) | Q(anchor__status=AnchorStatus.CONFIRMED))
+
+
+def challenge_is_open(*, challenge_id: int) -> bool:
+    """Whether the challenge accepts claims now."""
+    return Challenge.objects.filter(OPEN, pk=challenge_id).exists()
+
+
 def challenge_get_active() -> Challenge | None:
-    return Challenge.objects.filter(status=ChallengeStatus.ACTIVE).first()
+    """The open challenge shown to players: active and anchored (or a demonstration). An active
+    challenge whose anchor is still on its way is not shown."""
+    return Challenge.objects.filter(OPEN).select_related("anchor").first()
+
+
+def challenge_anchor(*, challenge: Challenge) -> ChallengeAnchor | None:
+    return ChallengeAnchor.objects.filter(challenge=challenge).first()
 
 
 def challenge_list_resolved() -> QuerySet[Challenge]:
-    return Challenge.objects.filter(status=ChallengeStatus.RESOLVED).order_by("-resolved_at", "-id")
+    return (
+        Challenge.objects.filter(status=ChallengeStatus.RESOLVED)
+        .select_related("anchor")
+        .order_by("-resolved_at", "-id")
+    )

@@ -1,10 +1,22 @@
+from django.core.exceptions import ObjectDoesNotExist
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from .models import Challenge
+from .models import AnchorStatus, Challenge
 
 
 def epoch_seconds(value) -> int | None:
     return int(value.timestamp()) if value else None
+
+
+class AnchorSerializer(serializers.Serializer):
+    """The schema of a challenge's `anchor` (docs/protocol.md section 6)."""
+
+    registry = serializers.CharField(help_text="The registry contract, checksummed.")
+    transactionHash = serializers.CharField()
+    blockNumber = serializers.IntegerField()
+    blockTimestamp = serializers.IntegerField(help_text="Unix seconds.")
+    termsSha256 = serializers.CharField()
 
 
 class ChallengeSerializer(serializers.ModelSerializer):
@@ -23,6 +35,7 @@ class ChallengeSerializer(serializers.ModelSerializer):
     closedTimestamp = serializers.SerializerMethodField()
     resolvedTimestamp = serializers.SerializerMethodField()
     isDemo = serializers.BooleanField(source="is_demo")
+    anchor = serializers.SerializerMethodField()
 
     class Meta:
         model = Challenge
@@ -42,6 +55,7 @@ class ChallengeSerializer(serializers.ModelSerializer):
             "resolvedTimestamp",
             "status",
             "isDemo",
+            "anchor",
         ]
 
     def get_solutionReveal(self, obj: Challenge) -> str | None:
@@ -60,3 +74,20 @@ class ChallengeSerializer(serializers.ModelSerializer):
 
     def get_resolvedTimestamp(self, obj: Challenge) -> int | None:
         return epoch_seconds(obj.resolved_at)
+
+    @extend_schema_field(AnchorSerializer(allow_null=True))
+    def get_anchor(self, obj: Challenge) -> dict | None:
+        """The anchor of the terms on chain once it is confirmed (docs/protocol.md section 6), else null."""
+        try:
+            anchor = obj.anchor
+        except ObjectDoesNotExist:
+            return None
+        if anchor.status != AnchorStatus.CONFIRMED:
+            return None
+        return {
+            "registry": anchor.registry_address,
+            "transactionHash": anchor.transaction_hash,
+            "blockNumber": anchor.block_number,
+            "blockTimestamp": epoch_seconds(anchor.block_timestamp),
+            "termsSha256": anchor.terms_sha256,
+        }

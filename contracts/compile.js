@@ -7,7 +7,7 @@ const path = require("path");
 const solc = require("solc");
 
 const here = __dirname;
-const sources = ["TestUSDC.sol", "TestDoubles.sol"];
+const sources = ["TestUSDC.sol", "TestDoubles.sol", "TermsRegistry.sol"];
 const input = {
   language: "Solidity",
   sources: Object.fromEntries(
@@ -21,7 +21,19 @@ const input = {
   },
 };
 
-const output = JSON.parse(solc.compile(JSON.stringify(input)));
+// `import "@openzeppelin/..."` resolves to node_modules (the version package.json pins); nothing else
+// may be imported.
+function findImports(importPath) {
+  if (!importPath.startsWith("@openzeppelin/")) return { error: `not found: ${importPath}` };
+  const file = path.join(here, "..", "node_modules", importPath);
+  try {
+    return { contents: fs.readFileSync(file, "utf8") };
+  } catch {
+    return { error: `not found: ${importPath}` };
+  }
+}
+
+const output = JSON.parse(solc.compile(JSON.stringify(input), { import: findImports }));
 const errors = (output.errors || []).filter((e) => e.severity === "error");
 for (const e of output.errors || []) console.error(e.formattedMessage);
 if (errors.length) process.exit(1);

@@ -66,11 +66,23 @@ def broker():
         redis.stop()
 
 
-def anvil_chain_settings(*, rpc_url: str, usdc: str, treasury: str, rpc_timeout_seconds: str) -> dict[str, str]:
+def anvil_chain_settings(
+    *,
+    rpc_url: str,
+    usdc: str,
+    treasury: str,
+    rpc_timeout_seconds: str,
+    registry: str = "",
+    operator_key: str = "",
+) -> dict[str, str]:
     """The chain settings of worker processes on the tests' anvil (chain id 31337, the test USDC,
     2 confirmations): the sweeper on beat every second for claims no check touched for 2 s; the
-    indexer and the reorg re-check out of the way, so only the sweeper can re-queue a claim."""
+    indexer and the reorg re-check out of the way, so only the sweeper can re-queue a claim. With a
+    registry and its operator key, the worker anchors published challenges there (chain/anchors.py)."""
     return {
+        "ANCHOR_REGISTRY_ADDRESS": registry,
+        "ANCHOR_OPERATOR_KEY": operator_key,
+        "ANCHOR_POLL_SECONDS": "0.5",
         "CHAIN_RPC_URLS": rpc_url,
         "CHAIN_ID": str(processes.ANVIL_CHAIN_ID),
         "USDC_ADDRESS": usdc,

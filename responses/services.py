@@ -17,7 +17,8 @@ from django.utils import timezone
 
 from challenges.commitments import guess_commitment, new_salt
 from challenges.coordinates import parse_coordinates
-from challenges.models import Challenge, ChallengeStatus
+from challenges.models import Challenge
+from challenges.selectors import challenge_is_open
 from challenges.services import challenge_stake_moved
 
 from . import hooks
@@ -116,7 +117,8 @@ def response_create(
         return _replay_or_refuse(existing, *claim)
     if Response.objects.filter(transaction_hash=transaction_hash, status=ResponseStatus.CONFIRMED).exists():
         raise TransactionAlreadyUsed
-    if challenge.status != ChallengeStatus.ACTIVE:
+    if not challenge_is_open(challenge_id=challenge.pk):
+        # Active and its terms anchored on chain deep enough (docs/protocol.md section 6).
         raise ChallengeNotOpen
     code = hooks.claim_check(
         transaction_hash=transaction_hash,

@@ -100,3 +100,40 @@ def test_distances(vectors):
 
 def test_antipodes_do_not_fail_on_rounding():
     assert math.isclose(haversine_m(0, 0, 0, 180), math.pi * 6_371_000)
+
+
+def test_terms_commitments(vectors):
+    """docs/protocol.md section 6: the terms hash the server anchors."""
+    cases = vectors["anchor"]["terms"]
+    assert len(cases) >= 3
+    for case in cases:
+        assert (
+            challenges.commitments.terms_commitment(
+                challenge_id=case["challengeId"],
+                poem_title=case["poemTitle"],
+                poem_text=case["poemText"],
+                instructions_text=case["instructionsText"],
+            )
+            == case["termsSha256"]
+        ), case
+
+
+def test_terms_anchored_topic_is_the_event_of_the_registry_artifact(vectors):
+    """The topic in the vectors is keccak of the signature, and the compiled registry's ABI has
+    exactly that event (contracts/build/TermsRegistry.json), so the verifiers read what it emits."""
+    from eth_utils import event_abi_to_log_topic, keccak
+
+    from chain.anchors import TERMS_ANCHORED_TOPIC
+    from chain.contracts import load_artifact
+
+    anchor = vectors["anchor"]
+    assert "0x" + keccak(text=anchor["eventSignature"]).hex() == anchor["topic"] == TERMS_ANCHORED_TOPIC
+    (event,) = [e for e in load_artifact("TermsRegistry")["abi"] if e.get("name") == "TermsAnchored"]
+    assert "0x" + event_abi_to_log_topic(event).hex() == anchor["topic"]
+    assert [(i["name"], i["type"], i["indexed"]) for i in event["inputs"]] == [
+        ("challengeId", "uint256", True),
+        ("solutionCommitment", "bytes32", False),
+        ("termsHash", "bytes32", False),
+        ("opensAt", "uint64", False),
+        ("proximityThresholdM", "uint32", False),
+    ]

@@ -1,18 +1,28 @@
-"""A real EVM for the chain tests: one anvil node per session with the project's TestUSDC and
-the test doubles deployed; each test runs on a snapshot of it."""
+"""A real EVM for the chain tests: one anvil node per session with the project's TestUSDC, the test
+doubles and the terms registry (contracts/TermsRegistry.sol, owned by a dedicated operator key that
+holds only ETH) deployed; each test runs on a snapshot of it.
+
+A challenge made with `make_challenge` here is anchored for real: published, its anchor sent by the
+worker's own step (chain/anchors.py, anchor_advance) with the operator key, mined, and confirmed
+CHAIN_CONFIRMATIONS deep (`anchor_on_chain`). `make_challenge(anchored=False)` leaves it queued."""
 
 from __future__ import annotations
 
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from decimal import Decimal
 
 import pytest
+from eth_account import Account
 from web3 import HTTPProvider, Web3
 
 from chain.calldata import encode_stake_transfer
 from chain.contracts import contract_at, deploy, mint
 from devtools.processes import ANVIL_CHAIN_ID, anvil
+
+# The registry's owner in the tests: a fixed key no anvil account uses, given ETH only (never USDC).
+OPERATOR_KEY = "0x" + "5e" * 32
 
 
 @dataclass
@@ -27,6 +37,9 @@ class Chain:
     other_token: str
     fake_token: str
     forwarder: str
+    registry: str
+    operator: str
+    operator_key: str
 
     def snapshot(self) -> str:
         return self.w3.provider.make_request("evm_snapshot", [])["result"]
@@ -87,7 +100,23 @@ def chain_node():
         for holder in (player, other, forwarder):
             mint(w3, usdc, holder, 1_000_000 * 10**6, sender=deployer)
             mint(w3, other_token, holder, 1_000_000 * 10**6, sender=deployer)
-        yield Chain(url, w3, deployer, treasury, player, other, usdc, other_token, fake_token, forwarder)
+        operator = Account.from_key(OPERATOR_KEY).address
+        registry = deploy_registry(w3, deployer=deployer)
+        yield Chain(
+            url,
+            w3,
+            deployer,
+            treasury,
+            player,
+            other,
+            usdc,
+            other_token,
+            fake_token,
+            forwarder,
+            registry,
+            operator,
+            OPERATOR_KEY,
+        )
 
 
 @pytest.fixture
@@ -101,10 +130,93 @@ def chain(chain_node, settings):
     settings.TREASURY_ADDRESS = chain_node.treasury
     settings.CHAIN_CONFIRMATIONS = "2"
     settings.CHAIN_RPC_TIMEOUT_SECONDS = 5.0
+    settings.ANCHOR_REGISTRY_ADDRESS = chain_node.registry
+    settings.ANCHOR_OPERATOR_KEY = chain_node.operator_key
     try:
         yield chain_node
     finally:
         chain_node.w3.provider.make_request("evm_revert", [snapshot])
+
+
+def anchor_on_chain(chain: Chain, challenge, *, confirm: bool = True):
+    """Run the worker's anchor step (chain/anchors.py, anchor_advance) for a published challenge, as
+    the worker would: the operator key sends anchor(...) to the registry (anvil mines it at once);
+    with `confirm`, blocks are mined until it is CHAIN_CONFIRMATIONS deep and the step confirms it.
+    Returns the anchor row."""
+    from django.conf import settings
+
+    from chain.anchors import AnchorPending, anchor_advance
+    from challenges.models import ChallengeAnchor
+
+    with pytest.raises(AnchorPending):
+        anchor_advance(challenge_id=challenge.pk)
+    if confirm:
+        for _ in range(64):  # as deep as the test's CHAIN_CONFIRMATIONS asks (anvil finalizes far behind)
+            chain.mine(1 if str(settings.CHAIN_CONFIRMATIONS).isdigit() else 16)
+            try:
+                assert anchor_advance(challenge_id=challenge.pk) == "confirmed"
+                break
+            except AnchorPending:
+                continue
+        else:
+            raise AssertionError("the anchor never got deep enough")
+    return ChallengeAnchor.objects.get(challenge_id=challenge.pk)
+
+
+@contextmanager
+def anchor_task_not_queued():
+    """Publish without queueing the anchor task: the test runs the worker's step itself
+    (anchor_on_chain), so a worker process the test started does not race it."""
+    from challenges import hooks
+
+    assert hooks.anchor_queued.disconnect(dispatch_uid="chain.anchor_queued")
+    try:
+        yield
+    finally:
+        from chain.tasks import enqueue_anchor
+
+        hooks.anchor_queued.connect(enqueue_anchor, dispatch_uid="chain.anchor_queued")
+
+
+@pytest.fixture
+def make_challenge(make_challenge, request):
+    """conftest.py's make_challenge, anchored on the session anvil for real (the `chain` fixture)
+    by the test itself. anchored=False: only queued, and its task queued for a worker the test
+    started (configured with the registry: `worker_anchor_settings`)."""
+
+    def make(*, anchored=True, **kwargs):
+        if not anchored:
+            return make_challenge(anchored=False, **kwargs)
+        chain = request.getfixturevalue("chain")
+        with anchor_task_not_queued():
+            challenge = make_challenge(anchored=False, **kwargs)
+        if challenge.is_published and not challenge.is_demo:
+            anchor_on_chain(chain, challenge)
+            challenge.refresh_from_db()
+        return challenge
+
+    return make
+
+
+def deploy_registry(w3: Web3, *, deployer: str, operator_key: str = OPERATOR_KEY) -> str:
+    """A TermsRegistry owned by the operator key's address, which gets 10 ETH (and never USDC)."""
+    operator = Account.from_key(operator_key).address
+    w3.provider.make_request("anvil_setBalance", [operator, hex(10 * 10**18)])
+    return deploy(w3, "TermsRegistry", operator, sender=deployer)
+
+
+def wait_anchor_confirmed(challenge, *, within: float = 30.0, logs=lambda: "") -> None:
+    """Until a worker confirmed the challenge's anchor (the challenge is then open)."""
+    from challenges.models import AnchorStatus, ChallengeAnchor
+
+    deadline = time.monotonic() + within
+    while True:
+        anchor = ChallengeAnchor.objects.get(challenge_id=challenge.pk)
+        if anchor.status == AnchorStatus.CONFIRMED:
+            return
+        assert anchor.status != AnchorStatus.FAILED, anchor.last_error
+        assert time.monotonic() < deadline, f"anchor still {anchor.status} ({anchor.last_error}):\n{logs()}"
+        time.sleep(0.05)
 
 
 @dataclass

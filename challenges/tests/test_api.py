@@ -12,7 +12,7 @@ GIZA = "29.979175, 31.134258"
 CHALLENGE_FIELDS = {
     "id", "poemTitle", "poemText", "instructionsText", "proximityThreshold", "solutionSha256", "solutionReveal",
     "solutionSalt", "stakedSum", "responseCount", "startTimestamp", "closedTimestamp", "resolvedTimestamp", "status",
-    "isDemo",
+    "isDemo", "anchor",
 }  # fmt: skip
 
 
@@ -35,6 +35,14 @@ def test_active_challenge_shape(api, make_challenge, make_response):
     assert data["stakedSum"] == "2.500000" and data["responseCount"] == 1
     assert isinstance(data["startTimestamp"], int)
     assert data["startTimestamp"] == int(challenge.start_timestamp.timestamp())
+    anchor = challenge.anchor
+    assert data["anchor"] == {
+        "registry": anchor.registry_address,
+        "transactionHash": anchor.transaction_hash,
+        "blockNumber": anchor.block_number,
+        "blockTimestamp": int(anchor.block_timestamp.timestamp()),
+        "termsSha256": anchor.terms_sha256,
+    }
 
 
 def test_draft_and_closed_challenges_are_not_active(api, make_challenge):

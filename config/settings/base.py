@@ -276,6 +276,16 @@ CHAIN_REORG_DEPTH_BLOCKS = env.int("CHAIN_REORG_DEPTH_BLOCKS", default=64)
 CHAIN_HEAD_INTERVAL_SECONDS = env.float("CHAIN_HEAD_INTERVAL_SECONDS", default=0.5)
 CHAIN_HEAD_MAX_CLAIMS = env.int("CHAIN_HEAD_MAX_CLAIMS", default=1000)
 CHAIN_RPC_BATCH_SIZE = env.int("CHAIN_RPC_BATCH_SIZE", default=100)
+# The terms on chain (docs/protocol.md section 6): the registry contract every published challenge's
+# terms are anchored in before it accepts claims, and the operator key that owns it and pays the gas
+# (it holds only gas money, never USDC; it is not the treasury). Both empty: no challenge can open,
+# except a demonstration one. The worker re-sends an anchor whose transaction no node knows after
+# ANCHOR_RESEND_SECONDS, and while one waits for its depth it looks again every ANCHOR_POLL_SECONDS
+# (the beat's sweep, every CHAIN_SWEEP_INTERVAL_SECONDS, picks up an anchor whose task was lost).
+ANCHOR_REGISTRY_ADDRESS = env("ANCHOR_REGISTRY_ADDRESS", default="")
+ANCHOR_OPERATOR_KEY = env("ANCHOR_OPERATOR_KEY", default="")
+ANCHOR_RESEND_SECONDS = env.float("ANCHOR_RESEND_SECONDS", default=180.0)
+ANCHOR_POLL_SECONDS = env.float("ANCHOR_POLL_SECONDS", default=1.0)
 
 # Resolution runs in the worker in chunks of this many responses (one UPDATE each, and one step of
 # the admin's progress); a resolution with no progress for CHALLENGE_RESOLVE_STALE_SECONDS is queued
@@ -369,6 +379,8 @@ CELERY_BEAT_SCHEDULE = {
     },
     "chain-index-payments": {"task": "chain.index_payments", "schedule": CHAIN_INDEX_INTERVAL_SECONDS},
     "chain-recheck-confirmed": {"task": "chain.recheck_confirmed", "schedule": CHAIN_INDEX_INTERVAL_SECONDS},
+    # Anchors left queued or sent by a lost message or a dead worker are queued again (chain/tasks.py).
+    "chain-sweep-anchors": {"task": "chain.sweep_anchors", "schedule": CHAIN_SWEEP_INTERVAL_SECONDS},
     # Payout transactions left verifying by a lost message are queued again (chain/tasks.py).
     "challenges-sweep-payouts": {"task": "challenges.sweep_payouts", "schedule": CHAIN_SWEEP_INTERVAL_SECONDS},
     # Resolutions whose worker died are resumed (responses/tasks.py).
