@@ -27,12 +27,16 @@ pytestmark = pytest.mark.django_db(transaction=True)
 SCRIPT = Path(settings.BASE_DIR) / "verify_challenge.py"
 
 
-def run_verifier(site: str, challenge_id: int, rpc: str | None = None) -> subprocess.CompletedProcess:
+def run_verifier(
+    site: str, challenge_id: int, rpc: str | None = None, registry: str | None = None
+) -> subprocess.CompletedProcess:
     """Small RPC batches and API pages, so that a handful of responses crosses both kinds of boundary."""
     cmd = [sys.executable, "-S", str(SCRIPT), "--site", site, "--challenge", str(challenge_id)]
     cmd += ["--batch", "3", "--page-size", "2"]
     if rpc:
         cmd += ["--rpc", rpc]
+    if registry:
+        cmd += ["--registry", registry]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)  # noqa: S603
 
 
@@ -90,7 +94,7 @@ def resolved(chain, draft):
 
 def test_an_honest_resolution_is_reproduced_in_full(chain, resolved, live_server):
     challenge, claims = resolved
-    result = run_verifier(live_server.url, challenge.pk, chain.url)
+    result = run_verifier(live_server.url, challenge.pk, chain.url, chain.registry)
     print(result.stdout)  # the table, for a reader of `pytest -s`
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.rstrip().endswith("5 of 5 outcomes reproduced")
@@ -99,8 +103,8 @@ def test_an_honest_resolution_is_reproduced_in_full(chain, resolved, live_server
         assert str(claim.pk) in result.stdout
     # Pages of 2: all 5 rows were reached through the Link header (a missing one is a count difference).
     # The progress goes to stderr (at most a line a second into a pipe), the table to stdout.
-    assert "responses from the site" in result.stderr
-    assert "responses from the site" not in result.stdout
+    assert "confirmed claims from the site" in result.stderr
+    assert "confirmed claims from the site" not in result.stdout
 
 
 @pytest.mark.parametrize(
@@ -118,11 +122,12 @@ def test_a_response_changed_after_resolution_fails_and_is_named(chain, resolved,
     target = claims[1]
     Response.objects.filter(pk=target.pk).update(**change)
 
-    result = run_verifier(live_server.url, challenge.pk, chain.url)
+    result = run_verifier(live_server.url, challenge.pk, chain.url, chain.registry)
     print(result.stdout)
     assert result.returncode == 1, result.stdout + result.stderr
     assert f"DIFFERENCE response {target.pk} ({target.transaction_hash})" in result.stdout
-    assert result.stdout.rstrip().endswith("4 of 5 outcomes reproduced")
+    assert result.stdout.rstrip().endswith("(4 of 5 outcomes reproduced)")
+    assert result.stdout.rstrip().splitlines()[-1].startswith("DIFFERENCES FOUND: 1 of 5 outcomes differ")
     for other in claims[:1] + claims[2:]:
         assert f"DIFFERENCE response {other.pk} " not in result.stdout
 
@@ -132,7 +137,7 @@ def test_a_wrong_winner_is_named(chain, resolved, live_server):
     response earliest, and the verifier says which one the rules give."""
     challenge, claims = resolved
     Response.objects.filter(pk=claims[0].pk).update(is_correct=False)
-    result = run_verifier(live_server.url, challenge.pk, chain.url)
+    result = run_verifier(live_server.url, challenge.pk, chain.url, chain.registry)
     assert result.returncode == 1
     assert f"the earliest winner is response {claims[0].pk} ({claims[0].transaction_hash}) by the rules" in (
         result.stdout
