@@ -1314,7 +1314,8 @@ def _describe(outcome: Outcome | None) -> str:
 # --- Output ------------------------------------------------------------------------------------
 
 
-def print_report(report: Report, out=sys.stdout) -> None:
+def print_report(report: Report, out=None) -> None:
+    out = out or sys.stdout
     print(
         f"{'response':>9}  {'player':<12}  {'guess':<24}  {'stake':>14}  "
         f"{'block:tx:log':<18}  {'distance m':>13}  outcome",
