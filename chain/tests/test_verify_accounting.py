@@ -524,3 +524,172 @@ def test_a_record_whose_anchor_is_not_the_one_on_chain(chain, played, live_serve
     result = run_verifier(live_server.url, "--record", path, rpc=chain.url, registry=chain.registry)
     assert_differs(result, "the anchor you saw when paying is not the challenge's anchor on chain")
     assert "the payment had to count, and it is counted as response" in result.stdout
+
+
+# --- Payments before the terms were on chain ------------------------------------------------------
+
+
+def count_anyway(claim: Response, tx_hash: str, chain) -> Response:
+    """The operator counts a payment the rules refuse: the row set confirmed with its chain position."""
+    receipt = chain.w3.eth.get_transaction_receipt(tx_hash)
+    block = chain.w3.eth.get_block(receipt["blockNumber"])
+    claim.refresh_from_db()
+    if claim.status != ResponseStatus.CONFIRMED:
+        Response.objects.filter(pk=claim.pk).update(
+            status=ResponseStatus.CONFIRMED,
+            rejection_code="",
+            rejection_reason="",
+            block_number=receipt["blockNumber"],
+            block_hash="0x" + bytes(receipt["blockHash"]).hex(),
+            transaction_index=receipt["transactionIndex"],
+            log_index=receipt["logs"][0]["logIndex"],
+            submission_timestamp=datetime.fromtimestamp(block["timestamp"], tz=UTC),
+        )
+        challenge_stake_moved(challenge_id=claim.challenge_id, stake=claim.submission_stake, count=1)
+    claim.refresh_from_db()
+    return claim
+
+
+def test_a_payment_mined_before_the_anchor_is_early_and_counting_it_differs(chain, draft, make_challenge, live_server):
+    from .conftest import anchor_on_chain
+
+    challenge = make_challenge(solution=GIZA, threshold=100, anchored=False)  # published, its anchor queued
+    d = draft(challenge=challenge, stake="2")
+    tx_hash = pay(chain, d)  # in a block before the anchor's
+    anchor_on_chain(chain, challenge)
+    claim = post_claim(d, tx_hash)
+    chain.mine(2)
+    outcome = payment_verify(response_id=claim.pk)
+    assert (outcome.status, outcome.code) == ("rejected", "early")
+    resolve(chain, challenge)
+    assert verify(live_server, chain, challenge).returncode == 0  # early, re-checked
+
+    count_anyway(claim, tx_hash, chain)
+    result = verify(live_server, chain, challenge)
+    anchored = ChallengeAnchor.objects.get(challenge=challenge).block_number
+    assert_differs(result, f"not after the anchor's block {anchored}")
+
+
+def test_a_payment_before_the_anchored_opening_time_counted_anyway(chain, draft, make_challenge, live_server):
+    """Anchored to open a minute later, paid at once, in a block after the anchor's: counting it differs."""
+    from .conftest import anchor_on_chain
+
+    challenge = make_challenge(solution=GIZA, threshold=100, anchored=False)
+    later = timezone.now().replace(microsecond=0) + timedelta(minutes=1)
+    Challenge.objects.filter(pk=challenge.pk).update(start_timestamp=later)
+    ChallengeAnchor.objects.filter(challenge=challenge).update(opens_at=int(later.timestamp()))
+    anchor_on_chain(chain, Challenge.objects.get(pk=challenge.pk))
+    d = draft(challenge=challenge, stake="2")
+    tx_hash = pay(chain, d)
+    claim = post_claim(d, tx_hash)
+    chain.mine(2)
+    assert payment_verify(response_id=claim.pk).status == "rejected"
+    count_anyway(claim, tx_hash, chain)
+    Challenge.objects.filter(pk=challenge.pk).update(start_timestamp=timezone.now() - timedelta(minutes=5))
+    resolve(chain, challenge)
+    result = verify(live_server, chain, challenge)
+    assert_differs(result, f"before the anchored opening time {int(later.timestamp())}")
+
+
+# --- More of what the operator could change -----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("what", "expected"),
+    [
+        ("sender", "sent from "),
+        ("timestamp", "the site shows "),
+        ("recipient", "not the treasury"),
+        ("challenge", "the calldata names challenge 999999"),
+        ("anchor_tx", "not the USDC contract"),
+        ("confirmations", "confirmations, fewer than 100000"),
+    ],
+)
+def test_a_counted_response_that_its_payment_does_not_back(chain, draft, played, live_server, what, expected):
+    target = played.wrong
+    args: list[str] = []
+    if what == "sender":
+        Response.objects.filter(pk=target.pk).update(submitter_address=chain.deployer)
+        expected = f"sent from {target.submitter_address.lower()}, the site shows {chain.deployer}"
+    elif what == "timestamp":
+        Response.objects.filter(pk=target.pk).update(
+            submission_timestamp=target.submission_timestamp - timedelta(seconds=1)
+        )
+        expected = f"the site shows {int(target.submission_timestamp.timestamp()) - 1}"
+    elif what in ("recipient", "challenge"):
+        d = played.drafts["wrong"]
+        overrides = {"treasury": chain.other} if what == "recipient" else {"challenge_id": 999_999}
+        other_tx = pay(chain, d, **overrides)
+        chain.mine(2)
+        Response.objects.filter(pk=target.pk).update(transaction_hash=other_tx)
+    elif what == "anchor_tx":
+        Response.objects.filter(pk=target.pk).update(transaction_hash=played.challenge.anchor.transaction_hash)
+    else:
+        args = ["--confirmations", "100000"]
+    resolve(chain, played.challenge)
+    result = verify(live_server, chain, played.challenge, *args)
+    assert_differs(result, f"DIFFERENCE response {target.pk} (")
+    assert expected in "\n".join(result.differences()), result.stdout
+
+
+def test_a_rejected_claims_published_salt_changed(chain, draft, played, live_server):
+    short = draft(challenge=played.challenge, stake="4")
+    claim = post_claim(short, pay(chain, short, amount_units=3_000_000))
+    chain.mine(2)
+    assert payment_verify(response_id=claim.pk).code == "amount_mismatch"
+    resolve(chain, played.challenge)
+    Response.objects.filter(pk=claim.pk).update(submission_salt="ab" * 32)
+    result = verify(live_server, chain, played.challenge)
+    assert_differs(result, f"rejected claim {claim.pk} ({claim.transaction_hash}): its commitment is not that of")
+
+
+def test_an_unclaimed_payment_listed_with_another_amount(chain, draft, played, live_server):
+    lost = draft(challenge=played.challenge, stake="1.5", address=chain.other)
+    lost_tx = pay(chain, lost)
+    chain.mine(2)
+    while (indexed := payments_index()) and indexed.to_block < chain.w3.eth.block_number:
+        pass
+    resolve(chain, played.challenge)
+    assert verify(live_server, chain, played.challenge).returncode == 0
+    Payment.objects.filter(transaction_hash=lost_tx).update(amount_units=Decimal(1_000_000))
+    result = verify(live_server, chain, played.challenge)
+    assert_differs(result, f"unclaimed payment {lost_tx} log ")
+    assert "of 1.500000 USDC, the site lists" in result.stdout
+
+
+def test_a_missing_and_an_extra_payout(chain, played, live_server):
+    resolve(chain, played.challenge)
+    Payout.objects.filter(challenge=played.challenge, kind=PayoutKind.OPERATIONS).delete()
+    result = verify(live_server, chain, played.challenge)
+    assert_differs(result, "the operations payout of 3.000000 USDC to ")
+    assert "is missing" in result.stdout
+
+
+def test_the_site_hides_the_anchor_of_an_anchored_challenge(chain, played, live_server):
+    resolve(chain, played.challenge)
+    ChallengeAnchor.objects.filter(challenge=played.challenge).update(status="failed")
+    result = verify(live_server, chain, played.challenge)
+    assert_differs(result, "the site shows no anchor for an anchored challenge")
+
+
+def test_the_site_shows_an_anchor_no_chain_holds(chain, make_challenge, live_server):
+    from conftest import record_confirmed_anchor
+
+    challenge = make_challenge(anchored=False)
+    record_confirmed_anchor(challenge)
+    resolve(chain, challenge)
+    result = verify(live_server, chain, challenge)
+    assert_differs(result, "the site shows an anchor in transaction 0x")
+
+
+def test_a_record_with_another_guess_did_not_have_to_count(chain, played, live_server, tmp_path):
+    resolve(chain, played.challenge)
+    path = record_of(chain, played, "also_right", tmp_path, salt="cd" * 32)
+    result = run_verifier(live_server.url, "--record", path, rpc=chain.url)
+    assert result.returncode == 0, result.stdout
+    assert "Your record: the payment did not have to count: the first rule it fails is commitment_mismatch" in (
+        result.stdout
+    )
+    assert "Your record: the site shows no claim of yours on this transaction" in result.stdout
+    path = record_of(chain, played, "also_right", tmp_path, chainId=1)
+    assert_differs(run_verifier(live_server.url, "--record", path, rpc=chain.url), "your record is for chain 1")
