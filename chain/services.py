@@ -20,7 +20,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from challenges.models import Challenge
+from challenges.models import AnchorStatus, Challenge, ChallengeAnchor
 from challenges.money import token_units
 from responses.models import Response, ResponseStatus
 from responses.reasons import NOT_THE_PAYERS_CLAIM, Reason
@@ -74,6 +74,21 @@ def _in_open_window(challenge: Challenge, block_time: datetime) -> bool:
     # opening second counts as open (it cannot carry a commitment made before the id was public).
     opened = challenge.start_timestamp.replace(microsecond=0)
     return opened <= block_time and (challenge.closed_at is None or block_time <= challenge.closed_at)
+
+
+def _after_anchor(challenge: Challenge, block_number: int, block_time: datetime) -> bool:
+    """A stake counts only in a block after the anchor's block and at or after the anchored opensAt
+    (docs/protocol.md section 6). A demonstration challenge has no anchor and this does not apply;
+    any other challenge without a confirmed anchor was never open, so no stake of it counts."""
+    if challenge.is_demo:
+        return True
+    try:
+        anchor = challenge.anchor  # joined by the callers' select_related
+    except ChallengeAnchor.DoesNotExist:
+        return False
+    if anchor.status != AnchorStatus.CONFIRMED:
+        return False
+    return block_number > anchor.block_number and int(block_time.timestamp()) >= anchor.opens_at
 
 
 # --- Status changes (conditional, idempotent) ------------------------------------------------
@@ -225,7 +240,7 @@ def _client_for(urls: tuple[str, ...], timeout: float) -> ChainClient:
 def payment_verify(*, response_id: int, client: ChainClient | None = None) -> Outcome:
     """Decide one claim. Returns the outcome; raises VerificationPending when the chain cannot say
     yet, and client.ChainUnavailable when no RPC node answers (both mean: try again later)."""
-    response = Response.objects.select_related("challenge").get(pk=response_id)
+    response = Response.objects.select_related("challenge", "challenge__anchor").get(pk=response_id)
     if response.status != ResponseStatus.PENDING:
         return Outcome(status=response.status, code=response.rejection_code)
     return payment_decide(response=response, chain=client or get_client())
@@ -303,7 +318,10 @@ def payment_decide(*, response: Response, chain: ChainClient | ChainReads, touch
     if not transfer.transaction_hash:
         transfer = Transfer(**{**transfer.__dict__, "transaction_hash": tx_hash})
 
-    # 7. Mined while the challenge was open.
+    # 7. Mined after the terms were anchored (docs/protocol.md section 6), and while the challenge
+    # was open.
+    if not _after_anchor(response.challenge, block_number, _block_time(block)):
+        return _reject(response, Reason.EARLY)
     if not _in_open_window(response.challenge, _block_time(block)):
         return _reject(response, Reason.LATE)
 
@@ -398,7 +416,7 @@ def pending_claims_on_head(*, client: ChainClient | None = None, last_head: int 
     if head == last_head:
         return None
     claims = list(
-        Response.objects.select_related("challenge")
+        Response.objects.select_related("challenge", "challenge__anchor")
         .filter(status=ResponseStatus.PENDING)
         .order_by("updated_at")[: settings.CHAIN_HEAD_MAX_CLAIMS]
     )

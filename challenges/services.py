@@ -284,6 +284,12 @@ def anchor_is_stuck(*, anchor: ChallengeAnchor) -> bool:
     return anchor.status in (AnchorStatus.QUEUED, AnchorStatus.SENT) and anchor.updated_at < cutoff
 
 
+def anchor_retryable(*, challenge: Challenge) -> bool:
+    """Whether staff may retry the challenge's anchor now: it failed, or it is stuck."""
+    anchor = ChallengeAnchor.objects.filter(challenge=challenge).first()
+    return anchor is not None and (anchor.status == AnchorStatus.FAILED or anchor_is_stuck(anchor=anchor))
+
+
 def anchor_retry(*, challenge: Challenge) -> ChallengeAnchor:
     """Staff's "Retry anchor": a failed or stuck anchor goes back to queued, for the registry now
     configured, and its task is queued. The values are those of the published challenge, as before;

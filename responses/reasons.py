@@ -12,6 +12,7 @@ class Reason:
     CHALLENGE_MISMATCH = "challenge_mismatch"
     NO_TRANSFER_LOG = "no_transfer_log"
     UNSUPPORTED_TRANSACTION = "unsupported_transaction"
+    EARLY = "early"
     LATE = "late"
     NOT_FOUND = "not_found"
     REORGED = "reorged"
@@ -31,6 +32,7 @@ REASON_SENTENCES: dict[str, str] = {
         "The payment must be a direct USDC transfer from your wallet; transfers through a smart-contract "
         "wallet or another contract are not supported."
     ),
+    Reason.EARLY: "The payment was made before the challenge's terms were committed on chain.",
     Reason.LATE: "The payment was confirmed on chain after the challenge had closed.",
     Reason.NOT_FOUND: "The payment transaction could not be found on chain.",
     Reason.REORGED: "The payment's block was dropped from the chain and the transaction did not return.",

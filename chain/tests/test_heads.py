@@ -27,7 +27,7 @@ from devtools.processes import anvil
 from responses.models import Response, ResponseStatus
 
 from . import test_worker
-from .conftest import UNREACHABLE_RPC, keep_clock, post_claim
+from .conftest import OPERATOR_KEY, UNREACHABLE_RPC, deploy_registry, keep_clock, post_claim, wait_anchor_confirmed
 from .test_worker import _body, draft_claim, post
 
 # Fixtures of test_worker, used here as they are: the module's own redis-server and the test's
@@ -121,7 +121,8 @@ def slow_chain():
         deployer, treasury, player = w3.eth.accounts[:3]
         usdc = deploy(w3, "TestUSDC", sender=deployer)
         mint(w3, usdc, player, 1_000_000 * 10**6, sender=deployer)
-        yield url, w3, treasury, player, usdc
+        registry = deploy_registry(w3, deployer=deployer)
+        yield url, w3, treasury, player, usdc, registry
 
 
 @pytest.mark.integration
@@ -130,14 +131,16 @@ def slow_chain():
 def test_a_claim_is_confirmed_within_a_second_or_so_of_the_block_that_makes_it_deep_enough(
     slow_chain, processes, make_challenge, settings, api
 ):
-    url, w3, treasury, player, usdc = slow_chain
+    url, w3, treasury, player, usdc, registry = slow_chain
     settings.CHAIN_ID = 31337
-    processes.configure(rpc_url=url, usdc=usdc, treasury=treasury)
+    settings.ANCHOR_REGISTRY_ADDRESS = registry
+    processes.configure(rpc_url=url, usdc=usdc, treasury=treasury, registry=registry, operator_key=OPERATOR_KEY)
     # The sweeper out of the way: only the head watcher may bring a claim back after the POST's check.
     processes.env["CHAIN_SWEEP_STALE_SECONDS"] = "3600"
     processes.beat()
     processes.worker("heads")
-    challenge = make_challenge()
+    challenge = make_challenge(anchored=False)  # the worker anchors it on this chain
+    wait_anchor_confirmed(challenge, within=60, logs=processes.logs)
     lags = []
     for n in range(4):
         tx, body = draft_claim(w3, challenge=challenge, player=player, treasury=treasury, usdc=usdc, stake=f"{n + 1}")

@@ -41,7 +41,7 @@ from devtools.processes import anvil
 from devtools.workers import CeleryProcesses, anvil_chain_settings
 from responses.models import Response, ResponseStatus
 
-from .conftest import ANVIL_CHAIN_ID, keep_clock
+from .conftest import ANVIL_CHAIN_ID, OPERATOR_KEY, deploy_registry, keep_clock, wait_anchor_confirmed
 
 pytestmark = [
     pytest.mark.integration,
@@ -60,9 +60,18 @@ broker = workers.broker  # this module's own redis-server, which a test stops an
 class Processes(CeleryProcesses):
     """celery worker / beat processes of one test, on the chain given by `configure`."""
 
-    def configure(self, *, rpc_url: str = "", usdc: str = "", treasury: str = "") -> None:
+    def configure(
+        self, *, rpc_url: str = "", usdc: str = "", treasury: str = "", registry: str = "", operator_key: str = ""
+    ) -> None:
         super().configure(
-            **anvil_chain_settings(rpc_url=rpc_url, usdc=usdc, treasury=treasury, rpc_timeout_seconds="5")
+            **anvil_chain_settings(
+                rpc_url=rpc_url,
+                usdc=usdc,
+                treasury=treasury,
+                rpc_timeout_seconds="5",
+                registry=registry,
+                operator_key=operator_key,
+            )
         )
 
     def holds_retry(self, proc: subprocess.Popen) -> bool:
@@ -141,13 +150,15 @@ def assert_counted_once(challenge: Challenge, stakes: list[Decimal]) -> None:
 
 @pytest.fixture(scope="module")
 def timed_chain():
-    """anvil mining a block every second (not on each transaction), with its own TestUSDC."""
+    """anvil mining a block every second (not on each transaction), with its own TestUSDC and terms
+    registry (owned by the tests' operator key: the worker anchors there)."""
     with anvil("--block-time", "1") as (url, _proc):
         w3 = Web3(HTTPProvider(url, request_kwargs={"timeout": 10}))
         deployer, treasury, player = w3.eth.accounts[:3]
         usdc = deploy(w3, "TestUSDC", sender=deployer)
         mint(w3, usdc, player, 1_000_000 * 10**6, sender=deployer)
-        yield url, w3, treasury, player, usdc
+        registry = deploy_registry(w3, deployer=deployer)
+        yield url, w3, treasury, player, usdc, registry
 
 
 def test_ten_claims_go_from_post_to_confirmed_through_the_worker_on_one_second_blocks(
@@ -155,14 +166,17 @@ def test_ten_claims_go_from_post_to_confirmed_through_the_worker_on_one_second_b
 ):
     """Ten players' claims, one starting each second (about one per block), each on its own thread
     with its own API client and database connection, as ten browsers would."""
-    url, w3, treasury, player, usdc = timed_chain
+    url, w3, treasury, player, usdc, registry = timed_chain
     settings.CHAIN_ID = ANVIL_CHAIN_ID
-    processes.configure(rpc_url=url, usdc=usdc, treasury=treasury)
+    settings.ANCHOR_REGISTRY_ADDRESS = registry
+    processes.configure(rpc_url=url, usdc=usdc, treasury=treasury, registry=registry, operator_key=OPERATOR_KEY)
     # With beat, as the Procfile runs them: a claim not deep enough at its first check is re-checked
     # by the beat's head watcher at the next block, not by a retry.
     processes.beat()
     processes.worker("e2e")
-    challenge = make_challenge()
+    # Published: the worker anchors its terms on this chain, and only then does it accept claims.
+    challenge = make_challenge(anchored=False)
+    wait_anchor_confirmed(challenge, logs=processes.logs)
     began = time.monotonic()
 
     def one_claim(n: int) -> tuple[float, Decimal]:

@@ -18,7 +18,14 @@ from challenges.admin.payout import PayoutInline
 from challenges.models import Challenge, ChallengeResolution, ChallengeStatus, ResolutionStatus
 from challenges.payouts import PayoutError
 from challenges.selectors import challenge_resolution
-from challenges.services import ChallengeStateError, challenge_close, challenge_publish, challenge_save
+from challenges.services import (
+    ChallengeStateError,
+    anchor_retry,
+    anchor_retryable,
+    challenge_close,
+    challenge_publish,
+    challenge_save,
+)
 from responses.resolution import challenge_resolve_start
 
 from .challenge_display import ChallengeDisplayMixin
@@ -38,14 +45,15 @@ class ChallengeAdmin(ChallengeDisplayMixin, ChallengeExportMixin, admin.ModelAdm
         "staked_sum",
         "response_count",
         "start_timestamp",
+        "anchor_column",
         "resolved_at",
         "is_demo",
     ]
     list_display_links = ["id", "poem_title"]
     list_filter = ["status", "is_demo"]
     search_fields = ["poem_title"]
-    actions = ["publish_selected", "close_selected", "resolve_selected", "export_selected"]
-    list_select_related = ["resolution"]
+    actions = ["publish_selected", "retry_anchor_selected", "close_selected", "resolve_selected", "export_selected"]
+    list_select_related = ["resolution", "anchor"]
     change_list_template = "admin/challenges/challenge/change_list.html"
     inlines = [PayoutInline]
 
@@ -57,7 +65,15 @@ class ChallengeAdmin(ChallengeDisplayMixin, ChallengeExportMixin, admin.ModelAdm
             authored.insert(4, "solution_input")
         else:
             authored.insert(4, "solution")
-        shown = ["solution_sha256", "salt_display", "status_display", "start_timestamp", "closed_at", "resolved_at"]
+        shown = [
+            "solution_sha256",
+            "salt_display",
+            "status_display",
+            "start_timestamp",
+            "anchor_display",
+            "closed_at",
+            "resolved_at",
+        ]
         if obj is None:
             return authored
         return [*authored, *shown, "staked_sum", "response_count", "winners_display", "preview"]
@@ -68,6 +84,7 @@ class ChallengeAdmin(ChallengeDisplayMixin, ChallengeExportMixin, admin.ModelAdm
             "salt_display",
             "status_display",
             "start_timestamp",
+            "anchor_display",
             "closed_at",
             "resolved_at",
             "staked_sum",
@@ -94,6 +111,7 @@ class ChallengeAdmin(ChallengeDisplayMixin, ChallengeExportMixin, admin.ModelAdm
             **(extra_context or {}),
             "resolving": resolution is not None and resolution.status == ResolutionStatus.RUNNING,
             "refresh_seconds": RESOLVING_REFRESH_SECONDS,
+            "anchor_retryable": obj is not None and anchor_retryable(challenge=obj),
         }
         return super().change_view(request, object_id, form_url, extra_context)
 
@@ -147,6 +165,13 @@ class ChallengeAdmin(ChallengeDisplayMixin, ChallengeExportMixin, admin.ModelAdm
             "title": "Publish",
             "explain": "The challenge becomes the active one: players see the poem and can stake on it. "
             "Its poem, threshold and solution commitment can no longer change.",
+        },
+        "retry_anchor": {
+            "title": "Retry anchor",
+            "explain": "The worker anchors the challenge's terms on chain again, in the registry now configured "
+            "(ANCHOR_REGISTRY_ADDRESS). It first looks for an anchor of this challenge already there: one with the "
+            "same terms is adopted, one with other terms is shown as the error. The challenge accepts claims once "
+            "the anchor is confirmed.",
         },
         "close": {
             "title": "Close",
@@ -205,7 +230,15 @@ class ChallengeAdmin(ChallengeDisplayMixin, ChallengeExportMixin, admin.ModelAdm
         try:
             if step == "publish":
                 challenge = challenge_publish(challenge=challenge)
-                done = "Published: it is now the active challenge."
+                done = (
+                    "Published: it is now the active challenge. Players see it and can stake once the worker "
+                    "has anchored its terms on chain (shown below)."
+                    if not challenge.is_demo
+                    else "Published: it is now the active challenge."
+                )
+            elif step == "retry_anchor":
+                anchor_retry(challenge=challenge)
+                done = "Anchor queued again: the worker sends it and the challenge opens once it is confirmed."
             elif step == "close":
                 challenge = challenge_close(challenge=challenge)
                 done = "Closed: no new claims are accepted."
@@ -232,6 +265,10 @@ class ChallengeAdmin(ChallengeDisplayMixin, ChallengeExportMixin, admin.ModelAdm
     @admin.action(description="Publish the selected challenge…")
     def publish_selected(self, request, queryset):
         return self._one_selected(request, queryset, "publish")
+
+    @admin.action(description="Retry the anchor of the selected challenge…")
+    def retry_anchor_selected(self, request, queryset):
+        return self._one_selected(request, queryset, "retry_anchor")
 
     @admin.action(description="Close the selected challenge…")
     def close_selected(self, request, queryset):

@@ -1,19 +1,74 @@
 """The read-only parts of the Challenge admin's page: status and progress, threshold, salt, the
 preview of what players see, and the winners with their prizes."""
 
+from django.conf import settings
 from django.contrib import admin
 from django.utils.html import escape, format_html, format_html_join
 from django.utils.safestring import mark_safe
 
-from challenges.admin.links import usdc
-from challenges.models import Challenge, ChallengeResolution
+from challenges.admin.links import explorer_url, usdc
+from challenges.models import AnchorStatus, Challenge, ChallengeAnchor, ChallengeResolution
 from challenges.sanitize import sanitize_html
 from responses.selectors import challenge_winners
 
 from .challenge_form import resolution_text
 
 
+def _chain_link(kind: str, value: str) -> str:
+    """A link to the explorer when CHAIN_EXPLORER_URL is set; else the value as text."""
+    if not value:
+        return "-"
+    if not settings.CHAIN_EXPLORER_URL:
+        return format_html("<code>{}</code>", value)
+    link = '<a href="{}" target="_blank" rel="noopener noreferrer">{}</a>'
+    return format_html(link, explorer_url(kind, value), value)
+
+
+def anchor_of(obj: Challenge) -> ChallengeAnchor | None:
+    try:
+        return obj.anchor
+    except ChallengeAnchor.DoesNotExist:
+        return None
+
+
 class ChallengeDisplayMixin:
+    @admin.display(description="Terms on chain")
+    def anchor_column(self, obj: Challenge) -> str:
+        """The changelist's short state of the anchor (docs/protocol.md section 6)."""
+        anchor = anchor_of(obj)
+        if anchor is None:
+            return "Not anchored (demonstration)" if obj.is_demo and obj.is_published else "-"
+        if anchor.status == AnchorStatus.CONFIRMED:
+            return f"Confirmed, block {anchor.block_number}"
+        return anchor.get_status_display().split(":")[0]
+
+    @admin.display(description="Terms on chain (anchor)")
+    def anchor_display(self, obj: Challenge) -> str:
+        """The anchor's state, transaction, block, attempts and last error. The challenge accepts
+        claims only once it is confirmed (docs/protocol.md section 6)."""
+        anchor = anchor_of(obj)
+        if anchor is None:
+            if obj.is_demo:
+                return "A demonstration challenge is never anchored: it is open without one and guarantees nothing."
+            return "Anchored by the worker once published."
+        rows = [
+            ("State", anchor.get_status_display()),
+            ("Registry", _chain_link("address", anchor.registry_address) if anchor.registry_address else "not set"),
+            ("Transaction", _chain_link("tx", anchor.transaction_hash)),
+            ("Block", anchor.block_number if anchor.block_number is not None else "-"),
+            ("Block time", anchor.block_timestamp or "-"),
+            ("Terms SHA-256", anchor.terms_sha256),
+            ("Attempts", anchor.attempts),
+            ("Last error", anchor.last_error or "-"),
+        ]
+        state = "open to claims" if anchor.status == AnchorStatus.CONFIRMED else "not open to claims yet"
+        return format_html(
+            '<ul class="geopoem-anchor" data-anchor-status="{}">{}</ul><p>{}</p>',
+            anchor.status,
+            format_html_join("", "<li>{}: {}</li>", rows),
+            f"The challenge is {state}." if obj.status == "active" else "",
+        )
+
     @admin.display(description="Status", ordering="status")
     def status_display(self, obj: Challenge) -> str:
         """The status, with the resolution's progress while the worker scores, and its result."""
