@@ -578,6 +578,7 @@ class Terms:
     start: int | None  # the opening second (a block of that second counts)
     closed: int | None
     anchor: Anchor | None
+    demo: bool = False  # an unanchored demonstration challenge: open without an anchor
 
 
 def first_failing_rule(
@@ -622,6 +623,8 @@ def first_failing_rule(
     block_number = _int(tx["blockNumber"])
     mined = chain.block_time(block_number)
     anchor = terms.anchor
+    if anchor is None and not terms.demo:
+        return "early"  # a challenge whose terms are not on chain was never open: no stake counts
     if anchor is not None and (block_number <= anchor.block_number or mined is None or mined < anchor.opens_at):
         return "early"
     if (
@@ -1194,6 +1197,7 @@ def verify(
         start=challenge.get("startTimestamp"),
         closed=challenge.get("closedTimestamp"),
         anchor=anchor,
+        demo=demo,
     )
 
     rows = site.responses(challenge_id, progress)
