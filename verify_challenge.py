@@ -1368,9 +1368,10 @@ def print_report(report: Report, out=None) -> None:
         )
 
 
-def progress_printer(stream=sys.stderr):
+def progress_printer(stream=None):
     """A progress line on stderr: rewritten in place on a terminal; into a file or a pipe, at most a
     line a second (a long run is still visibly alive, its log stays short)."""
+    stream = stream or sys.stderr
     tty = stream.isatty()
     last = [0.0]
 

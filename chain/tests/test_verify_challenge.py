@@ -4,8 +4,6 @@ without site-packages (`-S`: the standard library only), against the site served
 It must reproduce every outcome of an honest resolution, and name the response whose stored row
 was changed after resolution (text, stake, salt, chain order)."""
 
-import subprocess
-import sys
 import time
 from decimal import Decimal
 from pathlib import Path
@@ -21,23 +19,18 @@ from responses.models import Response, ResponseStatus
 from responses.resolution import challenge_resolve
 
 from .conftest import post_claim
+from .verifier_support import Run
+from .verifier_support import run_verifier as run
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 SCRIPT = Path(settings.BASE_DIR) / "verify_challenge.py"
 
 
-def run_verifier(
-    site: str, challenge_id: int, rpc: str | None = None, registry: str | None = None
-) -> subprocess.CompletedProcess:
+def run_verifier(site: str, challenge_id: int, rpc: str | None = None, registry: str | None = None) -> Run:
     """Small RPC batches and API pages, so that a handful of responses crosses both kinds of boundary."""
-    cmd = [sys.executable, "-S", str(SCRIPT), "--site", site, "--challenge", str(challenge_id)]
-    cmd += ["--batch", "3", "--page-size", "2"]
-    if rpc:
-        cmd += ["--rpc", rpc]
-    if registry:
-        cmd += ["--registry", registry]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)  # noqa: S603
+    args = ["--challenge", str(challenge_id), "--batch", "3", "--page-size", "2"]
+    return run(site, *args, rpc=rpc, registry=registry, quiet=False)
 
 
 def pay_in_one_block(chain, drafts) -> list[str]:

@@ -39,8 +39,8 @@ class Run:
         return [line for line in self.stdout.splitlines() if line.startswith("DIFFERENCE")]
 
 
-def run_verifier(site: str, *args: str, rpc: str | None = None, registry: str | None = None) -> Run:
-    argv = ["--site", site, *args, "--quiet"]
+def run_verifier(site: str, *args: str, rpc: str | None = None, registry: str | None = None, quiet: bool = True) -> Run:
+    argv = ["--site", site, *args] + (["--quiet"] if quiet else [])
     if rpc:
         argv += ["--rpc", rpc]
     if registry:
