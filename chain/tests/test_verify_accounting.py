@@ -161,14 +161,19 @@ def test_an_honest_challenge_with_every_kind_of_claim_and_payment_is_reproduced(
     assert payout_verify(payout_id=earliest.pk) == PayoutStatus.PAID
     assert Response.objects.get(pk=squatted.pk).rejection_code == "commitment_mismatch"
     assert Response.objects.get(pk=short_claim.pk).rejection_code == "amount_mismatch"
+    # Paid after the challenge was resolved, before the indexer saw it: reported, not counted.
+    too_late = draft(challenge=challenge, stake="1", address=third)
+    too_late_tx = pay(chain, too_late)
+    chain.mine(2)
 
     result = verify(live_server, chain, challenge)
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.last_line == "4 of 4 outcomes reproduced"
     assert not result.differences()
     assert "3 of 3 rejected claims: reason code re-checked" in result.stdout
-    assert "7 payments to the treasury name challenge" in result.stdout
-    assert "4 counted, 2 rejected claims, 1 listed unclaimed, 0 outside the open window" in result.stdout
+    assert "8 payments to the treasury name challenge" in result.stdout
+    assert "4 counted, 2 rejected claims, 1 listed unclaimed, 1 outside the open window" in result.stdout
+    assert f"Not counted: payment {too_late_tx} from {third.lower()} of 1.000000 USDC" in result.stdout
     assert f"Payout earliest: {earliest.amount:.6f} USDC to {earliest.address.lower()}: paid in {payout_tx}" in (
         result.stdout
     )

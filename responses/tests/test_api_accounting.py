@@ -8,7 +8,6 @@ from decimal import Decimal
 import pytest
 
 from challenges.models import Payout, PayoutKind, PayoutStatus
-from challenges.payouts import payout_record_transaction
 from responses.models import Response, ResponseStatus
 from responses.reasons import REASON_SENTENCES
 from responses.resolution import challenge_resolve
@@ -103,31 +102,6 @@ def test_the_winners_answer_lists_every_payout(api, make_challenge, make_respons
             "transactionHash": None,
         },
     ]
-
-
-def test_a_recorded_and_a_paid_payout_make_the_cached_winners_stale(
-    api, make_challenge, make_response, django_capture_on_commit_callbacks
-):
-    with django_capture_on_commit_callbacks(execute=True):
-        challenge, _, _ = resolved_with_prizes(make_challenge, make_response)
-    url = f"/api/challenges/{challenge.pk}/winners"
-    assert api.get(url).json()["payouts"][0]["status"] == "due"  # now cached
-    payout = Payout.objects.get(challenge=challenge, kind=PayoutKind.EARLIEST)
-    tx_hash = "0x" + "12" * 32
-    with django_capture_on_commit_callbacks(execute=False) as callbacks:
-        payout = payout_record_transaction(payout=payout, transaction_hash=tx_hash, user=None)
-    # Run what the commit runs, except queueing the verification task (no worker here).
-    for callback in callbacks:
-        if "payout_enqueue_verification" not in callback.__qualname__:
-            callback()
-    recorded = api.get(url).json()["payouts"][0]
-    assert (recorded["status"], recorded["transactionHash"]) == ("verifying", None)
-    # Failed the way chain/payouts.py decides it: an UPDATE, then the explicit invalidation.
-    from chain.payouts import _fail
-
-    with django_capture_on_commit_callbacks(execute=True):
-        _fail(payout, "amount_mismatch")
-    assert api.get(url).json()["payouts"][0]["status"] == "failed"
 
 
 def test_each_claim_of_a_payer_carries_its_outcome_once_resolved(api, make_challenge, make_response):
