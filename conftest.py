@@ -57,6 +57,7 @@ def make_challenge(db):
     leaves it queued, so the challenge is active but not open). This is test data for tests without
     a chain; chain/tests/conftest.py overrides this fixture to anchor on anvil for real."""
     from challenges.services import challenge_create, challenge_create_published
+    from devtools.anchors import record_confirmed_anchor
 
     def make(
         *, solution="29.979175, 31.134258", threshold=150, publish=True, title="Stone Steps", anchored=True, **kwargs
@@ -74,29 +75,6 @@ def make_challenge(db):
         return challenge
 
     return make
-
-
-def record_confirmed_anchor(challenge, *, block_number: int = 7):
-    """Move a published challenge's queued anchor to confirmed through its services, with made-up
-    chain values (no chain holds them): test data for tests without a chain, as make_response is."""
-    from datetime import UTC, datetime
-
-    from challenges.models import ChallengeAnchor
-    from challenges.services import anchor_confirmed, anchor_sent
-
-    tx_hash = "0x" + f"{challenge.pk:064x}"
-    ChallengeAnchor.objects.filter(challenge=challenge, registry_address="").update(
-        registry_address="0x5FbDB2315678afecb367f032d93F642f64180aa3"
-    )
-    assert anchor_sent(challenge_id=challenge.pk, transaction_hash=tx_hash, sender_address="", nonce=None)
-    assert anchor_confirmed(
-        challenge_id=challenge.pk,
-        transaction_hash=tx_hash,
-        block_number=block_number,
-        block_hash="0x" + "ab" * 32,
-        block_timestamp=datetime.fromtimestamp(int(challenge.start_timestamp.timestamp()), tz=UTC),
-    )
-    return ChallengeAnchor.objects.get(challenge=challenge)
 
 
 @pytest.fixture

@@ -66,16 +66,23 @@ def add_confirmed(challenge, count: int, *, seed: int = 1) -> None:
     challenge.refresh_from_db()
 
 
-def new_challenge(title: str):
+def new_challenge(title: str, *, anchored_by_worker: bool = False):
+    """A published challenge. Its terms are anchored by the benchmark's worker on the benchmark's
+    chain when `anchored_by_worker` (bench/verify.py); otherwise, for the benchmarks without a chain,
+    its anchor is recorded confirmed as data (devtools/anchors.py), as add_confirmed records claims."""
     from challenges.services import challenge_create_published
+    from devtools.anchors import record_confirmed_anchor
 
-    return challenge_create_published(
+    challenge = challenge_create_published(
         poem_title=title,
         poem_text="<p>Iron lace above the river,<br>a thousand stairs to count the wind.</p>",
         instructions_text="<p>Give the place as latitude, longitude.</p>",
         proximity_threshold_m=THRESHOLD_M,
         solution=SOLUTION,
     )
+    if not anchored_by_worker:
+        record_confirmed_anchor(challenge)
+    return challenge
 
 
 def seed_api() -> dict:
@@ -408,7 +415,7 @@ if __name__ == "__main__":
     if sys.argv[1:] == ["api"]:
         print(json.dumps(seed_api()))
     elif sys.argv[1:] == ["verify"]:
-        print(json.dumps({"challenge": new_challenge("The verification poem").pk}))
+        print(json.dumps({"challenge": new_challenge("The verification poem", anchored_by_worker=True).pk}))
     elif sys.argv[1:2] == ["heads"]:
         rpc_url, info, challenge_id, counts = sys.argv[2], json.loads(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
         print(json.dumps(run_heads(rpc_url, info, challenge_id, [int(c) for c in counts.split(",")])))

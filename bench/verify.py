@@ -152,6 +152,18 @@ class Claimer:
                 self.results.append(result)
 
 
+def wait_open(base: str, rpc_url: str, challenge_id: int, timeout: float = 60.0) -> None:
+    """Until the worker has anchored the challenge's terms (docs/protocol.md section 6) and the site
+    shows it open: blocks every second meanwhile, so the anchor gains its confirmations."""
+    devchain.rpc(rpc_url, "evm_setIntervalMining", [1])
+    deadline = time.monotonic() + timeout
+    while (requests.get(f"{base}/api/challenges/active", timeout=5).json() or {}).get("id") != challenge_id:
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"challenge {challenge_id} not anchored and open within {timeout:.0f} s")
+        time.sleep(0.2)
+    log(f"challenge {challenge_id} anchored on chain and open")
+
+
 def set_pace(rpc_url: str, block_seconds: int) -> None:
     """anvil's interval mining (what `anvil --block-time` sets at start), then two blocks at that pace."""
     devchain.rpc(rpc_url, "evm_setIntervalMining", [block_seconds])
@@ -234,6 +246,7 @@ def run() -> dict:
             celery_worker(env),
             gunicorn(env) as base,
         ):
+            wait_open(base, rpc_url, challenge_id)
             for block_seconds, claims in PACES:
                 runs.append(measure(base, rpc_url, info, challenge_id, block_seconds, claims))
         # Goal 2 on the same chain, with the worker and beat stopped (they would confirm the claims).

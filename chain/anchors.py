@@ -386,3 +386,68 @@ def anchor_step_noting(*, challenge_id: int, client: ChainClient | None = None) 
     except ChainUnavailable as exc:
         anchor_note(challenge_id=challenge_id, error=f"No RPC node answered; retrying: {exc}")
         raise
+
+
+# --- Deploying the registry (manage.py deploy_registry) ------------------------------------------
+
+# Deploying TermsRegistry costs about 600,000 gas; the limit leaves room.
+DEPLOY_GAS = 1_500_000
+
+
+class RegistryDeployError(Exception):
+    """The registry could not be deployed; the message says why in plain words."""
+
+
+def registry_deploy(client: ChainClient, *, key: str | None = None, timeout: float = 300.0) -> str:
+    """Deploy TermsRegistry owned by the operator key's address, signed and paid by that key.
+    Refuses when the address cannot pay the gas. Returns the checksummed registry address."""
+    import time
+
+    account = operator_account(key)
+    artifact = load_artifact("TermsRegistry")
+
+    def fees(w3: Web3) -> tuple[int, int, int]:
+        base_fee = int(w3.eth.get_block("latest").get("baseFeePerGas") or 0)
+        tip = max(int(w3.eth.max_priority_fee), 10**9)
+        return w3.eth.get_balance(account.address), 2 * base_fee + tip, tip
+
+    balance, max_fee, tip = client.call("balance and fees", fees)
+    if balance < DEPLOY_GAS * max_fee:
+        raise RegistryDeployError(
+            f"The operator key's address {account.address} has no gas: it holds {Web3.from_wei(balance, 'ether')} ETH "
+            f"and the deployment may cost up to {Web3.from_wei(DEPLOY_GAS * max_fee, 'ether')} ETH. Send it a little "
+            "ETH (a Sepolia faucet), never USDC, and run this again."
+        )
+    data = (
+        client.w3.eth.contract(abi=artifact["abi"], bytecode=artifact["bytecode"])
+        .constructor(account.address)
+        .data_in_transaction
+    )
+
+    def send(w3: Web3) -> str:
+        tx = {
+            "type": 2,
+            "chainId": w3.eth.chain_id,
+            "nonce": w3.eth.get_transaction_count(account.address, "pending"),
+            "value": 0,
+            "data": data,
+            "gas": DEPLOY_GAS,
+            "maxPriorityFeePerGas": tip,
+            "maxFeePerGas": max_fee,
+        }
+        return to_hex(w3.eth.send_raw_transaction(account.sign_transaction(tx).raw_transaction))
+
+    tx_hash = client.call("deploy registry", send)
+    deadline = time.monotonic() + timeout
+    while (receipt := client.get_receipt(tx_hash)) is None:
+        if time.monotonic() > deadline:
+            raise RegistryDeployError(f"The deployment {tx_hash} was not mined within {timeout:.0f} s; look it up.")
+        time.sleep(1)
+    if int(field(receipt, "status")) != 1:
+        raise RegistryDeployError(f"The deployment {tx_hash} reverted.")
+    registry = to_checksum_address(field(receipt, "contractAddress"))
+    abi = artifact["abi"]
+    owner = client.call("owner", lambda w3: w3.eth.contract(address=registry, abi=abi).functions.owner().call())
+    if owner != account.address:
+        raise RegistryDeployError(f"The registry at {registry} is owned by {owner}, not {account.address}.")
+    return registry

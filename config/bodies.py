@@ -4,7 +4,8 @@ JSON is UTF-8 (RFC 8259) and the page sends nothing else, so a body declared in 
 refused with 415 and a sentence naming it. The WSGI wrapper exists because Django builds its request
 object by decoding the query string in the declared charset: "charset=rot13" (a codec Python can
 look up that is not a text encoding, like hex, base64 or zlib) raised LookupError there, before any
-middleware or exception handler ran, and the server answered a bare 500 on every path."""
+middleware or exception handler ran, and the server answered a bare 500 on every path; so did
+"charset=undefined" (a registered text codec that raises UnicodeError on any use)."""
 
 import codecs
 import json
@@ -37,10 +38,19 @@ def charset_problem(charset: str | None) -> str | None:
 
 
 def _is_text_codec(charset: str) -> bool:
+    """Whether Django can decode a query string in this charset: a text encoding that decodes plain
+    ASCII ("undefined" is registered as a text encoding but raises on any use)."""
     try:
-        return codecs.lookup(charset)._is_text_encoding
+        info = codecs.lookup(charset)
     except (LookupError, ValueError, TypeError):
         return True  # Django ignores a charset it cannot look up
+    if not info._is_text_encoding:
+        return False
+    try:
+        info.decode(b"a=1")
+    except Exception:  # noqa: BLE001 - any failure means Django would fail the same way
+        return False
+    return True
 
 
 def refuse_undecodable_charsets(application: Callable) -> Callable:

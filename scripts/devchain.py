@@ -2,13 +2,15 @@
 """The local chain of `make run` and of the end-to-end suite.
 
     devchain.py serve              anvil on 127.0.0.1, the project's test USDC deployed and minted,
-                                   the treasury set to a development account, migrations and the demo
-                                   data; then writes var/devchain.env and waits on anvil (honcho's
-                                   `chain` process of Procfile.dev).
+                                   the treasury set to a development account, the terms registry
+                                   deployed and owned by the development operator key, migrations and
+                                   the demo data; then writes var/devchain.env and waits on anvil
+                                   (honcho's `chain` process of Procfile.dev).
     devchain.py exec -- CMD ...    waits until `serve` of this run has written var/devchain.env,
                                    loads it into the environment and becomes CMD (web, worker, beat).
-    devchain.py deploy --rpc URL   deploys the test USDC to a running node, mints to the given
-                                   accounts and prints the addresses as JSON (the e2e suite's fixture).
+    devchain.py deploy --rpc URL   deploys the test USDC and the terms registry to a running node,
+                                   mints to the given accounts and prints the addresses (and the
+                                   operator key) as JSON (the e2e suite's fixture).
 
 Raw JSON-RPC over urllib on purpose: anvil's accounts are unlocked, so `eth_sendTransaction` is all
 it takes, and the script starts in milliseconds without importing web3.
@@ -36,11 +38,21 @@ ENV_FILE = VAR / "devchain.env"
 STATE_FILE = VAR / "anvil-state.json"
 DEPLOY_FILE = VAR / "devchain.json"
 ARTIFACT = ROOT / "contracts" / "build" / "TestUSDC.json"
+REGISTRY_ARTIFACT = ROOT / "contracts" / "build" / "TermsRegistry.json"
 NODE_MODULES = ROOT / "node_modules"
 # anvil's default development key #0 (the mnemonic "test test ... junk" every Foundry user shares):
 # public knowledge, worthless outside a local node, printed so a player can import it into MetaMask.
 DEV_ACCOUNT_0 = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
 DEV_KEY_0 = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80"
+
+# The development operator key (docs/protocol.md section 6, "The key"): it owns the local terms
+# registry and pays its gas. Not one of anvil's accounts, so it is never minted USDC: it holds ETH
+# only, given by anvil_setBalance. Fixed (sha256 of "geopoem devchain operator"), so a node restored
+# from var/anvil-state.json keeps the registry it owns across restarts. Worthless outside a local node.
+DEV_OPERATOR_KEY = "0x3f7de0d18821a7a3a19dcc07133406e6d77da608c2a269b0d98b84b878d83241"
+DEV_OPERATOR = "0xC2A009D8621D65B32456B4B18386229109cdaD21"
+OPERATOR_ETH_WEI = 100 * 10**18
+OWNER_SELECTOR = "0x8da5cb5b"  # owner()
 
 DEFAULT_CHAIN_ID = 31337
 TOKEN_DECIMALS = 6
@@ -107,6 +119,24 @@ def deploy_token(url: str, deployer: str) -> str:
     return receipt["contractAddress"]
 
 
+def deploy_registry(url: str, deployer: str, owner: str) -> str:
+    """TermsRegistry with `owner` as its owner (the constructor's one argument)."""
+    artifact = json.loads(REGISTRY_ARTIFACT.read_text())
+    data = artifact["bytecode"] + _word(owner)
+    receipt = send_and_wait(url, {"from": deployer, "data": data, "gas": hex(3_000_000)})
+    return receipt["contractAddress"]
+
+
+def registry_owner(url: str, registry: str) -> str:
+    return "0x" + rpc(url, "eth_call", [{"to": registry, "data": OWNER_SELECTOR}, "latest"])[-40:]
+
+
+def fund_operator(url: str, operator: str) -> None:
+    """Gas money for the operator key (ETH only, topped up, never USDC)."""
+    if int(rpc(url, "eth_getBalance", [operator, "latest"]), 16) < OPERATOR_ETH_WEI // 2:
+        rpc(url, "anvil_setBalance", [operator, hex(OPERATOR_ETH_WEI)])
+
+
 def mint(url: str, token: str, sender: str, to: str, units: int) -> None:
     send_and_wait(url, {"from": sender, "to": token, "data": MINT_SELECTOR + _word(to) + _word(units)})
 
@@ -126,6 +156,18 @@ def setup_chain(
     deployed = bool(token) and known.get("chainId") == chain_id and rpc(url, "eth_getCode", [token, "latest"]) != "0x"
     if not deployed:
         token = deploy_token(url, accounts[0])
+    # The terms registry, owned by the development operator key; kept when the restored node still
+    # holds the one this key owns (its anchors survive a restart with the database).
+    registry = known.get("registryAddress")
+    kept = (
+        bool(registry)
+        and known.get("chainId") == chain_id
+        and rpc(url, "eth_getCode", [registry, "latest"]) != "0x"
+        and registry_owner(url, registry).lower() == DEV_OPERATOR.lower()
+    )
+    if not kept:
+        registry = deploy_registry(url, accounts[0], DEV_OPERATOR)
+    fund_operator(url, DEV_OPERATOR)
     units = int(MINT_USDC * 10**TOKEN_DECIMALS)
     for player in players:
         # Top up to the amount rather than adding to it, so restarts do not inflate balances.
@@ -138,6 +180,9 @@ def setup_chain(
         "chainId": chain_id,
         "usdcAddress": to_checksum_address(token),
         "treasuryAddress": to_checksum_address(treasury),
+        "registryAddress": to_checksum_address(registry),
+        "operatorAddress": DEV_OPERATOR,
+        "operatorKey": DEV_OPERATOR_KEY,
         "players": [to_checksum_address(player) for player in players],
     }
 
@@ -156,6 +201,8 @@ def chain_env(info: dict, rpc_url: str) -> dict[str, str]:
         "USDC_ADDRESS": info["usdcAddress"],
         "TREASURY_ADDRESS": info["treasuryAddress"],
         "CHAIN_CONFIRMATIONS": os.environ.get("DEVCHAIN_CONFIRMATIONS", "1"),
+        "ANCHOR_REGISTRY_ADDRESS": info["registryAddress"],
+        "ANCHOR_OPERATOR_KEY": info["operatorKey"],
     }
 
 
@@ -232,6 +279,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             values = chain_env(info, url)
             print(f"devchain: anvil at {url}, chain id {info['chainId']}, a block every {args.block_time} s")
             print(f"devchain: test USDC {info['usdcAddress']}, treasury {info['treasuryAddress']}")
+            print(f"devchain: terms registry {info['registryAddress']}, owned by {info['operatorAddress']} (ETH only)")
             print(f"devchain: {MINT_USDC} USDC and 10000 ETH on each of {len(info['players'])} development accounts")
             print(f"devchain: MetaMask: import development account #0 {DEV_ACCOUNT_0} with key {DEV_KEY_0}")
         else:

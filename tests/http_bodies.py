@@ -25,7 +25,10 @@ HUGE_NUMBERS = [
 ]
 # Charsets that are not UTF-8: text codecs of other encodings, byte-to-byte and text-to-text codecs
 # Python can look up (rot13, hex, base64, zlib), unknown names and an empty one.
-ODD_CHARSETS = ["rot13", "hex", "base64", "zlib", "uu", "utf-16", "utf-32", "latin-1", "cp500", "nope", "", '"x"']
+# "undefined": a text codec by Python's registry that raises on any use (found by the API fuzzer).
+ODD_CHARSETS = [
+    "rot13", "hex", "base64", "zlib", "uu", "undefined", "utf-16", "utf-32", "latin-1", "cp500", "nope", "", '"x"',
+]  # fmt: skip
 
 
 def huge_number_literals() -> st.SearchStrategy[str]:

@@ -409,3 +409,31 @@ def test_the_admin_shows_the_anchor_and_retries_a_failed_one(
     assert (
         "Retry anchor refused: This challenge&#x27;s anchor is already confirmed on chain." in answer.content.decode()
     )
+
+
+# --- manage.py deploy_registry -------------------------------------------------------------------
+
+
+def test_deploy_registry_deploys_one_owned_by_the_operator_key_and_prints_its_address(chain, settings):
+    import io
+
+    from django.core.management import call_command
+
+    out = io.StringIO()
+    call_command("deploy_registry", stdout=out, stderr=io.StringIO())
+    (line,) = out.getvalue().splitlines()
+    name, _, address = line.partition("=")
+    assert name == "ANCHOR_REGISTRY_ADDRESS" and address != chain.registry
+    assert contract_at(chain.w3, "TermsRegistry", address).functions.owner().call() == chain.operator
+    assert chain.w3.eth.get_code(address)
+
+
+def test_deploy_registry_refuses_when_the_key_has_no_gas(chain, settings):
+    from django.core.management import CommandError, call_command
+
+    settings.ANCHOR_OPERATOR_KEY = "0x" + "42" * 32  # a fresh key: no ETH on this chain
+    address = Account.from_key(settings.ANCHOR_OPERATOR_KEY).address
+    nonce = chain.w3.eth.get_transaction_count(address)
+    with pytest.raises(CommandError, match=f"The operator key's address {address} has no gas"):
+        call_command("deploy_registry")
+    assert chain.w3.eth.get_transaction_count(address) == nonce  # nothing was sent

@@ -1,8 +1,8 @@
 """Production: everything comes from the environment and nothing falls back to an embedded default.
 
 The process refuses to start (ImproperlyConfigured, one message naming every missing or unsafe
-variable) unless the environment names its database, Redis, chain and treasury and gives a
-SECRET_KEY that Django's own deploy check would accept. No SQLite, no file cache, no filesystem
+variable) unless the environment names its database, Redis, chain, treasury, terms registry and
+operator key and gives a SECRET_KEY that Django's own deploy check would accept. No SQLite, no file cache, no filesystem
 broker, no zero-address treasury, no chain the operator did not name.
 
 One exception, for the build: the Python buildpack runs `manage.py collectstatic --noinput` while the
@@ -10,7 +10,8 @@ slug is built, when the add-on URLs may be set but not every config var. That co
 and compresses static files, so for it alone the missing values are tolerated and replaced by parts
 that cannot serve anything (a database engine that refuses every query, a dummy cache, no broker).
 Every other command (check, migrate, shell, gunicorn, celery) demands everything.
-See docs/decisions.md, "Build-time collectstatic"."""
+See docs/decisions.md, "Build-time collectstatic". Likewise `manage.py deploy_registry` runs without
+ANCHOR_REGISTRY_ADDRESS: it deploys the registry whose address that setting then names."""
 
 import secrets
 import sys
@@ -35,6 +36,11 @@ ZERO_ADDRESS = "0x" + "0" * 40
 def _is_collectstatic_build() -> bool:
     """True in `manage.py collectstatic` (the buildpack's build step) and nowhere else."""
     return len(sys.argv) > 1 and Path(sys.argv[0]).name == "manage.py" and sys.argv[1] == "collectstatic"
+
+
+def _is_deploy_registry() -> bool:
+    """True in `manage.py deploy_registry`, the one command run before the registry exists."""
+    return len(sys.argv) > 1 and Path(sys.argv[0]).name == "manage.py" and sys.argv[1] == "deploy_registry"
 
 
 def _secret_key_problem(key: str) -> str | None:
@@ -64,6 +70,29 @@ def _treasury_problem(address: str) -> str | None:
     return None
 
 
+def _registry_problem(address: str) -> str | None:
+    if not address:
+        return "ANCHOR_REGISTRY_ADDRESS is not set (deploy the terms registry: manage.py deploy_registry)"
+    if not is_hex_address(address) or not is_checksum_address(address) or address.lower() == ZERO_ADDRESS:
+        return "ANCHOR_REGISTRY_ADDRESS must be the checksummed (EIP-55) address of the terms registry"
+    return None
+
+
+def _operator_key_problem(key: str, treasury: str) -> str | None:
+    """The key is never printed: only what is wrong with it."""
+    if not key:
+        return "ANCHOR_OPERATOR_KEY is not set (the private key that owns the terms registry and pays its gas)"
+    try:
+        from eth_account import Account
+
+        address = Account.from_key(key).address
+    except Exception:  # noqa: BLE001 - any malformed key; its text must not reach the message
+        return "ANCHOR_OPERATOR_KEY must be a private key: 0x and 64 hex characters"
+    if address.lower() == treasury.lower():
+        return "ANCHOR_OPERATOR_KEY must not be the treasury's key (it holds gas money only, never USDC)"
+    return None
+
+
 def _problems() -> list[str]:
     problems: list[str] = []
     for name in ("ALLOWED_HOSTS", "DATABASE_URL", "REDIS_URL", "CHAIN_RPC_URLS", "CHAIN_ID"):
@@ -72,6 +101,13 @@ def _problems() -> list[str]:
     if (problem := _secret_key_problem(env.str("SECRET_KEY", default=""))) is not None:
         problems.append(problem)
     if (problem := _treasury_problem(env.str("TREASURY_ADDRESS", default="").strip())) is not None:
+        problems.append(problem)
+    # The terms on chain (docs/protocol.md section 6): without them no challenge could open.
+    registry = env.str("ANCHOR_REGISTRY_ADDRESS", default="").strip()
+    if (problem := _registry_problem(registry)) is not None and not (_is_deploy_registry() and not registry):
+        problems.append(problem)
+    key = env.str("ANCHOR_OPERATOR_KEY", default="").strip()
+    if (problem := _operator_key_problem(key, env.str("TREASURY_ADDRESS", default="").strip())) is not None:
         problems.append(problem)
     chain_id = env.str("CHAIN_ID", default="").strip()
     if chain_id and not chain_id.isdigit():

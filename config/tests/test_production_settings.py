@@ -12,6 +12,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 TREASURY = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"
+OPERATOR_KEY = "0x" + "5e" * 32  # a key made up for this test
 
 REQUIRED = {
     "SECRET_KEY": secrets.token_urlsafe(50),
@@ -21,6 +22,8 @@ REQUIRED = {
     "TREASURY_ADDRESS": TREASURY,
     "CHAIN_RPC_URLS": "http://127.0.0.1:9",
     "CHAIN_ID": "11155111",
+    "ANCHOR_REGISTRY_ADDRESS": "0x5FbDB2315678afecb367f032d93F642f64180aa3",
+    "ANCHOR_OPERATOR_KEY": OPERATOR_KEY,
 }
 
 
@@ -41,7 +44,8 @@ def test_the_full_set_passes_the_deploy_check():
 
 
 @pytest.mark.parametrize("name", ["DATABASE_URL", "REDIS_URL", "TREASURY_ADDRESS", "CHAIN_RPC_URLS", "CHAIN_ID",
-                                  "SECRET_KEY", "ALLOWED_HOSTS"])  # fmt: skip
+                                  "SECRET_KEY", "ALLOWED_HOSTS", "ANCHOR_REGISTRY_ADDRESS",
+                                  "ANCHOR_OPERATOR_KEY"])  # fmt: skip
 def test_each_required_variable_missing_refuses_to_start(name):
     result = manage("check", drop=(name,))
     assert result.returncode != 0
@@ -146,3 +150,43 @@ def test_build_time_collectstatic_runs_without_the_runtime_config_vars(tmp_path)
     assert refused.returncode != 0 and "TREASURY_ADDRESS is not set" in refused.stderr
     # A command that is not collectstatic cannot pass itself off as one.
     assert manage("check", "collectstatic", **common).returncode != 0
+
+
+@pytest.mark.parametrize(
+    ("address", "reason"),
+    [
+        ("0x5fbdb2315678afecb367f032d93f642f64180aa3", "checksummed"),  # all lower case
+        ("0x0000000000000000000000000000000000000000", "checksummed"),
+        ("0x1234", "checksummed"),
+    ],
+)
+def test_a_registry_address_that_is_not_a_checksummed_contract_address_refuses_to_start(address, reason):
+    result = manage("check", ANCHOR_REGISTRY_ADDRESS=address)
+    assert result.returncode != 0
+    assert "ANCHOR_REGISTRY_ADDRESS must be the " + reason in result.stderr
+
+
+@pytest.mark.parametrize("key", ["0x1234", "not a key " * 7, "0x" + "00" * 32])
+def test_a_malformed_operator_key_refuses_to_start_without_printing_it(key):
+    result = manage("check", ANCHOR_OPERATOR_KEY=key)
+    assert result.returncode != 0
+    assert "ANCHOR_OPERATOR_KEY must be a private key" in result.stderr
+    assert key not in result.stderr
+
+
+def test_the_operator_key_must_not_be_the_treasurys():
+    # anvil's development account #1: the key of TREASURY above.
+    treasury_key = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d"
+    result = manage("check", ANCHOR_OPERATOR_KEY=treasury_key)
+    assert result.returncode != 0
+    assert "ANCHOR_OPERATOR_KEY must not be the treasury's key" in result.stderr
+    assert treasury_key not in result.stderr
+
+
+def test_deploy_registry_alone_runs_before_the_registry_exists():
+    """The one command run before ANCHOR_REGISTRY_ADDRESS can be set: it gets past the settings
+    (and fails only on the chain behind the made-up RPC URL); any other command still refuses."""
+    result = manage("deploy_registry", "--timeout", "1", drop=("ANCHOR_REGISTRY_ADDRESS",))
+    assert "Production settings refuse to start" not in result.stderr
+    assert "No RPC node answered" in result.stderr, result.stderr
+    assert "ANCHOR_REGISTRY_ADDRESS is not set" in manage("migrate", drop=("ANCHOR_REGISTRY_ADDRESS",)).stderr

@@ -29,6 +29,7 @@ def test_the_page_loads_the_bundle_and_embeds_the_public_config(client, settings
     assert config["chainIdHex"] == hex(settings.CHAIN_ID)
     assert config["usdcAddress"] == settings.USDC_ADDRESS
     assert config["treasuryAddress"] == settings.TREASURY_ADDRESS
+    assert config["registryAddress"] is None  # unset in the tests' settings
     assert config["minStake"] == "1.00"
     assert set(config["socialLinks"]) == {"x", "instagram", "tiktok", "youtube", "facebook", "linkedin"}
     assert len(config["videoIds"]) == 2
@@ -40,8 +41,10 @@ def test_the_page_loads_the_bundle_and_embeds_the_public_config(client, settings
 def test_settings_drive_the_embedded_config(client, settings):
     settings.CHAIN_ID = 31337
     settings.USDC_ADDRESS = "0x5FbDB2315678afecb367f032d93F642f64180aa3"
+    settings.ANCHOR_REGISTRY_ADDRESS = "0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512"
     config = embedded_config(client.get("/").content.decode())
     assert (config["chainId"], config["chainIdHex"], config["usdcAddress"]) == (31337, "0x7a69", settings.USDC_ADDRESS)
+    assert config["registryAddress"] == settings.ANCHOR_REGISTRY_ADDRESS
 
 
 def test_the_page_gets_the_confirmations_as_a_number_of_blocks(client, settings):
@@ -146,6 +149,8 @@ def test_production_settings_pass_the_deploy_check():
         "TREASURY_ADDRESS": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
         "CHAIN_RPC_URLS": "http://127.0.0.1:9",
         "CHAIN_ID": "11155111",
+        "ANCHOR_REGISTRY_ADDRESS": "0x5FbDB2315678afecb367f032d93F642f64180aa3",
+        "ANCHOR_OPERATOR_KEY": "0x" + "5e" * 32,  # made up for this test
     }
     result = subprocess.run(
         [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],

@@ -138,6 +138,10 @@ export async function startStack({ env: extraEnv = {} } = {}) {
         );
         stack.usdc = deployed.usdcAddress;
         stack.treasury = deployed.treasuryAddress;
+        // The terms registry and the development operator key that owns it (ETH only): the worker
+        // anchors every challenge staff publish, and only then does it accept claims.
+        stack.registry = deployed.registryAddress;
+        stack.operatorKey = deployed.operatorKey;
         await rpc(rpcUrl, "evm_setIntervalMining", [1]);
         phase("anvil + token");
       })(),
@@ -166,6 +170,8 @@ export async function startStack({ env: extraEnv = {} } = {}) {
       CHAIN_RPC_TIMEOUT_SECONDS: "5",
       USDC_ADDRESS: stack.usdc,
       TREASURY_ADDRESS: stack.treasury,
+      ANCHOR_REGISTRY_ADDRESS: stack.registry,
+      ANCHOR_OPERATOR_KEY: stack.operatorKey,
       CHAIN_CONFIRMATIONS: "1",
       ADMIN_URL: "admin/",
       LOG_LEVEL: "INFO",

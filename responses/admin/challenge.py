@@ -163,8 +163,10 @@ class ChallengeAdmin(ChallengeDisplayMixin, ChallengeExportMixin, admin.ModelAdm
     LIFECYCLE = {
         "publish": {
             "title": "Publish",
-            "explain": "The challenge becomes the active one: players see the poem and can stake on it. "
-            "Its poem, threshold and solution commitment can no longer change.",
+            "explain": "The challenge becomes the active one, and the worker anchors its terms on chain "
+            "(its solution commitment, poem, instructions, threshold and opening time). Players see the poem "
+            "and can stake on it once the anchor is confirmed, a block or two later; a demonstration challenge "
+            "opens at once, without an anchor. Its poem, threshold and solution commitment can no longer change.",
         },
         "retry_anchor": {
             "title": "Retry anchor",

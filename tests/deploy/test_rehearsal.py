@@ -27,6 +27,7 @@ import psycopg
 import pytest
 import redis
 import requests
+from eth_account import Account
 from requests.adapters import HTTPAdapter
 from web3 import HTTPProvider, Web3
 
@@ -49,6 +50,8 @@ STAFF, STAFF_PASSWORD = "staff", "rehearsal-staff-password-1"
 BUDGET_SECONDS = 30.0  # a platform router cuts a request at 30 s
 BUDGET_RESPONSES = 200_000
 SOLUTION = "29.979175, 31.134258"
+# The registry's owner: a key made up for the rehearsal, given a little ETH and never USDC.
+OPERATOR_KEY = "0x" + "5e" * 32
 
 
 @dataclass
@@ -157,11 +160,25 @@ def deployed(tmp_path_factory):
         mark("collectstatic")
 
         # --- Config vars: only what app.json declares; the chain by settings alone ---------------
-        env = slug.app_env(
-            app,
-            {"ALLOWED_HOSTS": "127.0.0.1,localhost", "TREASURY_ADDRESS": treasury, "CHAIN_RPC_URLS": rpc},
-            addons,
-        )
+        # The terms registry first (README, "Deploy"): the operator key gets a little ETH (never
+        # USDC), then `manage.py deploy_registry` deploys it owned by that key and prints its address.
+        values = {
+            "ALLOWED_HOSTS": "127.0.0.1,localhost",
+            "TREASURY_ADDRESS": treasury,
+            "CHAIN_RPC_URLS": rpc,
+            "ANCHOR_OPERATOR_KEY": OPERATOR_KEY,
+        }
+        w3.provider.make_request("anvil_setBalance", [Account.from_key(OPERATOR_KEY).address, hex(10**17)])
+        done = subprocess.run(  # noqa: S603
+            ["python", "manage.py", "deploy_registry"], cwd=app, capture_output=True, text=True, timeout=120,
+            env=slug.app_env(app, {**values, "ANCHOR_REGISTRY_ADDRESS": ""}, addons), check=False,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stdout + done.stderr
+        found = re.search(r"^ANCHOR_REGISTRY_ADDRESS=(0x[0-9a-fA-F]{40})$", done.stdout, re.M)
+        assert found, done.stdout + done.stderr
+        values["ANCHOR_REGISTRY_ADDRESS"] = found[1]
+        mark("registry")
+        env = slug.app_env(app, values, addons)
         assert not {name for name in env if name.startswith("CHAIN_")} - {"CHAIN_RPC_URLS", "CHAIN_ID"}
         assert "USDC_ADDRESS" not in env and env["CHAIN_ID"] == str(SEPOLIA)
 
@@ -195,9 +212,26 @@ def deployed(tmp_path_factory):
         _wait_log(work, "beat", "beat: Starting", beat)
         deployed.url, deployed.cert = exits.enter_context(tls_proxy(port, work))
         mark("processes up")
+        _wait_anchored(deployed)
+        mark("challenge anchored")
         yield deployed
         mark("done")
         print("\nrehearsal timings (s from start): " + ", ".join(f"{k} {v}" for k, v in timings.items()))
+
+
+def _wait_anchored(d: Deployed, timeout: float = 90) -> None:
+    """Until the worker has anchored the published challenge's terms and the site shows it open
+    (docs/protocol.md section 6); anvil mines on each transaction, so blocks are mined meanwhile
+    for the anchor's confirmations."""
+    session = d.session()
+    deadline = time.monotonic() + timeout
+    while (session.get(d.url + "/api/challenges/active", timeout=30).json() or {}).get("id") != d.challenge_id:
+        assert time.monotonic() < deadline, d.log("worker")[-3000:]
+        d.w3.provider.make_request("anvil_mine", ["0x1"])
+        time.sleep(0.5)
+    active = session.get(d.url + "/api/challenges/active", timeout=30).json()
+    assert active["anchor"]["registry"] == d.env["ANCHOR_REGISTRY_ADDRESS"]
+    assert "Task chain.anchor_challenge[" in d.log("worker")
 
 
 def _csrf(session: requests.Session, url: str) -> str:

@@ -27,7 +27,7 @@ class Server:
 
 def production_env(*, database: str, redis_url: str, static_root: Path, **extra: str) -> dict:
     """The environment a production deploy would have, on loopback."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "CHAIN_"))}
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "CHAIN_", "ANCHOR_"))}
     env.update(
         DJANGO_SETTINGS_MODULE="config.settings.production",
         SECRET_KEY=secrets.token_urlsafe(50),
@@ -39,6 +39,10 @@ def production_env(*, database: str, redis_url: str, static_root: Path, **extra:
         # Production refuses to start without a chain id and a real treasury (config/settings/production.py).
         CHAIN_ID="11155111",
         TREASURY_ADDRESS="0x000000000000000000000000000000000000dEaD",
+        # ... nor without the terms registry and its operator key: made up here (no chain behind the
+        # default RPC URL); a stack with a chain passes its own (tests/reliability/stack.py).
+        ANCHOR_REGISTRY_ADDRESS="0x5FbDB2315678afecb367f032d93F642f64180aa3",
+        ANCHOR_OPERATOR_KEY="0x" + "5e" * 32,
         LOG_LEVEL="INFO",
     )
     env.update(extra)

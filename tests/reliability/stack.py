@@ -21,6 +21,7 @@ from pathlib import Path
 import psycopg
 import requests
 from celery import Celery
+from eth_account import Account
 from web3 import HTTPProvider, Web3
 
 from chain.calldata import encode_stake_transfer
@@ -32,6 +33,8 @@ from devtools.workers import anvil_chain_settings
 from . import procs
 
 ANVIL_CHAIN_ID = processes.ANVIL_CHAIN_ID
+# The registry's owner on the stack's chain: made up for these tests, given ETH only.
+OPERATOR_KEY = "0x" + "5e" * 32
 
 
 class Anvil:
@@ -130,7 +133,12 @@ class Stack:
             redis_url=self.redis.url,
             static_root=Path(self.collected["STATIC_ROOT"]),
             **anvil_chain_settings(
-                rpc_url=self.anvil.url, usdc=self.usdc, treasury=self.treasury, rpc_timeout_seconds="2"
+                rpc_url=self.anvil.url,
+                usdc=self.usdc,
+                treasury=self.treasury,
+                rpc_timeout_seconds="2",
+                registry=self.registry,
+                operator_key=OPERATOR_KEY,
             ),
             # Retries within a second or so.
             CHAIN_VERIFY_RETRY_BASE_SECONDS="0.2",
@@ -153,9 +161,10 @@ class Stack:
                 "print(c.pk)",
             ).split()[-1]
         )
+        self._anchor()
         log = self.workdir / "gunicorn.log"
         self.logs.append(log)
-        mark("challenge")
+        mark("challenge anchored")
         self.url = self.exits.enter_context(procs.gunicorn(self.env, workers=2, log=log))
         mark("gunicorn")
 
@@ -173,6 +182,28 @@ class Stack:
         deployer, self.treasury, self.player = accounts[0], accounts[1], accounts[2]
         self.usdc = deploy(self.w3, "TestUSDC", sender=deployer)
         mint(self.w3, self.usdc, self.player, 1_000_000 * 10**6, sender=deployer)
+        # The terms registry, owned by an operator key that holds ETH only.
+        operator = Account.from_key(OPERATOR_KEY).address
+        self.w3.provider.make_request("anvil_setBalance", [operator, hex(10 * 10**18)])
+        self.registry = deploy(self.w3, "TermsRegistry", operator, sender=deployer)
+
+    def _anchor(self) -> None:
+        """The published challenge's terms anchored on this chain by the worker's own step
+        (chain/anchors.py), run once here before any worker of a test starts: the challenge accepts
+        claims only once its anchor is confirmed (docs/protocol.md section 6). anvil mines on each
+        transaction, so a block is mined to give the anchor its second confirmation."""
+        out = self.manage(
+            "shell",
+            "-c",
+            "from chain.anchors import AnchorPending, anchor_advance\n"
+            "from chain.client import get_client\n"
+            "for _ in range(10):\n"
+            "    try:\n"
+            f"        print(anchor_advance(challenge_id={self.challenge_id})); break\n"
+            "    except AnchorPending:\n"
+            "        get_client().w3.provider.make_request('anvil_mine', ['0x1'])\n",
+        )
+        assert out.split()[-1] == "confirmed", out
 
     def worker(self, name: str, **env: str) -> subprocess.Popen:
         """A Celery worker as the Procfile runs it (production settings, acks_late, prefetch 1), solo
