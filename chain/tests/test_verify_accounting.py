@@ -678,7 +678,7 @@ def test_the_site_hides_the_anchor_of_an_anchored_challenge(chain, played, live_
 
 
 def test_the_site_shows_an_anchor_no_chain_holds(chain, make_challenge, live_server):
-    from conftest import record_confirmed_anchor
+    from devtools.anchors import record_confirmed_anchor
 
     challenge = make_challenge(anchored=False)
     record_confirmed_anchor(challenge)
