@@ -877,21 +877,20 @@ def check_completeness(
     listed: dict[tuple[str, int], dict] = {}
     for row in unclaimed:
         listed[(_lower(row.get("transactionHash")), row.get("logIndex"))] = row
-    naming: list[TransferLog] = []
-    for tx_hash, logs in chain.scan.items():
+
+    def names_challenge(tx_hash: str) -> bool:
         tx = chain.mined(tx_hash)
-        calldata = (
-            decode_stake_calldata(str(tx.get("input") or "")) if tx and _lower(tx.get("to")) == chain.usdc else None
-        )
-        if calldata is not None and calldata.challenge_id == terms.challenge_id:
-            naming.append(min(logs, key=lambda log: log.log_index))
-    # Each listed unclaimed payment is a transfer on chain naming this challenge, as listed.
-    on_chain = {(t.transaction_hash, t.log_index): t for logs in chain.scan.values() for t in logs}
-    naming_hashes = {t.transaction_hash for t in naming}
+        ours = tx is not None and _lower(tx.get("to")) == chain.usdc
+        calldata = decode_stake_calldata(str(tx.get("input") or "")) if ours else None  # type: ignore[union-attr]
+        return calldata is not None and calldata.challenge_id == terms.challenge_id
+
+    naming = [min(logs, key=lambda log: log.log_index) for h, logs in chain.scan.items() if names_challenge(h)]
+    # Each listed unclaimed payment is a transfer on chain naming this challenge, as listed (one mined
+    # before the scanned range, e.g. before the anchor, is read from its receipt).
     for (tx_hash, log_index), row in listed.items():
-        log = on_chain.get((tx_hash, log_index))
+        log = next((t for t in chain.transfers(tx_hash) if t.log_index == log_index), None)
         name = f"unclaimed payment {tx_hash} log {log_index}"
-        if log is None or tx_hash not in naming_hashes:
+        if log is None or not names_challenge(tx_hash):
             report.differences.append(f"{name}: no such transfer to the treasury naming challenge {terms.challenge_id}")
             continue
         shown = (row.get("blockNumber"), row.get("transactionIndex"), _lower(row.get("fromAddress")), row.get("amount"))
@@ -1184,7 +1183,7 @@ def verify(
         if registry_address:
             anchors = chain.anchors(registry_address, challenge_id)
     anchor = anchors[0] if anchors else None
-    if rpc is not None:
+    if rpc is not None or demo:
         check_terms(challenge=challenge, anchor=anchor, anchors=anchors, registry=registry_address, report=report)
     if anchor is None and solution_commitment(
         challenge_id=challenge_id, text=challenge.get("solutionReveal") or "", salt=challenge.get("solutionSalt") or ""
@@ -1219,8 +1218,11 @@ def verify(
         mined_blocks = [_int(tx["blockNumber"]) for tx in map(chain.mined, claim_hashes) if tx]
         # The completeness scan: from the anchor's block (unanchored: the earliest claim's) to the head.
         chain.scan_transfers(anchor.block_number if anchor else min(mined_blocks, default=chain.head), step=log_range)
-        chain.read_transactions(chain.scan)  # those no claim names (the others were read above)
-        chain.read_receipts([h for h in claim_hashes if chain.needs_receipt(h)] + payout_hashes)
+        # Those no claim names (the others were read above), and listed unclaimed payments the scan
+        # did not reach (mined before the anchor's block).
+        listed = [_lower(u.get("transactionHash")) for u in unclaimed if u.get("transactionHash")]
+        chain.read_transactions([*chain.scan, *listed])
+        chain.read_receipts([h for h in claim_hashes + listed if chain.needs_receipt(h)] + payout_hashes)
         blocks = {_int(tx["blockNumber"]) for tx in map(chain.mined, [*claim_hashes, *payout_hashes]) if tx}
         blocks |= {log.block_number for logs in chain.scan.values() for log in logs}
         chain.read_blocks(blocks)

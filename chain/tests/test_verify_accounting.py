@@ -698,3 +698,33 @@ def test_a_record_with_another_guess_did_not_have_to_count(chain, played, live_s
     assert "Your record: the site shows no claim of yours on this transaction" in result.stdout
     path = record_of(chain, played, "also_right", tmp_path, chainId=1)
     assert_differs(run_verifier(live_server.url, "--record", path, rpc=chain.url), "your record is for chain 1")
+
+
+def test_an_unclaimed_payment_before_the_anchor_is_read_from_its_receipt(chain, draft, make_challenge, live_server):
+    """The site lists an unclaimed payment mined before the anchor (outside the scan from the
+    anchor's block): the verifier reads it from its receipt, finds it as listed, and differs on nothing."""
+    from .conftest import anchor_on_chain
+
+    challenge = make_challenge(solution=GIZA, threshold=100, anchored=False)
+    d = draft(challenge=challenge, stake="2")
+    early_tx = pay(chain, d)
+    anchor_on_chain(chain, challenge)
+    while (indexed := payments_index()) and indexed.to_block < chain.w3.eth.block_number:
+        pass
+    resolve(chain, challenge)
+    result = verify(live_server, chain, challenge)
+    assert result.returncode == 0, result.stdout
+    assert not result.differences()
+    assert "0 payments to the treasury name challenge" in result.stdout
+    Payment.objects.filter(transaction_hash=early_tx).update(from_address=chain.deployer)
+    assert_differs(verify(live_server, chain, challenge), f"unclaimed payment {early_tx} log ")
+
+
+def test_the_verifier_that_cannot_read_says_so_and_exits_2(chain, played, live_server, tmp_path):
+    resolve(chain, played.challenge)
+    down = run_verifier(live_server.url, "--challenge", str(played.challenge.pk), rpc="http://127.0.0.1:9")
+    assert down.returncode == 2 and "could not verify" in down.stderr and down.stdout == ""
+    missing = run_verifier(live_server.url, "--record", str(tmp_path / "none.json"), rpc=chain.url)
+    assert missing.returncode == 2 and "cannot be read" in missing.stderr
+    unresolved = run_verifier(live_server.url, "--challenge", "999999", rpc=chain.url)
+    assert unresolved.returncode == 2 and "is not among the site's resolved challenges" in unresolved.stderr
