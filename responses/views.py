@@ -129,14 +129,14 @@ class ResponseListCreateView(APIView):
         """Confirmed responses of resolved challenges, oldest first; next page in the Link header.
         `status=rejected`: their rejected claims instead. With `address`: that payer's claims of any
         status, newest first (docs/protocol.md, sections 3 and 6)."""
-        if "address" in request.query_params:
-            return self._by_address(request)
-        raw_challenge = request.query_params.get("challengeId")
-        if raw_challenge is not None and not pagination.is_whole_number(raw_challenge):
-            raise ApiError("challengeId must be a whole number.", errors={"challengeId": ["Not a number."]})
         wanted = request.query_params.get("status", "confirmed")
         if wanted not in ("confirmed", "rejected"):
             raise ApiError("status must be confirmed or rejected.", errors={"status": ["Not a listed status."]})
+        if "address" in request.query_params:
+            return self._by_address(request)  # every status of that payer's claims: `status` is not read
+        raw_challenge = request.query_params.get("challengeId")
+        if raw_challenge is not None and not pagination.is_whole_number(raw_challenge):
+            raise ApiError("challengeId must be a whole number.", errors={"challengeId": ["Not a number."]})
         limit = pagination.read_limit(request)
         after_id = pagination.read_cursor(request) or 0
         challenge_id = int(raw_challenge) if raw_challenge else None

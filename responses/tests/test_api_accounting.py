@@ -75,8 +75,9 @@ def test_the_rejected_list_pages_by_link_and_refuses_another_status(api, make_ch
     second = api.get(link[1 : link.index(">")])
     assert [r["id"] for r in second.json()] == [refused[2].pk] and "Link" not in second
     for status in ("pending", "all", ""):
-        answer = api.get("/api/responses", {"challengeId": challenge.pk, "status": status})
-        assert answer.status_code == 400 and answer.json()["errors"] == {"status": ["Not a listed status."]}
+        for params in ({"challengeId": challenge.pk}, {"address": PAYER}):
+            answer = api.get("/api/responses", {**params, "status": status})
+            assert answer.status_code == 400 and answer.json()["errors"] == {"status": ["Not a listed status."]}
 
 
 def resolved_with_prizes(make_challenge, make_response):
