@@ -2,23 +2,33 @@
 """Re-check every outcome of a resolved Geopoem challenge from public data alone.
 
     python verify_challenge.py --site https://geopoem.example --rpc https://rpc.example --challenge 7
+    python verify_challenge.py --site https://geopoem.example --rpc https://rpc.example --record my-guess.json
 
 One file, the Python standard library only (3.10 or newer): nothing of the project needs to be
-installed, and nothing here has to be trusted beyond what it prints. It reads the challenge and
-every response through the site's public API, reads each stake payment from the chain through any
-JSON-RPC node you choose, and recomputes what the site published:
+installed, and nothing here has to be trusted beyond what it prints. It reads the challenge, its
+claims, its unclaimed payments and its payouts through the site's public API, and the chain through
+any JSON-RPC node you choose, and recomputes (the rules: the site's docs/protocol.md, sections 2 to 6):
 
-- the solution commitment, from the revealed solution and its salt;
-- for each response: its payment on chain (a successful direct call of the USDC contract, value 0,
-  from the response's address, deep enough in a block that is still canonical, mined while the
-  challenge was open), the calldata (treasury, exact amount, the commitment of this guess's text
-  and salt, this challenge), the USDC Transfer log that moved the money, and the chain position
-  (block, transaction index, log index) the site ranks by;
+- the terms: the challenge's first TermsAnchored log in the registry (`--registry`, default the
+  site's), whose solution commitment the revealed solution must open, whose threshold scores the
+  guesses, and whose opening time and terms hash the site's challenge must show;
+- for each counted response: its payment on chain (a successful direct call of the USDC contract,
+  value 0, from the response's address, deep enough in a block that is still canonical, mined after
+  the anchor's block while the challenge was open), the calldata (treasury, exact amount, the
+  commitment of this guess's text and salt, this challenge), the USDC Transfer log that moved the
+  money, and the chain position (block, transaction index, log index) the site ranks by;
 - the distance to the solution, correctness against the threshold, the total staked, both winners
-  and the 40/40/20 prize split to the token unit.
+  and the 40/40/20 prize split to the token unit;
+- completeness: every USDC transfer to the treasury naming the challenge, from the anchor's block to
+  the head, is a counted response, a rejected claim whose reason code is the first rule the payment
+  fails, or a listed unclaimed payment;
+- the payouts: each prize to the address the rules give, of the exact amount, paid (a USDC Transfer
+  from the treasury after resolution), due, or different;
+- with `--record`, a player's downloaded record: the anchor they saw, whether their payment had to
+  count, and how the site accounted for it.
 
-It prints one row per response, ends with "N of N outcomes reproduced" and exits 1 when anything
-differs, naming the response. The rules are written in the site's docs/protocol.md.
+It prints what it checked, every difference, and ends with "N of N outcomes reproduced" only when
+nothing differs; otherwise with "DIFFERENCES FOUND: ...".
 Exit status: 0 every outcome reproduced, 1 a difference, 2 could not run (network, arguments)."""
 
 from __future__ import annotations
@@ -39,7 +49,16 @@ from dataclasses import dataclass, field
 # constants of ERC-20, written out so that no keccak implementation is needed.
 TRANSFER_TOPIC = "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef"
 TRANSFER_SELECTOR = "a9059cbb"
+# keccak256("TermsAnchored(uint256,bytes32,bytes32,uint64,uint32)"): the registry's event
+# (docs/protocol.md section 6; tests/vectors.json, "anchor").
+TERMS_ANCHORED_TOPIC = "0x2afc2b3441c70212f84379948f78279cc697f578030cb391f6115fd5e3a603e5"
 STAKE_CALLDATA_BYTES = 164
+PLAIN_CALLDATA_BYTES = 68
+# Reasons that say a claim is not the payer's own (a stranger's claim on someone else's payment):
+# such a claim does not account for the payment (docs/protocol.md sections 3.2 and 6).
+NOT_THE_PAYERS_CLAIM = ("wrong_sender", "commitment_mismatch")
+# Blocks per eth_getLogs request of the completeness scan (a node that refuses gets smaller ones).
+LOG_RANGE = 10_000
 EARTH_RADIUS_M = 6_371_000
 # The site scores in its database, this script in Python: the same formula in two floating-point
 # implementations. A distance agrees when within a millimetre; a guess that close to the threshold
@@ -102,6 +121,13 @@ def solution_commitment(*, challenge_id: int, text: str, salt: str) -> str:
     return sha256_hex(f"geopoem:solution:v1|{challenge_id}|{text}|{salt}")
 
 
+def terms_hash(*, challenge_id: int, title: str, poem: str, instructions: str) -> str:
+    """What players read, bound by the anchor (docs/protocol.md section 6): each text as the API
+    serves it, hashed on its own first so the joined text is unambiguous."""
+    parts = "|".join(sha256_hex(text) for text in (title, poem, instructions))
+    return sha256_hex(f"geopoem:terms:v1|{challenge_id}|{parts}")
+
+
 def to_units(amount: str, decimals: int = 6) -> int:
     """A decimal string of USDC as integer token units, exactly (no floats)."""
     if not _DECIMAL.match(amount):
@@ -131,19 +157,27 @@ class StakeCalldata:
 def decode_stake_calldata(data: str) -> StakeCalldata | None:
     """transfer(treasury, amount) followed by bytes32 commitment, uint256 challenge id and uint256
     unix seconds: 164 bytes. None for anything else."""
+    decoded = decode_transfer_calldata(data)
+    return decoded if decoded is not None and decoded.commitment else None
+
+
+def decode_transfer_calldata(data: str) -> StakeCalldata | None:
+    """A `transfer` call of 68 bytes (commitment "" and challenge id None: it carries neither) or of
+    the 164 bytes of a stake; None for anything else (docs/protocol.md section 2, rule 5)."""
     raw = data[2:] if data.startswith("0x") else data
-    if len(raw) != 2 * STAKE_CALLDATA_BYTES or raw[:8].lower() != TRANSFER_SELECTOR:
+    if len(raw) not in (2 * PLAIN_CALLDATA_BYTES, 2 * STAKE_CALLDATA_BYTES) or raw[:8].lower() != TRANSFER_SELECTOR:
         return None
     try:
-        words = [raw[8 + 64 * i : 8 + 64 * (i + 1)].lower() for i in range(5)]
+        words = [raw[8 + 64 * i : 8 + 64 * (i + 1)].lower() for i in range((len(raw) - 8) // 64)]
         if words[0][:24].strip("0"):
             return None
+        plain = len(words) == 2
         return StakeCalldata(
             recipient="0x" + words[0][24:],
             amount_units=int(words[1], 16),
-            commitment=words[2],
-            challenge_id=int(words[3], 16),
-            timestamp=int(words[4], 16),
+            commitment="" if plain else words[2],
+            challenge_id=None if plain else int(words[3], 16),  # type: ignore[arg-type]
+            timestamp=None if plain else int(words[4], 16),  # type: ignore[arg-type]
         )
     except ValueError:
         return None
@@ -281,14 +315,27 @@ class Site:
         data, _ = get_json(f"{self.url}/api/challenges/{challenge_id}/winners", timeout=self.timeout)
         return data  # type: ignore[return-value]
 
-    def responses(self, challenge_id: int, progress) -> list[dict]:
-        """Every public response of the challenge, following the Link header page by page."""
-        url: str | None = f"{self.url}/api/responses?challengeId={challenge_id}&limit={self.page_size}"
+    def responses(self, challenge_id: int, progress, *, status: str = "confirmed") -> list[dict]:
+        """Every public claim of the challenge of this status (confirmed: the counted responses;
+        rejected: the rejected claims), following the Link header page by page."""
+        query = f"challengeId={challenge_id}&limit={self.page_size}" + (
+            "&status=rejected" if status != "confirmed" else ""
+        )
+        return self._pages(f"{self.url}/api/responses?{query}", progress, f"{status} claims")
+
+    def unclaimed(self, challenge_id: int, progress) -> list[dict]:
+        """The payments naming the challenge that no claim of the payer reached the site for."""
+        url = f"{self.url}/api/challenges/{challenge_id}/unclaimed?limit={self.page_size}"
+        return self._pages(url, progress, "unclaimed payments")
+
+    def _pages(self, url: str | None, progress, what: str) -> list[dict]:
         rows: list[dict] = []
         while url:
             page, headers = get_json(url, timeout=self.timeout)
-            rows.extend(page)  # type: ignore[arg-type]
-            progress(f"read {len(rows)} responses from the site")
+            if not isinstance(page, list):
+                raise Unavailable(f"GET {url}: not a list")
+            rows.extend(page)
+            progress(f"read {len(rows)} {what} from the site")
             link = next_link(headers)
             url = self.on_site(link) if link else None
         return rows
@@ -340,7 +387,7 @@ class Rpc:
         return results
 
 
-# --- The checks --------------------------------------------------------------------------------
+# --- Reading the chain once, in batches ----------------------------------------------------------
 
 
 def _int(value: object) -> int:
@@ -351,19 +398,258 @@ def _lower(value: object) -> str:
     return str(value or "").lower()
 
 
-def check_offchain(outcome: Outcome, *, challenge: dict, chain_id: int) -> None:
-    """The response's own data: canonical text, its commitment, distance and correctness."""
+def _word(number: int) -> str:
+    return "0x" + f"{number:064x}"
+
+
+def _address_word(address: str) -> str:
+    return "0x" + "0" * 24 + address.lower()[2:]
+
+
+@dataclass(frozen=True)
+class Anchor:
+    """The challenge's first TermsAnchored log in the registry (docs/protocol.md section 6)."""
+
+    registry: str
+    transaction_hash: str
+    block_number: int
+    log_index: int
+    solution_commitment: str  # 64 lowercase hex
+    terms_hash: str  # 64 lowercase hex
+    opens_at: int
+    threshold_m: int
+
+
+def parse_anchor(log: dict) -> Anchor | None:
+    data = _lower(log.get("data"))[2:]
+    if len(data) != 4 * 64:
+        return None
+    words = [data[64 * i : 64 * (i + 1)] for i in range(4)]
+    return Anchor(
+        registry=_lower(log.get("address")),
+        transaction_hash=_lower(log.get("transactionHash")),
+        block_number=_int(log["blockNumber"]),
+        log_index=_int(log["logIndex"]),
+        solution_commitment=words[0],
+        terms_hash=words[1],
+        opens_at=int(words[2], 16),
+        threshold_m=int(words[3], 16),
+    )
+
+
+@dataclass(frozen=True)
+class TransferLog:
+    transaction_hash: str
+    block_number: int
+    block_hash: str
+    transaction_index: int
+    log_index: int
+    sender: str
+    recipient: str
+    amount_units: int
+
+
+def transfer_log(entry: dict, usdc: str) -> TransferLog | None:
+    """An ERC-20 Transfer emitted by the USDC contract itself (any contract can emit the event)."""
+    topics = [_lower(t) for t in entry.get("topics") or []]
+    if entry.get("removed") or _lower(entry.get("address")) != usdc or len(topics) != 3 or topics[0] != TRANSFER_TOPIC:
+        return None
+    return TransferLog(
+        transaction_hash=_lower(entry.get("transactionHash")),
+        block_number=_int(entry["blockNumber"]),
+        block_hash=_lower(entry.get("blockHash")),
+        transaction_index=_int(entry["transactionIndex"]),
+        log_index=_int(entry["logIndex"]),
+        sender="0x" + topics[1][-40:],
+        recipient="0x" + topics[2][-40:],
+        amount_units=_int(entry.get("data") or "0x0"),
+    )
+
+
+class ChainData:
+    """What the verifier reads from the chain, each item once, in JSON-RPC batches: transactions,
+    receipts (only where the completeness scan did not already show the transaction's transfers),
+    blocks, and the scan of every USDC Transfer to the treasury."""
+
+    def __init__(self, rpc: Rpc, *, usdc: str, treasury: str, progress) -> None:
+        self.rpc, self.usdc, self.treasury, self.progress = rpc, usdc, treasury, progress
+        self.head = _int(rpc.call("eth_blockNumber"))
+        self.txs: dict[str, dict | None] = {}
+        self.receipts: dict[str, dict | None] = {}
+        self.blocks: dict[int, dict | None] = {}
+        self.scan: dict[str, list[TransferLog]] = {}  # transaction -> its USDC Transfers to the treasury
+        self.scanned: tuple[int, int] | None = None
+
+    def anchors(self, registry: str, challenge_id: int) -> list[Anchor]:
+        logs = self.rpc.call(
+            "eth_getLogs",
+            {
+                "address": registry,
+                "topics": [TERMS_ANCHORED_TOPIC, _word(challenge_id)],
+                "fromBlock": "0x0",
+                "toBlock": hex(self.head),
+            },
+        )
+        found = [parse_anchor(log) for log in logs or [] if not log.get("removed")]  # type: ignore[union-attr]
+        return sorted((a for a in found if a is not None), key=lambda a: (a.block_number, a.log_index))
+
+    def read_transactions(self, hashes) -> None:
+        wanted = sorted({h.lower() for h in hashes} - set(self.txs))
+        found = self.rpc.many([("eth_getTransactionByHash", [h]) for h in wanted], self.progress)
+        self.txs.update(zip(wanted, found, strict=True))  # type: ignore[arg-type]
+
+    def read_receipts(self, hashes) -> None:
+        wanted = sorted({h.lower() for h in hashes} - set(self.receipts))
+        found = self.rpc.many([("eth_getTransactionReceipt", [h]) for h in wanted], self.progress)
+        self.receipts.update(zip(wanted, found, strict=True))  # type: ignore[arg-type]
+
+    def read_blocks(self, numbers) -> None:
+        wanted = sorted(set(numbers) - set(self.blocks))
+        found = self.rpc.many([("eth_getBlockByNumber", [hex(n), False]) for n in wanted], self.progress)
+        self.blocks.update(zip(wanted, found, strict=True))  # type: ignore[arg-type]
+
+    def scan_transfers(self, from_block: int, *, step: int) -> None:
+        """Every USDC Transfer to the treasury from `from_block` to the head, in block ranges; a node
+        that refuses a range (too many results) gets halves of it."""
+        topics = [TRANSFER_TOPIC, None, _address_word(self.treasury)]
+        start, step = from_block, max(1, step)
+        while start <= self.head:
+            end = min(self.head, start + step - 1)
+            try:
+                logs = self.rpc.call(
+                    "eth_getLogs",
+                    {"address": self.usdc, "topics": topics, "fromBlock": hex(start), "toBlock": hex(end)},
+                )
+            except Unavailable:
+                if step == 1:
+                    raise
+                step = max(1, step // 2)
+                continue
+            for entry in logs or []:  # type: ignore[union-attr]
+                log = transfer_log(entry, self.usdc)
+                if log is not None and log.recipient == self.treasury:
+                    self.scan.setdefault(log.transaction_hash, []).append(log)
+            self.progress(f"scanned the treasury's transfers to block {end} of {self.head}")
+            start = end + 1
+        self.scanned = (from_block, self.head)
+
+    def mined(self, tx_hash: str) -> dict | None:
+        """The transaction when the chain holds it in a block; None when unknown or not mined."""
+        tx = self.txs.get(tx_hash.lower())
+        return tx if isinstance(tx, dict) and tx.get("blockNumber") is not None else None
+
+    def needs_receipt(self, tx_hash: str) -> bool:
+        """A mined transaction whose transfers to the treasury the scan did not show: its receipt
+        says whether it failed and what it moved (a transaction with a Transfer log succeeded)."""
+        return self.mined(tx_hash) is not None and tx_hash.lower() not in self.scan
+
+    def status(self, tx_hash: str) -> int:
+        if tx_hash.lower() in self.scan:
+            return 1
+        receipt = self.receipts.get(tx_hash.lower())
+        return _int(receipt.get("status", "0x0")) if isinstance(receipt, dict) else 0
+
+    def transfers(self, tx_hash: str) -> list[TransferLog]:
+        """The transaction's USDC Transfers to the treasury, in log order."""
+        h = tx_hash.lower()
+        if h in self.scan:
+            return sorted(self.scan[h], key=lambda log: log.log_index)
+        receipt = self.receipts.get(h)
+        logs = (
+            [transfer_log(e, self.usdc) for e in (receipt or {}).get("logs") or []] if isinstance(receipt, dict) else []
+        )
+        return [log for log in logs if log is not None and log.recipient == self.treasury]
+
+    def block_time(self, number: int) -> int | None:
+        block = self.blocks.get(number)
+        return _int(block["timestamp"]) if isinstance(block, dict) else None
+
+
+# --- The rules (docs/protocol.md sections 2 and 6) ---------------------------------------------
+
+
+@dataclass
+class Terms:
+    """What the payments and the scores are judged by: the anchor's values when there is one."""
+
+    challenge_id: int
+    solution: str
+    threshold_m: int
+    start: int | None  # the opening second (a block of that second counts)
+    closed: int | None
+    anchor: Anchor | None
+    demo: bool = False  # an unanchored demonstration challenge: open without an anchor
+
+
+def first_failing_rule(
+    *,
+    chain: ChainData,
+    tx_hash: str,
+    sender: str,
+    stake_units: int | None,
+    commitment: str,
+    challenge_id: int,
+    terms: Terms,
+) -> str | None:
+    """The reason code of the first rule of docs/protocol.md section 2 (and section 6, `early`) that
+    this payment fails for this claim, or None when it passes every rule and had to count."""
+    tx = chain.mined(tx_hash)
+    if tx is None:
+        return "not_found"
+    if chain.status(tx_hash) != 1:
+        return "tx_failed"
+    data = str(tx.get("input") or tx.get("data") or "")
+    if _lower(tx.get("to")) != chain.usdc:
+        ours = data.lower().startswith("0x" + TRANSFER_SELECTOR) and _int(tx.get("value", "0x0")) == 0
+        return "wrong_token" if ours else "unsupported_transaction"
+    if _int(tx.get("value", "0x0")) != 0:
+        return "unsupported_transaction"
+    if _lower(tx.get("from")) != sender.lower():
+        return "wrong_sender"
+    calldata = decode_transfer_calldata(data)
+    if calldata is None:
+        return "unsupported_transaction"
+    if calldata.recipient != chain.treasury:
+        return "wrong_recipient"
+    if stake_units is None or calldata.amount_units != stake_units:
+        return "amount_mismatch"
+    if not calldata.commitment or calldata.commitment != commitment:
+        return "commitment_mismatch"
+    if calldata.challenge_id != challenge_id:
+        return "challenge_mismatch"
+    paid = [t for t in chain.transfers(tx_hash) if t.sender == sender.lower() and t.amount_units == stake_units]
+    if not paid:
+        return "no_transfer_log"
+    block_number = _int(tx["blockNumber"])
+    mined = chain.block_time(block_number)
+    anchor = terms.anchor
+    if anchor is None and not terms.demo:
+        return "early"  # a challenge whose terms are not on chain was never open: no stake counts
+    if anchor is not None and (block_number <= anchor.block_number or mined is None or mined < anchor.opens_at):
+        return "early"
+    if (
+        mined is None
+        or terms.start is None
+        or mined < terms.start
+        or (terms.closed is not None and mined > terms.closed)
+    ):
+        return "late"
+    return None
+
+
+def check_offchain(outcome: Outcome, *, terms: Terms, chain_id: int) -> None:
+    """The response's own data: canonical text, its distance and correctness (with the anchored
+    threshold when there is an anchor)."""
     row, problems = outcome.row, outcome.problems
     text = row.get("submissionText") or ""
     if canonical_coordinates(text) != text:
         problems.append(f"guess {text!r} is not canonical coordinates")
         return
-    solution = challenge["solutionReveal"]
-    outcome.distance = distance_between(text, solution)
+    outcome.distance = distance_between(text, terms.solution)
     published = row.get("distanceMeters")
     if published is None or abs(published - outcome.distance) > DISTANCE_TOLERANCE_M:
         problems.append(f"distance is {outcome.distance:.3f} m, the site shows {published}")
-    threshold = challenge.get("proximityThreshold") or 0
+    threshold = terms.threshold_m
     outcome.correct = outcome.distance <= threshold
     if row.get("isCorrect") is not outcome.correct:
         if abs(outcome.distance - threshold) <= DISTANCE_TOLERANCE_M:
@@ -375,48 +661,37 @@ def check_offchain(outcome: Outcome, *, challenge: dict, chain_id: int) -> None:
 
 
 def check_onchain(
-    outcome: Outcome,
-    *,
-    tx: dict | None,
-    receipt: dict | None,
-    block: dict | None,
-    head: int,
-    confirmations: int,
-    config: dict,
-    challenge: dict,
-    chain_id: int,
+    outcome: Outcome, *, chain: ChainData, confirmations: int, terms: Terms, chain_id: int, decimals: int
 ) -> None:
-    """The payment against the rules the site claims to have applied (docs/protocol.md section 2)."""
+    """The payment against the rules the site claims to have applied (docs/protocol.md sections 2
+    and 6), and the chain position it ranks by."""
     row, problems = outcome.row, outcome.problems
-    if tx is None or receipt is None:
+    tx_hash = row["transactionHash"]
+    tx = chain.mined(tx_hash)
+    if tx is None:
         problems.append("the transaction is not on this chain")
         return
-    if _int(receipt.get("status", "0x0")) != 1:
+    if chain.status(tx_hash) != 1:
         problems.append("the transaction failed (status 0)")
-    usdc, treasury, sender = _lower(config["usdcAddress"]), _lower(config["treasuryAddress"]), _lower(tx.get("from"))
-    block_number = _int(receipt["blockNumber"])
-    if block is None or _lower(block.get("hash")) != _lower(receipt.get("blockHash")):
-        problems.append(f"block {block_number} of the receipt is not on the canonical chain")
-    if head - block_number + 1 < confirmations:
-        problems.append(f"only {head - block_number + 1} confirmations, fewer than {confirmations}")
-    if (row.get("blockNumber"), row.get("transactionIndex")) != (block_number, _int(receipt["transactionIndex"])):
-        problems.append(
-            f"chain position is block {block_number} index {_int(receipt['transactionIndex'])}, "
-            f"the site shows block {row.get('blockNumber')} index {row.get('transactionIndex')}"
-        )
-    if _lower(tx.get("to")) != usdc:
-        problems.append(f"paid to contract {tx.get('to')}, not the USDC contract {config['usdcAddress']}")
+    sender = _lower(tx.get("from"))
+    block_number, tx_index = _int(tx["blockNumber"]), _int(tx["transactionIndex"])
+    block = chain.blocks.get(block_number)
+    if block is None or _lower(block.get("hash")) != _lower(tx.get("blockHash")):
+        problems.append(f"block {block_number} of the transaction is not on the canonical chain")
+    if chain.head - block_number + 1 < confirmations:
+        problems.append(f"only {chain.head - block_number + 1} confirmations, fewer than {confirmations}")
+    if _lower(tx.get("to")) != chain.usdc:
+        problems.append(f"paid to contract {tx.get('to')}, not the USDC contract")
     if _int(tx.get("value", "0x0")) != 0:
         problems.append("the transaction sent ether as well")
     if sender != _lower(row["submitterAddress"]):
         problems.append(f"sent from {tx.get('from')}, the site shows {row['submitterAddress']}")
-    decimals = int(config.get("tokenDecimals", 6))
     stake_units = to_units(row["submissionStake"], decimals)
     calldata = decode_stake_calldata(str(tx.get("input") or tx.get("data") or ""))
     if calldata is None:
         problems.append("the calldata is not a 164-byte Geopoem stake transfer")
     else:
-        if calldata.recipient != treasury:
+        if calldata.recipient != chain.treasury:
             problems.append(f"the calldata pays {calldata.recipient}, not the treasury")
         if calldata.amount_units != stake_units:
             problems.append(
@@ -425,50 +700,50 @@ def check_onchain(
             )
         expected = guess_commitment(
             chain_id=chain_id,
-            challenge_id=challenge["id"],
+            challenge_id=terms.challenge_id,
             submitter_address=row["submitterAddress"],
             text=row.get("submissionText") or "",
             salt=row.get("submissionSalt") or "",
         )
         if calldata.commitment != expected:
             problems.append("the calldata's commitment is not the commitment of this guess, address and salt")
-        if calldata.challenge_id != challenge["id"]:
+        if calldata.challenge_id != terms.challenge_id:
             problems.append(f"the calldata names challenge {calldata.challenge_id}")
-    # The money: the first Transfer(sender, treasury, stake) the USDC contract emitted in the receipt.
-    log = next(
-        (
-            entry
-            for entry in receipt.get("logs") or []
-            if _lower(entry.get("address")) == usdc
-            and not entry.get("removed")
-            and len(entry.get("topics") or []) == 3
-            and _lower(entry["topics"][0]) == TRANSFER_TOPIC
-            and "0x" + _lower(entry["topics"][1])[-40:] == sender
-            and "0x" + _lower(entry["topics"][2])[-40:] == treasury
-            and _int(entry.get("data") or "0x0") == stake_units
-        ),
-        None,
-    )
-    tx_index = _int(receipt["transactionIndex"])
-    outcome.chain_position = (block_number, tx_index, _int(log["logIndex"]) if log else row.get("logIndex") or 0)
+    # The money: the first Transfer(sender, treasury, stake) the USDC contract emitted in the transaction.
+    log = next((t for t in chain.transfers(tx_hash) if t.sender == sender and t.amount_units == stake_units), None)
+    outcome.chain_position = (block_number, tx_index, log.log_index if log else row.get("logIndex") or 0)
     if log is None:
         problems.append(f"no USDC Transfer of {row['submissionStake']} from the sender to the treasury")
-    elif _int(log["logIndex"]) != row.get("logIndex"):
-        problems.append(f"the Transfer is log {_int(log['logIndex'])}, the site shows log {row.get('logIndex')}")
-    if block is not None:
-        mined = _int(block["timestamp"])
+    shown = (row.get("blockNumber"), row.get("transactionIndex"), row.get("logIndex"))
+    if log is not None and shown != outcome.chain_position:
+        problems.append(
+            "chain position is block {} index {} log {}, the site shows block {} index {} log {}".format(
+                *outcome.chain_position, *shown
+            )
+        )
+    mined = chain.block_time(block_number)
+    if mined is not None:
         if row.get("submissionTimestamp") != mined:
             problems.append(f"mined at {mined}, the site shows {row.get('submissionTimestamp')}")
-        start, closed = challenge.get("startTimestamp"), challenge.get("closedTimestamp")
-        if start is None or mined < start or (closed is not None and mined > closed):
-            problems.append(f"mined at {mined}, outside the open window {start} to {closed}")
+        if terms.start is None or mined < terms.start or (terms.closed is not None and mined > terms.closed):
+            problems.append(f"mined at {mined}, outside the open window {terms.start} to {terms.closed}")
+    anchor = terms.anchor
+    if anchor is not None:
+        if block_number <= anchor.block_number:
+            problems.append(f"paid in block {block_number}, not after the anchor's block {anchor.block_number}")
+        if mined is not None and mined < anchor.opens_at:
+            problems.append(f"mined at {mined}, before the anchored opening time {anchor.opens_at}")
+
+
+# --- The report ----------------------------------------------------------------------------------
 
 
 @dataclass
 class Report:
     outcomes: list[Outcome]
-    differences: list[str]  # about the challenge as a whole (totals, winners, split)
+    differences: list[str]  # about the challenge as a whole (terms, totals, winners, claims, payouts)
     demo: bool
+    lines: list[str] = field(default_factory=list)  # what was checked besides the responses' table
 
     @property
     def reproduced(self) -> int:
@@ -479,6 +754,397 @@ class Report:
         return self.reproduced == len(self.outcomes) and not self.differences
 
 
+def check_terms(
+    *, challenge: dict, anchor: Anchor | None, anchors: list[Anchor], registry: str | None, report: Report
+) -> None:
+    """The site's challenge against its anchor (docs/protocol.md section 6, check 1)."""
+    cid, differences = challenge["id"], report.differences
+    shown = challenge.get("anchor")
+    if anchor is None:
+        if report.demo:
+            report.lines.append(
+                "This is a demonstration challenge: its terms were never committed on chain, so nothing about "
+                "it is guaranteed."
+            )
+        elif registry is None:
+            differences.append("the site names no terms registry: the terms of this challenge are not on chain")
+        else:
+            differences.append(f"challenge {cid} has no anchor in the registry {registry}: its terms are not on chain")
+        if shown:
+            differences.append(
+                f"the site shows an anchor in transaction {shown.get('transactionHash')}; the chain has none"
+            )
+        return
+    report.lines.append(
+        f"Terms anchored in block {anchor.block_number} (transaction {anchor.transaction_hash}, registry "
+        f"{anchor.registry}): opens at {anchor.opens_at}, threshold {anchor.threshold_m} m"
+    )
+    if len(anchors) > 1:
+        report.lines.append(f"(the registry holds {len(anchors)} anchors of this challenge; the first one counts)")
+    if _lower(challenge.get("solutionSha256")) != anchor.solution_commitment:
+        differences.append(
+            f"the site's solution SHA-256 {challenge.get('solutionSha256')} is not the anchored "
+            f"{anchor.solution_commitment}"
+        )
+    reveal = solution_commitment(
+        challenge_id=cid, text=challenge.get("solutionReveal") or "", salt=challenge.get("solutionSalt") or ""
+    )
+    if reveal != anchor.solution_commitment:
+        differences.append("the revealed solution and salt do not open the anchored solution commitment")
+    threshold = challenge.get("proximityThreshold") or 0
+    if threshold != anchor.threshold_m:
+        differences.append(f"the site's threshold is {threshold} m, the anchored threshold {anchor.threshold_m} m")
+    if challenge.get("startTimestamp") != anchor.opens_at:
+        differences.append(
+            f"the site's opening time is {challenge.get('startTimestamp')}, the anchored {anchor.opens_at}"
+        )
+    texts = terms_hash(
+        challenge_id=cid,
+        title=challenge.get("poemTitle") or "",
+        poem=challenge.get("poemText") or "",
+        instructions=challenge.get("instructionsText") or "",
+    )
+    if texts != anchor.terms_hash:
+        differences.append("the title, poem and instructions the site shows are not the anchored terms (terms hash)")
+    if shown:
+        seen = (_lower(shown.get("transactionHash")), shown.get("blockNumber"), _lower(shown.get("termsSha256")))
+        if seen != (anchor.transaction_hash, anchor.block_number, anchor.terms_hash):
+            differences.append("the anchor the site shows is not the first anchor on chain")
+    else:
+        differences.append("the site shows no anchor for an anchored challenge")
+
+
+def check_rejected(
+    rows: list[dict], *, chain: ChainData | None, terms: Terms, chain_id: int, decimals: int, report: Report
+) -> None:
+    """Each rejected claim's code must be the first rule its payment fails (docs/protocol.md
+    section 6, check 3). Without a chain (a demonstration challenge): not checked, and said so."""
+    if chain is None:
+        if rows:
+            report.lines.append(f"{len(rows)} rejected claims: not re-checked (no chain to read)")
+        return
+    agreed = 0
+    for row in rows:
+        name = f"rejected claim {row['id']} ({row['transactionHash']})"
+        text = row.get("submissionText") or ""
+        commitment = guess_commitment(
+            chain_id=chain_id,
+            challenge_id=terms.challenge_id,
+            submitter_address=row["submitterAddress"],
+            text=text,
+            salt=row.get("submissionSalt") or "",
+        )
+        if commitment != _lower(row.get("commitment")):
+            report.differences.append(f"{name}: its commitment is not that of its text, address and salt")
+        try:
+            units: int | None = to_units(row["submissionStake"], decimals)
+        except ValueError:
+            units = None
+        expected = first_failing_rule(
+            chain=chain,
+            tx_hash=row["transactionHash"],
+            sender=row["submitterAddress"],
+            stake_units=units,
+            commitment=commitment,
+            challenge_id=terms.challenge_id,
+            terms=terms,
+        )
+        code = row.get("rejectionCode")
+        if expected is None:
+            report.differences.append(f"{name}: rejected {code}, but its payment passes every rule and had to count")
+        elif code != expected and not (expected == "not_found" and code == "reorged"):
+            report.differences.append(f"{name}: rejected {code}, the first rule its payment fails is {expected}")
+        else:
+            agreed += 1
+    if rows:
+        report.lines.append(f"{agreed} of {len(rows)} rejected claims: reason code re-checked")
+
+
+def check_completeness(
+    *,
+    chain: ChainData,
+    terms: Terms,
+    confirmed: list[dict],
+    rejected: list[dict],
+    unclaimed: list[dict],
+    decimals: int,
+    report: Report,
+) -> None:
+    """Every USDC transfer to the treasury naming the challenge is counted, rejected with a
+    re-checked code, or listed unclaimed (docs/protocol.md section 6, check 3)."""
+    counted = {_lower(r["transactionHash"]) for r in confirmed}
+    payers = {_lower(r["transactionHash"]) for r in rejected if r.get("rejectionCode") not in NOT_THE_PAYERS_CLAIM}
+    listed: dict[tuple[str, int], dict] = {}
+    for row in unclaimed:
+        listed[(_lower(row.get("transactionHash")), row.get("logIndex"))] = row
+
+    def names_challenge(tx_hash: str) -> bool:
+        tx = chain.mined(tx_hash)
+        ours = tx is not None and _lower(tx.get("to")) == chain.usdc
+        calldata = decode_stake_calldata(str(tx.get("input") or "")) if ours else None  # type: ignore[union-attr]
+        return calldata is not None and calldata.challenge_id == terms.challenge_id
+
+    naming = [min(logs, key=lambda log: log.log_index) for h, logs in chain.scan.items() if names_challenge(h)]
+    # Each listed unclaimed payment is a transfer on chain naming this challenge, as listed (one mined
+    # before the scanned range, e.g. before the anchor, is read from its receipt).
+    for (tx_hash, log_index), row in listed.items():
+        log = next((t for t in chain.transfers(tx_hash) if t.log_index == log_index), None)
+        name = f"unclaimed payment {tx_hash} log {log_index}"
+        if log is None or not names_challenge(tx_hash):
+            report.differences.append(f"{name}: no such transfer to the treasury naming challenge {terms.challenge_id}")
+            continue
+        shown = (row.get("blockNumber"), row.get("transactionIndex"), _lower(row.get("fromAddress")), row.get("amount"))
+        try:
+            amount = to_units(str(row.get("amount")), decimals)
+        except ValueError:
+            amount = -1
+        if shown[:3] != (log.block_number, log.transaction_index, log.sender) or amount != log.amount_units:
+            report.differences.append(
+                f"{name}: the chain has block {log.block_number} index {log.transaction_index} from {log.sender} of "
+                f"{from_units(log.amount_units, decimals)} USDC, the site lists {shown}"
+            )
+        if tx_hash in counted:
+            report.differences.append(f"{name}: listed unclaimed, but a counted response names it")
+    listed_hashes = {tx_hash for tx_hash, _ in listed}
+    tally = {"counted": 0, "rejected": 0, "unclaimed": 0, "outside": 0}
+    for log in sorted(naming, key=lambda t: (t.block_number, t.transaction_index, t.log_index)):
+        if log.transaction_hash in counted:
+            tally["counted"] += 1
+        elif log.transaction_hash in payers:
+            tally["rejected"] += 1
+        elif log.transaction_hash in listed_hashes:
+            tally["unclaimed"] += 1
+        else:
+            mined = chain.block_time(log.block_number)
+            after_anchor = terms.anchor is None or log.block_number > terms.anchor.block_number
+            in_window = (
+                mined is not None
+                and terms.start is not None
+                and terms.start <= mined
+                and (terms.closed is None or mined <= terms.closed)
+                and (terms.anchor is None or mined >= terms.anchor.opens_at)
+            )
+            what = (
+                f"payment {log.transaction_hash} from {log.sender} of {from_units(log.amount_units, decimals)} USDC "
+                f"in block {log.block_number} names challenge {terms.challenge_id}"
+            )
+            if in_window and after_anchor:
+                report.differences.append(f"{what} and is neither counted, rejected nor listed unclaimed")
+            else:
+                tally["outside"] += 1
+                report.lines.append(f"Not counted: {what}, mined outside the open window, and the site lists no claim")
+    start, end = chain.scanned or (0, chain.head)
+    report.lines.append(
+        f"{len(naming)} payments to the treasury name challenge {terms.challenge_id} in blocks {start} to {end}: "
+        f"{tally['counted']} counted, {tally['rejected']} rejected claims, {tally['unclaimed']} listed unclaimed, "
+        f"{tally['outside']} outside the open window"
+    )
+
+
+def expected_payouts(
+    *, earliest: Outcome | None, highest: Outcome | None, split: Split, config: dict, treasury: str
+) -> dict[str, tuple[str, int, bool]]:
+    """Kind -> (address, amount in units, kept): what the rules give (docs/protocol.md sections 4
+    and 6). With no correct response nothing is due; the operations share goes to the site's
+    operations address, else it stays in the treasury (kept)."""
+    if earliest is None or highest is None:
+        return {}
+    operations = _lower(config.get("operationsAddress"))
+    rows = {
+        "earliest": (_lower(earliest.row["submitterAddress"]), split.earliest, False),
+        "highest": (_lower(highest.row["submitterAddress"]), split.highest, False),
+        "operations": (operations or treasury, split.operations, not operations),
+    }
+    return {kind: row for kind, row in rows.items() if row[1] > 0}
+
+
+def check_payouts(
+    *, payouts: list[dict], expected: dict[str, tuple[str, int, bool]], chain: ChainData | None,
+    resolved_at: int | None, decimals: int, report: Report,
+) -> None:  # fmt: skip
+    """Each prize to the address the rules give, of the exact amount; a recorded transaction must
+    hold that USDC Transfer from the treasury after resolution (docs/protocol.md section 6, check 4)."""
+    shown = {p.get("kind"): p for p in payouts}
+    for kind in sorted(set(shown) - set(expected)):
+        report.differences.append(f"the site lists a {kind} payout; the rules give none")
+    for kind, (address, units, kept) in expected.items():
+        payout = shown.get(kind)
+        amount = from_units(units, decimals)
+        if payout is None:
+            report.differences.append(f"the {kind} payout of {amount} USDC to {address} is missing")
+            continue
+        try:
+            shown_units = to_units(str(payout.get("amount")), decimals)
+        except ValueError:
+            shown_units = -1
+        if _lower(payout.get("address")) != address or shown_units != units:
+            report.differences.append(
+                f"the {kind} payout is {amount} USDC to {address} by the rules; the site shows "
+                f"{payout.get('amount')} to {payout.get('address')}"
+            )
+            continue
+        tx_hash = _lower(payout.get("transactionHash"))
+        if kept:
+            if payout.get("status") != "kept" or tx_hash:
+                report.differences.append(
+                    f"the {kind} share stays in the treasury; the site shows it {payout.get('status')}"
+                )
+            else:
+                report.lines.append(f"Payout {kind}: {amount} USDC kept in the treasury")
+            continue
+        if not tx_hash:
+            report.lines.append(f"Payout {kind}: {amount} USDC to {address}: due ({payout.get('status')})")
+            continue
+        problem = _payout_problem(chain, tx_hash, address=address, units=units, resolved_at=resolved_at)
+        if problem:
+            report.differences.append(f"the {kind} payout's transaction {tx_hash} {problem}")
+            report.lines.append(f"Payout {kind}: {amount} USDC to {address}: different")
+        else:
+            report.lines.append(f"Payout {kind}: {amount} USDC to {address}: paid in {tx_hash}")
+
+
+def _payout_problem(chain: ChainData | None, tx_hash: str, *, address: str, units: int, resolved_at: int | None) -> str:
+    if chain is None:
+        return "cannot be checked without --rpc"
+    tx = chain.mined(tx_hash)
+    receipt = chain.receipts.get(tx_hash)
+    if tx is None or not isinstance(receipt, dict):
+        return "is not on this chain"
+    if _int(receipt.get("status", "0x0")) != 1:
+        return "failed"
+    logs = [transfer_log(e, chain.usdc) for e in receipt.get("logs") or []]
+    if not any(
+        log and log.sender == chain.treasury and log.recipient == address and log.amount_units == units for log in logs
+    ):
+        return f"holds no USDC Transfer of exactly {from_units(units)} from the treasury to {address}"
+    mined = chain.block_time(_int(tx["blockNumber"]))
+    if mined is None or resolved_at is None or mined < resolved_at:
+        return f"was mined at {mined}, before the challenge was resolved at {resolved_at}"
+    return ""
+
+
+def read_record(path: str) -> dict:
+    try:
+        with open(path, encoding="utf-8") as file:
+            record = json.load(file)
+    except (OSError, ValueError) as exc:
+        raise Unavailable(f"the record {path} cannot be read: {exc}") from exc
+    if not isinstance(record, dict) or not isinstance(record.get("challengeId"), int):
+        raise Unavailable(f"the record {path} is not a Geopoem record (no challengeId)")
+    return record
+
+
+def check_record(
+    record: dict,
+    *,
+    chain: ChainData | None,
+    terms: Terms,
+    anchor: Anchor | None,
+    registry: str | None,
+    confirmed: list[Outcome],
+    rejected: list[dict],
+    unclaimed: list[dict],
+    chain_id: int,
+    decimals: int,
+    report: Report,
+) -> None:
+    """A player's downloaded record (docs/protocol.md section 6, check 5): the anchor they saw is
+    the anchor on chain; whether their payment had to count; how the site accounted for it."""
+    tx_hash = _lower(record.get("transactionHash"))
+    say, differ = report.lines.append, report.differences.append
+    say(f"Your record: transaction {tx_hash}")
+    if record.get("chainId") != chain_id:
+        differ(f"your record is for chain {record.get('chainId')}, the site is on chain {chain_id}")
+    seen = record.get("anchor")
+    if seen:
+        if anchor is None:
+            differ("your record keeps an anchor the chain does not hold")
+        else:
+            kept = (
+                _lower(seen.get("registry")),
+                _lower(seen.get("transactionHash")),
+                seen.get("blockNumber"),
+                _lower(seen.get("solutionSha256")),
+                _lower(seen.get("termsSha256")),
+            )
+            chain_values = (
+                anchor.registry,
+                anchor.transaction_hash,
+                anchor.block_number,
+                anchor.solution_commitment,
+                anchor.terms_hash,
+            )
+            if kept != chain_values:
+                differ("the anchor you saw when paying is not the challenge's anchor on chain")
+            else:
+                say("Your record: the anchor you saw is the anchor on chain")
+    elif anchor is not None:
+        say("Your record keeps no anchor; the challenge's anchor on chain was checked above")
+    text = canonical_coordinates(str(record.get("coordinates") or ""))
+    address = str(record.get("submitterAddress") or "")
+    commitment = guess_commitment(
+        chain_id=chain_id,
+        challenge_id=terms.challenge_id,
+        submitter_address=address,
+        text=text or "",
+        salt=str(record.get("salt") or ""),
+    )
+    try:
+        units: int | None = to_units(str(record.get("stakeUsdc")), decimals)
+    except ValueError:
+        units = None
+    counted = next(
+        (
+            o
+            for o in confirmed
+            if _lower(o.row["transactionHash"]) == tx_hash and _lower(o.row.get("commitment")) == commitment
+        ),
+        None,
+    )
+    claim = next(
+        (r for r in rejected if _lower(r["transactionHash"]) == tx_hash and _lower(r.get("commitment")) == commitment),
+        None,
+    )
+    listed = any(_lower(r.get("transactionHash")) == tx_hash for r in unclaimed)
+    if chain is None:
+        say("Your record: the payment was not checked (no chain to read)")
+        return
+    failing = first_failing_rule(
+        chain=chain,
+        tx_hash=tx_hash,
+        sender=address,
+        stake_units=units,
+        commitment=commitment,
+        challenge_id=terms.challenge_id,
+        terms=terms,
+    )
+    if failing is None:
+        if counted is not None:
+            result = "correct" if counted.correct else "not correct"
+            distance = f"{counted.distance:.2f} m" if counted.distance is not None else "no distance"
+            say(
+                f"Your record: the payment had to count, and it is counted as response {counted.id}: "
+                f"{result}, {distance}"
+            )
+        else:
+            where = (
+                f"rejected {claim.get('rejectionCode')}"
+                if claim
+                else ("listed unclaimed" if listed else "not listed at all")
+            )
+            differ(f"your payment {tx_hash} had to count, and the site does not count it ({where})")
+        return
+    say(f"Your record: the payment did not have to count: the first rule it fails is {failing}")
+    if counted is not None:
+        differ(f"your payment {tx_hash} fails the rule {failing}, yet the site counts it")
+    elif claim is not None:
+        say(f"Your record: the site rejected your claim with {claim.get('rejectionCode')}")
+    elif listed:
+        say("Your record: the site lists your payment as unclaimed")
+    else:
+        say("Your record: the site shows no claim of yours on this transaction")
+
+
 def verify(
     *,
     site: Site,
@@ -487,68 +1153,87 @@ def verify(
     confirmations: int,
     usdc: str | None = None,
     treasury: str | None = None,
+    registry: str | None = None,
+    record: dict | None = None,
+    log_range: int = LOG_RANGE,
     progress=lambda message: None,
 ) -> Report:
     config = site.public_config()
-    if usdc:
-        config["usdcAddress"] = usdc
-    if treasury:
-        config["treasuryAddress"] = treasury
+    usdc_address = _lower(usdc or config["usdcAddress"])
+    treasury_address = _lower(treasury or config["treasuryAddress"])
+    registry_address = _lower(registry or config.get("registryAddress")) or None
     decimals = int(config.get("tokenDecimals", 6))
+    chain_id = int(config["chainId"])
     challenge = site.challenge(challenge_id)
     if challenge is None:
         raise Unavailable(f"challenge {challenge_id} is not among the site's resolved challenges")
-    differences: list[str] = []
-    if solution_commitment(
-        challenge_id=challenge_id, text=challenge.get("solutionReveal") or "", salt=challenge.get("solutionSalt") or ""
-    ) != _lower(challenge.get("solutionSha256")):
-        differences.append("the revealed solution and salt do not hash to the published solution SHA-256")
+    demo = bool(challenge.get("isDemo"))
+    report = Report([], [], demo)
     if canonical_coordinates(challenge.get("solutionReveal") or "") != challenge.get("solutionReveal"):
         raise Unavailable(f"the revealed solution {challenge.get('solutionReveal')!r} is not canonical coordinates")
-
-    rows = site.responses(challenge_id, progress)
-    outcomes = [Outcome(row) for row in rows]
-    # A demonstration challenge's seeded claims carry made-up hashes no chain holds: those are checked
-    # off chain only. Any claim the chain does hold is checked in full, demo or not.
-    demo = bool(challenge.get("isDemo"))
-    chain_id = int(config["chainId"])
     if rpc is None and not demo:
         raise Unavailable("--rpc is needed: this challenge's payments are on a chain")
+    chain: ChainData | None = None
+    anchors: list[Anchor] = []
     if rpc is not None:
         node_chain = _int(rpc.call("eth_chainId"))
         if node_chain != chain_id:
             raise Unavailable(f"the RPC node is on chain {node_chain}, the site on chain {chain_id}")
+        chain = ChainData(rpc, usdc=usdc_address, treasury=treasury_address, progress=progress)
+        if registry_address:
+            anchors = chain.anchors(registry_address, challenge_id)
+    anchor = anchors[0] if anchors else None
+    if rpc is not None or demo:
+        check_terms(challenge=challenge, anchor=anchor, anchors=anchors, registry=registry_address, report=report)
+    if anchor is None and solution_commitment(
+        challenge_id=challenge_id, text=challenge.get("solutionReveal") or "", salt=challenge.get("solutionSalt") or ""
+    ) != _lower(challenge.get("solutionSha256")):
+        report.differences.append("the revealed solution and salt do not hash to the published solution SHA-256")
+    terms = Terms(
+        challenge_id=challenge_id,
+        solution=challenge["solutionReveal"],
+        threshold_m=anchor.threshold_m if anchor else (challenge.get("proximityThreshold") or 0),
+        start=challenge.get("startTimestamp"),
+        closed=challenge.get("closedTimestamp"),
+        anchor=anchor,
+        demo=demo,
+    )
+
+    rows = site.responses(challenge_id, progress)
+    rejected = site.responses(challenge_id, progress, status="rejected")
+    unclaimed = site.unclaimed(challenge_id, progress)
+    outcomes = [Outcome(row) for row in rows]
+    report.outcomes = outcomes
     for outcome in outcomes:
-        check_offchain(outcome, challenge=challenge, chain_id=chain_id)
-    if rpc is None:
+        check_offchain(outcome, terms=terms, chain_id=chain_id)
+    winners = site.winners(challenge_id)
+    payout_hashes = [_lower(p.get("transactionHash")) for p in winners.get("payouts") or [] if p.get("transactionHash")]
+    record_hash = [_lower(record.get("transactionHash"))] if record and record.get("transactionHash") else []
+    if chain is None:
         for outcome in outcomes:
             outcome.unpaid_demo = True
-    elif outcomes:
-        head = _int(rpc.call("eth_blockNumber"))
-        calls: list[tuple[str, list]] = []
-        for o in outcomes:
-            calls.append(("eth_getTransactionByHash", [o.row["transactionHash"]]))
-            calls.append(("eth_getTransactionReceipt", [o.row["transactionHash"]]))
-        answers = rpc.many(calls, progress)
-        receipts = [answers[2 * i + 1] for i in range(len(outcomes))]
-        numbers = sorted({_int(r["blockNumber"]) for r in receipts if isinstance(r, dict)})
-        found = rpc.many([("eth_getBlockByNumber", [hex(n), False]) for n in numbers], progress)
-        blocks = dict(zip(numbers, found, strict=True))
-        for i, outcome in enumerate(outcomes):
-            receipt = receipts[i]
-            if demo and answers[2 * i] is None and receipt is None:
+    else:
+        claim_hashes = [r["transactionHash"] for r in rows + rejected] + record_hash
+        chain.read_transactions(claim_hashes + payout_hashes)
+        mined_blocks = [_int(tx["blockNumber"]) for tx in map(chain.mined, claim_hashes) if tx]
+        # The completeness scan: from the anchor's block (unanchored: the earliest claim's) to the head.
+        chain.scan_transfers(anchor.block_number if anchor else min(mined_blocks, default=chain.head), step=log_range)
+        # Those no claim names (the others were read above), and listed unclaimed payments the scan
+        # did not reach (mined before the anchor's block).
+        listed = [_lower(u.get("transactionHash")) for u in unclaimed if u.get("transactionHash")]
+        chain.read_transactions([*chain.scan, *listed])
+        chain.read_receipts([h for h in claim_hashes + listed if chain.needs_receipt(h)] + payout_hashes)
+        blocks = {_int(tx["blockNumber"]) for tx in map(chain.mined, [*claim_hashes, *payout_hashes]) if tx}
+        blocks |= {log.block_number for logs in chain.scan.values() for log in logs}
+        chain.read_blocks(blocks)
+        for outcome in outcomes:
+            # An unanchored demonstration challenge's seeded claims carry made-up hashes no chain holds:
+            # those are checked off chain only. Anchored, a challenge is checked in full whatever isDemo says.
+            if demo and anchor is None and chain.txs.get(_lower(outcome.row["transactionHash"])) is None:
                 outcome.unpaid_demo = True
                 continue
             check_onchain(
-                outcome,
-                tx=answers[2 * i],  # type: ignore[arg-type]
-                receipt=receipt,  # type: ignore[arg-type]
-                block=blocks.get(_int(receipt["blockNumber"])) if isinstance(receipt, dict) else None,  # type: ignore[arg-type]
-                head=head,
-                confirmations=confirmations,
-                config=config,
-                challenge=challenge,
-                chain_id=chain_id,
+                outcome, chain=chain, confirmations=confirmations, terms=terms, chain_id=chain_id, decimals=decimals
             )
     seen: dict[str, Outcome] = {}
     for outcome in outcomes:
@@ -556,15 +1241,28 @@ def verify(
         if key in seen:
             outcome.problems.append(f"its transaction also backs response {seen[key].id}")
         seen.setdefault(key, outcome)
+    if chain is not None and not (demo and anchor is None):
+        check_rejected(rejected, chain=chain, terms=terms, chain_id=chain_id, decimals=decimals, report=report)
+        check_completeness(
+            chain=chain,
+            terms=terms,
+            confirmed=rows,
+            rejected=rejected,
+            unclaimed=unclaimed,
+            decimals=decimals,
+            report=report,
+        )
+    elif rejected or unclaimed:
+        report.lines.append(f"{len(rejected)} rejected claims and {len(unclaimed)} unclaimed payments: not re-checked")
 
-    # The challenge as a whole: totals, winners, split.
+    # The challenge as a whole: totals, winners, split, payouts.
+    differences = report.differences
     total = sum(to_units(o.row["submissionStake"], decimals) for o in outcomes)
     if total != to_units(challenge["stakedSum"], decimals) or len(outcomes) != challenge["responseCount"]:
         differences.append(
             f"{len(outcomes)} responses stake {from_units(total, decimals)} USDC; the site shows "
             f"{challenge['responseCount']} staking {challenge['stakedSum']}"
         )
-    winners = site.winners(challenge_id)
     earliest, highest = pick_winners(outcomes, decimals)
     split = prize_split(total)
     for label, expected, prize in (("earliest", earliest, split.earliest), ("highest", highest, split.highest)):
@@ -588,7 +1286,31 @@ def verify(
             differences.append(
                 f"{label} is {from_units(expected_units, decimals)} USDC, the site shows {winners.get(label)}"
             )
-    return Report(outcomes, differences, demo)
+    check_payouts(
+        payouts=winners.get("payouts") or [],
+        expected=expected_payouts(
+            earliest=earliest, highest=highest, split=split, config=config, treasury=treasury_address
+        ),
+        chain=chain,
+        resolved_at=challenge.get("resolvedTimestamp"),
+        decimals=decimals,
+        report=report,
+    )
+    if record is not None:
+        check_record(
+            record,
+            chain=chain,
+            terms=terms,
+            anchor=anchor,
+            registry=registry_address,
+            confirmed=outcomes,
+            rejected=rejected,
+            unclaimed=unclaimed,
+            chain_id=chain_id,
+            decimals=decimals,
+            report=report,
+        )
+    return report
 
 
 def _describe(outcome: Outcome | None) -> str:
@@ -598,7 +1320,8 @@ def _describe(outcome: Outcome | None) -> str:
 # --- Output ------------------------------------------------------------------------------------
 
 
-def print_report(report: Report, out=sys.stdout) -> None:
+def print_report(report: Report, out=None) -> None:
+    out = out or sys.stdout
     print(
         f"{'response':>9}  {'player':<12}  {'guess':<24}  {'stake':>14}  "
         f"{'block:tx:log':<18}  {'distance m':>13}  outcome",
@@ -620,6 +1343,8 @@ def print_report(report: Report, out=sys.stdout) -> None:
             ),
             file=out,
         )
+    for line in report.lines:
+        print(line, file=out)
     for o in report.outcomes:
         for problem in o.problems:
             print(f"DIFFERENCE {o.name}: {problem}", file=out)
@@ -632,12 +1357,23 @@ def print_report(report: Report, out=sys.stdout) -> None:
             "chain holds, so their payments were not checked; everything else was.",
             file=out,
         )
-    print(f"{report.reproduced} of {len(report.outcomes)} outcomes reproduced", file=out)
+    total = len(report.outcomes)
+    if report.ok:
+        print(f"{total} of {total} outcomes reproduced", file=out)
+    else:
+        differing = total - report.reproduced
+        print(
+            f"DIFFERENCES FOUND: {differing} of {total} outcomes differ, and {len(report.differences)} other "
+            f"difference{'s' if len(report.differences) != 1 else ''} ({report.reproduced} of {total} outcomes "
+            "reproduced)",
+            file=out,
+        )
 
 
-def progress_printer(stream=sys.stderr):
+def progress_printer(stream=None):
     """A progress line on stderr: rewritten in place on a terminal; into a file or a pipe, at most a
     line a second (a long run is still visibly alive, its log stays short)."""
+    stream = stream or sys.stderr
     tty = stream.isatty()
     last = [0.0]
 
@@ -656,10 +1392,19 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Re-check every outcome of a resolved Geopoem challenge.")
     parser.add_argument("--site", required=True, help="the site's address, e.g. https://geopoem.example")
     parser.add_argument("--rpc", help="a JSON-RPC node of the site's chain (not needed for a demo challenge)")
-    parser.add_argument("--challenge", required=True, type=int, help="the challenge id")
+    parser.add_argument("--challenge", type=int, help="the challenge id (default: the record's, with --record)")
     parser.add_argument("--confirmations", type=int, default=2, help="blocks a payment must be deep (default 2)")
     parser.add_argument("--usdc", help="the USDC contract to hold the site to (default: the site's own setting)")
     parser.add_argument("--treasury", help="the treasury address to hold the site to (default: the site's)")
+    parser.add_argument(
+        "--registry", help="the terms registry to read the anchor from (default: your record's, else the site's)"
+    )
+    parser.add_argument(
+        "--record", help="a record downloaded from the page: checks how your own claim was accounted for"
+    )
+    parser.add_argument(
+        "--log-range", type=int, default=LOG_RANGE, help=f"blocks per eth_getLogs request (default {LOG_RANGE})"
+    )
     parser.add_argument("--batch", type=int, default=100, help="RPC calls per JSON-RPC batch (default 100)")
     parser.add_argument("--page-size", type=int, default=PAGE_SIZE, help="responses per API page (1 to 1000)")
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds per HTTP request (default 30)")
@@ -667,13 +1412,23 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     progress = (lambda message: None) if args.quiet else progress_printer()
     try:
+        record = read_record(args.record) if args.record else None
+        if args.challenge is None and record is None:
+            parser.error("--challenge or --record is needed")
+        challenge_id = args.challenge if args.challenge is not None else record["challengeId"]  # type: ignore[index]
+        if record is not None and record["challengeId"] != challenge_id:
+            raise Unavailable(f"the record is for challenge {record['challengeId']}, not {challenge_id}")
+        registry = args.registry or ((record or {}).get("anchor") or {}).get("registry")
         report = verify(
             site=Site(args.site, timeout=args.timeout, page_size=args.page_size),
             rpc=Rpc(args.rpc, timeout=args.timeout, batch=args.batch) if args.rpc else None,
-            challenge_id=args.challenge,
+            challenge_id=challenge_id,
             confirmations=args.confirmations,
             usdc=args.usdc,
             treasury=args.treasury,
+            registry=registry,
+            record=record,
+            log_range=args.log_range,
             progress=progress,
         )
     except Unavailable as exc:

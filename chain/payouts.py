@@ -66,9 +66,11 @@ def payouts_stale_verifying(*, older_than_seconds: float, limit: int = 200) -> l
 
 
 def _fail(payout: Payout, code: str) -> str:
-    Payout.objects.filter(pk=payout.pk, status=PayoutStatus.VERIFYING, transaction_hash=payout.transaction_hash).update(
-        status=PayoutStatus.FAILED, failure_code=code, failure_reason=FAILURES[code], updated_at=timezone.now()
-    )
+    failed = Payout.objects.filter(
+        pk=payout.pk, status=PayoutStatus.VERIFYING, transaction_hash=payout.transaction_hash
+    ).update(status=PayoutStatus.FAILED, failure_code=code, failure_reason=FAILURES[code], updated_at=timezone.now())
+    if failed:
+        invalidate_public_challenge_cache()  # the winners answer lists each payout's status
     return PayoutStatus.FAILED
 
 

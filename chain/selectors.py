@@ -1,4 +1,5 @@
-"""Reads of the payment ledger (for staff pages and the admin)."""
+"""Reads of the payment ledger (for staff pages, the admin, and the unclaimed payments a verifier
+accounts for)."""
 
 from django.db.models import Exists, OuterRef, QuerySet
 
@@ -25,3 +26,10 @@ def payments_unclaimed() -> QuerySet[Payment]:
         .filter(claimed=False)
         .order_by("-block_number", "-log_index")
     )
+
+
+def payments_unclaimed_for_challenge(*, challenge_id: int, after_id: int = 0) -> QuerySet[Payment]:
+    """The unclaimed payments whose calldata names `challenge_id` (its fourth word), by ledger id:
+    what `GET /api/challenges/N/unclaimed` lists once the challenge is resolved, so that a verifier
+    can account for every transfer to the treasury that names it (docs/protocol.md section 6)."""
+    return payments_unclaimed().filter(challenge_id_word=challenge_id, id__gt=after_id).order_by("id")

@@ -11,6 +11,9 @@ under the new token):
 - `post_save` / `post_delete` of a Challenge: the admin, publish, close and resolve all save it;
   and of its ChallengeAnchor; the anchor's services move it with `update()` and call
   `invalidate_public_challenge_cache()` when it is confirmed (the active answer then shows it);
+- `post_save` / `post_delete` of a Payout (the winners answer lists the payouts: staff recording a
+  transaction saves it; chain/payouts.py's verdicts and payouts_verify_again update and call
+  `invalidate_public_challenge_cache()`);
 - `post_save` of a Response (verification confirming, rejecting or un-confirming a claim), except
   the creation of a `pending` claim, which changes no public answer; and `post_delete`: those
   receivers are in responses/signals.py, since challenges does not import responses;
@@ -39,7 +42,7 @@ from django.utils.crypto import get_random_string
 from config.conditional import conditional_json
 from config.renderers import NullableJSONRenderer
 
-from .models import Challenge, ChallengeAnchor
+from .models import Challenge, ChallengeAnchor, Payout
 from .public_copy import copy_for_process, publish_bump
 
 logger = logging.getLogger(__name__)
@@ -143,5 +146,7 @@ def invalidate_public_challenge_cache() -> None:
 @receiver(post_delete, sender=Challenge, dispatch_uid="challenges.cache.challenge_deleted")
 @receiver(post_save, sender=ChallengeAnchor, dispatch_uid="challenges.cache.anchor_saved")
 @receiver(post_delete, sender=ChallengeAnchor, dispatch_uid="challenges.cache.anchor_deleted")
+@receiver(post_save, sender=Payout, dispatch_uid="challenges.cache.payout_saved")
+@receiver(post_delete, sender=Payout, dispatch_uid="challenges.cache.payout_deleted")
 def _challenge_changed(sender, **kwargs) -> None:
     invalidate_public_challenge_cache()

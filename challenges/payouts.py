@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from config.celery_app import app as celery_app
 
+from .cache import invalidate_public_challenge_cache
 from .models import Challenge, Payout, PayoutStatus
 
 VERIFY_PAYOUT_TASK = "challenges.verify_payout"  # chain/tasks.py
@@ -75,7 +76,27 @@ def payouts_verify_again(*, payouts) -> list[Payout]:
         Payout.objects.filter(pk=payout.pk).update(status=PayoutStatus.VERIFYING)
         payout_enqueue_verification(payout=payout)
         queued.append(payout)
+    if queued:
+        invalidate_public_challenge_cache()  # the winners answer lists each payout's status
     return queued
+
+
+def payouts_public(*, challenge: Challenge) -> list[dict]:
+    """The prizes of a resolved challenge as the winners answer lists them (docs/protocol.md section
+    6, "Payouts"): kind, address, amount, status, and the transaction once the chain has shown it
+    paid (null before: a recorded transaction still being verified, or one that failed, is staff's
+    to correct and proves nothing yet). Earliest, highest, operations."""
+    rows = Payout.objects.filter(challenge=challenge).order_by("kind")
+    return [
+        {
+            "kind": payout.kind,
+            "address": payout.address,
+            "amount": f"{payout.amount:.6f}",
+            "status": payout.status,
+            "transactionHash": payout.transaction_hash if payout.status == PayoutStatus.PAID else None,
+        }
+        for payout in rows
+    ]
 
 
 def paid_payout_hashes(*, challenge: Challenge) -> dict[str, str]:

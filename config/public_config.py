@@ -24,6 +24,9 @@ def public_config() -> dict:
         "localChain": settings.CHAIN_IS_LOCAL,
         "usdcAddress": settings.USDC_ADDRESS,
         "treasuryAddress": settings.TREASURY_ADDRESS,
+        # Where the 20 % operations share is paid; null: it is kept in the treasury (a verifier checks
+        # the operations payout against it, docs/protocol.md section 6).
+        "operationsAddress": settings.OPERATIONS_ADDRESS or None,
         # The terms registry (docs/protocol.md section 6); null when unset (no challenge can open
         # then, except a demonstration one).
         "registryAddress": settings.ANCHOR_REGISTRY_ADDRESS or None,

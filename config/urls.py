@@ -3,6 +3,7 @@ from django.contrib import admin
 from django.urls import path, re_path
 from drf_spectacular.views import SpectacularAPIView
 
+from chain.views import ChallengeUnclaimedView
 from challenges.views import ActiveChallengeView, ResolvedChallengesView
 from responses.views import ChallengeWinnersView, ResponseListCreateView, ResponseStatusView
 
@@ -12,6 +13,7 @@ api = [
     path("api/challenges/active", ActiveChallengeView.as_view(), name="challenges-active"),
     path("api/challenges/resolved", ResolvedChallengesView.as_view(), name="challenges-resolved"),
     path("api/challenges/<int:challenge_id>/winners", ChallengeWinnersView.as_view(), name="challenges-winners"),
+    path("api/challenges/<int:challenge_id>/unclaimed", ChallengeUnclaimedView.as_view(), name="challenges-unclaimed"),
     path("api/responses", ResponseListCreateView.as_view(), name="responses"),
     re_path(
         r"^api/responses/(?P<transaction_hash>0x[0-9a-fA-F]{64})$",

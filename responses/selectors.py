@@ -9,7 +9,7 @@ from django.db import connection
 from django.db.models import BooleanField, Case, CharField, F, FloatField, Func, Q, QuerySet, Value, When
 from django.db.models.functions import Cast, Coalesce, NullIf, Round
 
-from challenges.models import Challenge, ChallengeStatus
+from challenges.models import Challenge, ChallengeStatus, Payout, PayoutStatus
 from challenges.scoring import PrizeSplit, prize_split
 from challenges.selectors import distance_to_own_solution_sql
 
@@ -28,6 +28,18 @@ def response_list_public(*, challenge_id: int | None = None, after_id: int = 0) 
     return responses_with_scores(responses.select_related("challenge")).order_by("id")
 
 
+def response_list_rejected(*, challenge_id: int | None = None, after_id: int = 0) -> QuerySet[Response]:
+    """Rejected claims of resolved challenges, oldest first: after resolution every claim is public
+    so that a verifier can account for every payment naming the challenge (docs/protocol.md
+    section 6, "Completeness"). Before resolution nothing, as for the confirmed list."""
+    claims = Response.objects.filter(
+        status=ResponseStatus.REJECTED, challenge__status=ChallengeStatus.RESOLVED, id__gt=after_id
+    )
+    if challenge_id is not None:
+        claims = claims.filter(challenge_id=challenge_id)
+    return claims.select_related("challenge").order_by("id")
+
+
 def response_list_by_address(
     *, address: str, challenge_id: int | None = None, before_id: int | None = None
 ) -> QuerySet[Response]:
@@ -44,7 +56,8 @@ def response_list_by_address(
         claims = claims.filter(challenge_id=challenge_id)
     if before_id is not None:
         claims = claims.filter(id__lt=before_id)
-    return claims.select_related("challenge").order_by("-id")
+    # The distance is computed for the page's rows only (LIMIT applies first): the claim's outcome.
+    return responses_with_scores(claims.select_related("challenge")).order_by("-id")
 
 
 def response_get_by_hash(*, transaction_hash: str, commitment: str | None = None) -> Response | None:
@@ -52,7 +65,9 @@ def response_get_by_hash(*, transaction_hash: str, commitment: str | None = None
     kept): that claim, whatever its status. Without (links made before several claims could name a
     hash): the confirmed claim; else the only claim; else None, since which of several waiting
     claims is the asker's cannot be told."""
-    claims = Response.objects.select_related("challenge").filter(transaction_hash=transaction_hash.lower())
+    claims = responses_with_scores(
+        Response.objects.select_related("challenge").filter(transaction_hash=transaction_hash.lower())
+    )
     if commitment is not None:
         return claims.filter(commitment=commitment.lower()).first()
     confirmed = claims.filter(status=ResponseStatus.CONFIRMED).first()
@@ -154,3 +169,36 @@ def challenge_winners(*, challenge: Challenge) -> Winners:
     earliest = correct.order_by("block_number", "transaction_index", "log_index").first()
     highest = correct.order_by("-submission_stake", "block_number", "transaction_index", "log_index").first()
     return Winners(challenge=challenge, earliest=earliest, highest=highest, split=prize_split(challenge.staked_sum))
+
+
+# How far along a payout is, least first: a response that won both prizes shows the one less far along.
+_PAYOUT_PROGRESS = [PayoutStatus.FAILED, PayoutStatus.DUE, PayoutStatus.VERIFYING, PayoutStatus.PAID, PayoutStatus.KEPT]
+
+
+def response_outcomes(*, responses: list[Response]) -> dict[int, dict]:
+    """The outcome of each confirmed claim of a resolved challenge among `responses` (rows of
+    responses_with_scores), by id: {isCorrect, distanceMeters, prize, payoutStatus,
+    payoutTransactionHash} (docs/protocol.md section 6, "What the player sees"). Claims not
+    confirmed, or of a challenge not resolved, have none. One query for the payouts of the page.
+    A response that won both prizes shows their sum, the status of the one less far along, and the
+    transaction of the earliest prize once paid (else of the highest)."""
+    scored = [r for r in responses if r.status == ResponseStatus.CONFIRMED and r.challenge.is_resolved]
+    payouts: dict[int, list[Payout]] = {}
+    if scored:
+        rows = Payout.objects.filter(response_id__in=[r.pk for r in scored]).order_by("kind")
+        for payout in rows:
+            payouts.setdefault(payout.response_id, []).append(payout)
+    outcomes = {}
+    for response in scored:
+        won = payouts.get(response.pk, [])
+        status = min((p.status for p in won), key=_PAYOUT_PROGRESS.index, default=None)
+        paid = [p.transaction_hash for p in won if p.status == PayoutStatus.PAID]
+        distance = getattr(response, "distance_meters", None)
+        outcomes[response.pk] = {
+            "isCorrect": bool(response.is_correct),
+            "distanceMeters": distance,
+            "prize": f"{sum((p.amount for p in won), Decimal(0)):.6f}",
+            "payoutStatus": status,
+            "payoutTransactionHash": paid[0] if paid else None,
+        }
+    return outcomes

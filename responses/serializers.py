@@ -105,6 +105,63 @@ class ResponseSerializer(serializers.ModelSerializer):
         return int(obj.submission_timestamp.timestamp()) if obj.submission_timestamp else None
 
 
+class OutcomeSerializer(serializers.Serializer):
+    """What a confirmed claim of a resolved challenge came to (docs/protocol.md section 6, "What the
+    player sees"); built by responses/selectors.py, response_outcomes."""
+
+    isCorrect = serializers.BooleanField()
+    distanceMeters = serializers.FloatField(allow_null=True)
+    prize = serializers.DecimalField(max_digits=20, decimal_places=6, help_text='"0.000000" when it won nothing.')
+    payoutStatus = serializers.CharField(
+        allow_null=True, help_text="due, verifying, paid, failed or kept; null when it won nothing."
+    )
+    payoutTransactionHash = serializers.CharField(allow_null=True, help_text="Once the chain has shown it paid.")
+
+
+class ClaimSerializer(ResponseSerializer):
+    """A claim as its payer follows it (the status look-up, the address list): with its `outcome`,
+    null before resolution and for a claim that is not confirmed. The outcomes come in the context
+    (`outcomes`, by id: responses/selectors.py, response_outcomes)."""
+
+    outcome = serializers.SerializerMethodField()
+
+    class Meta(ResponseSerializer.Meta):
+        fields = [*ResponseSerializer.Meta.fields, "outcome"]
+
+    @extend_schema_field(OutcomeSerializer(allow_null=True))
+    def get_outcome(self, obj: Response) -> dict | None:
+        return self.context.get("outcomes", {}).get(obj.pk)
+
+
+class RejectedResponseSerializer(ResponseSerializer):
+    """A rejected claim of a resolved challenge (never before): what a verifier needs to re-check
+    its reason code (docs/protocol.md section 6, "Completeness"): its salt, and its payment's place
+    in chain order where verification had recorded one (a claim confirmed once, then reorged)."""
+
+    submissionSalt = serializers.SerializerMethodField()
+    blockNumber = serializers.SerializerMethodField()
+    transactionIndex = serializers.SerializerMethodField()
+    logIndex = serializers.SerializerMethodField()
+
+    class Meta(ResponseSerializer.Meta):
+        fields = [*ResponseSerializer.Meta.fields, "submissionSalt", "blockNumber", "transactionIndex", "logIndex"]
+
+    def _after_resolution(self, obj: Response, value):
+        return value if obj.challenge.is_resolved else None
+
+    def get_submissionSalt(self, obj: Response) -> str | None:
+        return self._after_resolution(obj, obj.submission_salt)
+
+    def get_blockNumber(self, obj: Response) -> int | None:
+        return self._after_resolution(obj, obj.block_number)
+
+    def get_transactionIndex(self, obj: Response) -> int | None:
+        return self._after_resolution(obj, obj.transaction_index)
+
+    def get_logIndex(self, obj: Response) -> int | None:
+        return self._after_resolution(obj, obj.log_index)
+
+
 class ScoredResponseSerializer(ResponseSerializer):
     """A response as an outcome: its score, and once the challenge is resolved (never before) what
     anyone needs to re-check it from public data (docs/protocol.md section 5): the salt that opens
@@ -164,6 +221,14 @@ class WinnerSerializer(ScoredResponseSerializer):
         return self.context.get("payout_transaction_hash")
 
 
+class PayoutSerializer(serializers.Serializer):
+    kind = serializers.CharField(help_text="earliest, highest or operations.")
+    address = serializers.CharField()
+    amount = serializers.DecimalField(max_digits=20, decimal_places=6)
+    status = serializers.CharField(help_text="due, verifying, paid, failed or kept.")
+    transactionHash = serializers.CharField(allow_null=True, help_text="Once the chain has shown it paid, else null.")
+
+
 class WinnersSerializer(serializers.Serializer):
     challengeId = serializers.IntegerField()
     proximityThreshold = serializers.IntegerField(allow_null=True)
@@ -173,3 +238,4 @@ class WinnersSerializer(serializers.Serializer):
     highest = WinnerSerializer(allow_null=True)
     operations = serializers.DecimalField(max_digits=20, decimal_places=6)
     unallocated = serializers.DecimalField(max_digits=20, decimal_places=6)
+    payouts = PayoutSerializer(many=True)

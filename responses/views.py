@@ -13,7 +13,7 @@ from rest_framework.views import APIView
 
 from challenges.cache import public_json
 from challenges.models import Challenge, ChallengeStatus
-from challenges.payouts import paid_payout_hashes
+from challenges.payouts import paid_payout_hashes, payouts_public
 from challenges.views import PublicAnswerView
 from config.api_errors import ApiError
 from config.api_security import CsrfProtected
@@ -24,8 +24,17 @@ from config.renderers import NullableJSONRenderer
 from . import pagination
 from .parsers import DecimalJSONParser
 from .reasons import REASON_SENTENCES
-from .selectors import challenge_winners, response_get_by_hash, response_list_by_address, response_list_public
+from .selectors import (
+    challenge_winners,
+    response_get_by_hash,
+    response_list_by_address,
+    response_list_public,
+    response_list_rejected,
+    response_outcomes,
+)
 from .serializers import (
+    ClaimSerializer,
+    RejectedResponseSerializer,
     ResponseCreateInputSerializer,
     ResponseSerializer,
     ScoredResponseSerializer,
@@ -94,28 +103,51 @@ class ResponseListCreateView(APIView):
                 description="Instead: every claim naming this payer address, any status, newest first, "
                 "coordinates only once the challenge is resolved (My submissions on another device). "
                 "Claims rejected as not the payer's (wrong_sender, commitment_mismatch) are left out. "
-                "With challengeId too: only that challenge's.",
+                "With challengeId too: only that challenge's. Each claim carries its `outcome` once the "
+                "challenge is resolved.",
+            ),
+            OpenApiParameter(
+                "status",
+                {"type": "string", "enum": ["confirmed", "rejected"], "default": "confirmed"},
+                description="confirmed (default): the scored responses. rejected: the rejected claims of "
+                "resolved challenges with their texts, salts and rejectionCode (same fields as a claim, plus "
+                "submissionSalt, blockNumber, transactionIndex, logIndex where known), so that every payment "
+                "naming a challenge can be accounted for (docs/protocol.md section 6). Nothing before "
+                "resolution.",
             ),
         ],
-        responses={200: ScoredResponseSerializer(many=True), 400: ERROR_SCHEMA},
+        responses={
+            200: OpenApiResponse(
+                ScoredResponseSerializer(many=True),
+                description="status=confirmed: scored responses; status=rejected: RejectedResponse objects; "
+                "address=: Claim objects (with outcome).",
+            ),
+            400: ERROR_SCHEMA,
+        },
     )
     def get(self, request: Request) -> ApiResponse:
         """Confirmed responses of resolved challenges, oldest first; next page in the Link header.
-        With `address`: that payer's claims of any status, newest first (docs/protocol.md, section 3)."""
+        `status=rejected`: their rejected claims instead. With `address`: that payer's claims of any
+        status, newest first (docs/protocol.md, sections 3 and 6)."""
+        wanted = request.query_params.get("status", "confirmed")
+        if wanted not in ("confirmed", "rejected"):
+            raise ApiError("status must be confirmed or rejected.", errors={"status": ["Not a listed status."]})
         if "address" in request.query_params:
-            return self._by_address(request)
+            return self._by_address(request)  # every status of that payer's claims: `status` is not read
         raw_challenge = request.query_params.get("challengeId")
         if raw_challenge is not None and not pagination.is_whole_number(raw_challenge):
             raise ApiError("challengeId must be a whole number.", errors={"challengeId": ["Not a number."]})
         limit = pagination.read_limit(request)
         after_id = pagination.read_cursor(request) or 0
         challenge_id = int(raw_challenge) if raw_challenge else None
-        page = list(response_list_public(challenge_id=challenge_id, after_id=after_id)[: limit + 1])
+        listing = response_list_rejected if wanted == "rejected" else response_list_public
+        serializer = RejectedResponseSerializer if wanted == "rejected" else ScoredResponseSerializer
+        page = list(listing(challenge_id=challenge_id, after_id=after_id)[: limit + 1])
         headers = {}
         if len(page) > limit:
             page = page[:limit]
             headers["Link"] = pagination.next_link(request, page[-1].pk)
-        return ApiResponse(ScoredResponseSerializer(page, many=True).data, headers=headers)
+        return ApiResponse(serializer(page, many=True).data, headers=headers)
 
     def _by_address(self, request: Request) -> ApiResponse:
         address = request.query_params["address"]
@@ -136,8 +168,9 @@ class ResponseListCreateView(APIView):
         if len(page) > limit:
             page = page[:limit]
             headers["Link"] = pagination.next_link(request, page[-1].pk, "before")
-        # ResponseSerializer: coordinates (and no distance) only once the challenge is resolved.
-        return ApiResponse(ResponseSerializer(page, many=True).data, headers=headers)
+        # Coordinates and the outcome only once the challenge is resolved.
+        outcomes = response_outcomes(responses=page)
+        return ApiResponse(ClaimSerializer(page, many=True, context={"outcomes": outcomes}).data, headers=headers)
 
     @extend_schema(
         operation_id="responses_create",
@@ -195,10 +228,11 @@ class ResponseStatusView(APIView):
                 "the transaction's confirmed claim, else its only claim; 404 when several claims wait on it.",
             ),
         ],
-        responses={200: ResponseSerializer, 400: ERROR_SCHEMA, 404: ERROR_SCHEMA},
+        responses={200: ClaimSerializer, 400: ERROR_SCHEMA, 404: ERROR_SCHEMA},
     )
     def get(self, request: Request, transaction_hash: str) -> HttpResponse:
-        """A claim's status and rejection reason; its coordinates only once the challenge is resolved."""
+        """A claim's status and rejection reason; its coordinates and outcome only once the challenge
+        is resolved."""
         commitment = request.query_params.get("commitment")
         if commitment is not None and not COMMITMENT.match(commitment):
             raise ApiError(
@@ -209,7 +243,8 @@ class ResponseStatusView(APIView):
         if response is None:
             raise ApiError("No submission uses this transaction.", status_code=404)
         # Followed every ~2 s while the claim is pending: an ETag lets an unchanged answer be a 304.
-        return conditional_json(request, NullableJSONRenderer().render(ResponseSerializer(response).data))
+        body = ClaimSerializer(response, context={"outcomes": response_outcomes(responses=[response])}).data
+        return conditional_json(request, NullableJSONRenderer().render(body))
 
 
 class ChallengeWinnersView(PublicAnswerView):
@@ -243,4 +278,7 @@ class ChallengeWinnersView(PublicAnswerView):
             "highest": winner(winners.highest, winners.highest_prize, "highest"),
             "operations": str(winners.operations),
             "unallocated": str(winners.unallocated),
+            # Every prize and how far its payment got (docs/protocol.md section 6, "Payouts"). A payout's
+            # change makes this answer stale (challenges/cache.py).
+            "payouts": payouts_public(challenge=challenge),
         }

@@ -105,7 +105,17 @@ TARGETS: dict[str, list[str]] = {
         "chain/tests/test_recheck_canonical.py",
         "responses/tests/test_api_post.py",
     ],
+    # The players' verifier: its tests run it in the test's own process (VERIFY_IN_PROCESS, below),
+    # so that the mutant is what runs; as a player runs it (`python -S`) otherwise.
+    "verify_challenge.py": [
+        "tests/test_verify_challenge_vectors.py",
+        "chain/tests/test_verify_accounting.py",
+        "chain/tests/test_verify_challenge.py",
+    ],
 }
+
+# Environment per module: chain/tests/verifier_support.py calls the verifier's main() in process.
+MODULE_ENV: dict[str, dict[str, str]] = {"verify_challenge.py": {"VERIFY_IN_PROCESS": "1"}}
 
 _COMPARE_SWAPS = {
     ast.Lt: ast.LtE,
@@ -291,7 +301,8 @@ def main() -> int:
             *TARGETS[module],
         ]
         print(f"== {module}: {len(mutants)} mutants, tests: {' '.join(TARGETS[module])}", flush=True)
-        subprocess.run(command, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, check=False)  # noqa: S603
+        env = {**os.environ, "PYTHONPATH": str(ROOT), **MODULE_ENV.get(module, {})}
+        subprocess.run(command, cwd=ROOT, env=env, check=False)  # noqa: S603
         if not result_file.exists():
             summary.append(f"{module}: the baseline run failed (no result); see the output above")
             continue

@@ -22,6 +22,11 @@ def every_public_answer(api, challenge, claim) -> str:
         f"/api/challenges/{challenge.pk}/winners",
         "/api/responses",
         f"/api/responses?challengeId={challenge.pk}",
+        # Every claim, its outcome and the accounting of payments and prizes: after resolution only.
+        "/api/responses?status=rejected",
+        f"/api/responses?challengeId={challenge.pk}&status=rejected",
+        f"/api/responses?address={claim.submitter_address}",
+        f"/api/challenges/{challenge.pk}/unclaimed",
         f"/api/responses/{claim.transaction_hash}",
         f"/api/responses/{claim.transaction_hash}?commitment={claim.commitment}",
         "/api/schema/",

@@ -101,3 +101,32 @@ def test_next_page_links_stay_on_the_named_site():
     header = {"link": '<http://internal:8000/api/responses?challengeId=3&cursor=YWZ0ZXI6OQ>; rel="next"'}
     assert site.on_site(v.next_link(header)) == "https://geopoem.example/api/responses?challengeId=3&cursor=YWZ0ZXI6OQ"
     assert v.next_link({}) is None
+
+
+def test_the_anchor_topic_and_terms_hash(vectors):
+    """docs/protocol.md section 6: the TermsAnchored topic written into the verifier, and the terms
+    hash it recomputes from the API's texts."""
+    from eth_utils import keccak
+
+    anchor = vectors["anchor"]
+    assert v.TERMS_ANCHORED_TOPIC == anchor["topic"] == "0x" + keccak(text=anchor["eventSignature"]).hex()
+    for case in anchor["terms"]:
+        ours = v.terms_hash(
+            challenge_id=case["challengeId"],
+            title=case["poemTitle"],
+            poem=case["poemText"],
+            instructions=case["instructionsText"],
+        )
+        assert ours == case["termsSha256"], case
+
+
+def test_a_plain_transfer_decodes_without_the_geopoem_words(vectors):
+    """Rule 5 of docs/protocol.md section 2: a 68-byte transfer is a transfer (its claim then fails
+    on the commitment); anything else is not."""
+    to, units = "0x" + "77" * 20, 2_500_000
+    plain = "0xa9059cbb" + "0" * 24 + to[2:] + f"{units:064x}"
+    decoded = v.decode_transfer_calldata(plain)
+    assert (decoded.recipient, decoded.amount_units, decoded.commitment, decoded.challenge_id) == (to, units, "", None)
+    assert v.decode_stake_calldata(plain) is None
+    assert v.decode_transfer_calldata(plain + "00") is None
+    assert v.decode_transfer_calldata("0x095ea7b3" + plain[10:]) is None

@@ -4,8 +4,6 @@ without site-packages (`-S`: the standard library only), against the site served
 It must reproduce every outcome of an honest resolution, and name the response whose stored row
 was changed after resolution (text, stake, salt, chain order)."""
 
-import subprocess
-import sys
 import time
 from decimal import Decimal
 from pathlib import Path
@@ -21,19 +19,18 @@ from responses.models import Response, ResponseStatus
 from responses.resolution import challenge_resolve
 
 from .conftest import post_claim
+from .verifier_support import Run
+from .verifier_support import run_verifier as run
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 SCRIPT = Path(settings.BASE_DIR) / "verify_challenge.py"
 
 
-def run_verifier(site: str, challenge_id: int, rpc: str | None = None) -> subprocess.CompletedProcess:
+def run_verifier(site: str, challenge_id: int, rpc: str | None = None, registry: str | None = None) -> Run:
     """Small RPC batches and API pages, so that a handful of responses crosses both kinds of boundary."""
-    cmd = [sys.executable, "-S", str(SCRIPT), "--site", site, "--challenge", str(challenge_id)]
-    cmd += ["--batch", "3", "--page-size", "2"]
-    if rpc:
-        cmd += ["--rpc", rpc]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)  # noqa: S603
+    args = ["--challenge", str(challenge_id), "--batch", "3", "--page-size", "2"]
+    return run(site, *args, rpc=rpc, registry=registry, quiet=False)
 
 
 def pay_in_one_block(chain, drafts) -> list[str]:
@@ -90,6 +87,7 @@ def resolved(chain, draft):
 
 def test_an_honest_resolution_is_reproduced_in_full(chain, resolved, live_server):
     challenge, claims = resolved
+    # No --registry: the registry the site's page names (registryAddress) is read.
     result = run_verifier(live_server.url, challenge.pk, chain.url)
     print(result.stdout)  # the table, for a reader of `pytest -s`
     assert result.returncode == 0, result.stdout + result.stderr
@@ -99,8 +97,8 @@ def test_an_honest_resolution_is_reproduced_in_full(chain, resolved, live_server
         assert str(claim.pk) in result.stdout
     # Pages of 2: all 5 rows were reached through the Link header (a missing one is a count difference).
     # The progress goes to stderr (at most a line a second into a pipe), the table to stdout.
-    assert "responses from the site" in result.stderr
-    assert "responses from the site" not in result.stdout
+    assert "confirmed claims from the site" in result.stderr
+    assert "confirmed claims from the site" not in result.stdout
 
 
 @pytest.mark.parametrize(
@@ -118,11 +116,12 @@ def test_a_response_changed_after_resolution_fails_and_is_named(chain, resolved,
     target = claims[1]
     Response.objects.filter(pk=target.pk).update(**change)
 
-    result = run_verifier(live_server.url, challenge.pk, chain.url)
+    result = run_verifier(live_server.url, challenge.pk, chain.url, chain.registry)
     print(result.stdout)
     assert result.returncode == 1, result.stdout + result.stderr
     assert f"DIFFERENCE response {target.pk} ({target.transaction_hash})" in result.stdout
-    assert result.stdout.rstrip().endswith("4 of 5 outcomes reproduced")
+    assert result.stdout.rstrip().endswith("(4 of 5 outcomes reproduced)")
+    assert result.stdout.rstrip().splitlines()[-1].startswith("DIFFERENCES FOUND: 1 of 5 outcomes differ")
     for other in claims[:1] + claims[2:]:
         assert f"DIFFERENCE response {other.pk} " not in result.stdout
 
@@ -132,7 +131,7 @@ def test_a_wrong_winner_is_named(chain, resolved, live_server):
     response earliest, and the verifier says which one the rules give."""
     challenge, claims = resolved
     Response.objects.filter(pk=claims[0].pk).update(is_correct=False)
-    result = run_verifier(live_server.url, challenge.pk, chain.url)
+    result = run_verifier(live_server.url, challenge.pk, chain.url, chain.registry)
     assert result.returncode == 1
     assert f"the earliest winner is response {claims[0].pk} ({claims[0].transaction_hash}) by the rules" in (
         result.stdout

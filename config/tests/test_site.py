@@ -110,6 +110,7 @@ def test_openapi_schema_lists_every_operation(client):
         "/api/challenges/active",
         "/api/challenges/resolved",
         "/api/challenges/{challenge_id}/winners",
+        "/api/challenges/{challenge_id}/unclaimed",
         "/api/responses",
         "/api/responses/{transaction_hash}",
     }

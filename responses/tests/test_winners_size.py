@@ -12,7 +12,15 @@ pytestmark = pytest.mark.django_db
 GIZA = "29.979175, 31.134258"
 # What may get longer with more responses when the winners are the same: the count, the sums and the
 # shares cut from them, and the row identifiers (their digits follow the table, not the challenge).
-VALUES_THAT_COUNT = {"responseCount", "totalStaked", "operations", "unallocated", "earliest.prize", "highest.prize"}
+VALUES_THAT_COUNT = {
+    "responseCount",
+    "totalStaked",
+    "operations",
+    "unallocated",
+    "earliest.prize",
+    "highest.prize",
+    *(f"payouts[{i}].amount" for i in range(3)),
+}
 IDENTIFIERS = {"challengeId", "earliest.id", "highest.id"}
 
 
