@@ -196,6 +196,15 @@ def test_every_rejection_reason_is_rechecked_against_the_chain(chain, draft, mak
     d = draft(challenge=challenge)
     claim("wrong_token", d, chain.pay(chain.stake_calldata(d), to=chain.other_token))
     d = draft(challenge=challenge)
+    # transferFrom on USDC itself: direct and successful, but not the stake transfer (rule 5).
+    usdc = contract_at(chain.w3, "TestUSDC", chain.usdc)
+    chain.w3.eth.wait_for_transaction_receipt(
+        usdc.functions.approve(chain.player, 2_500_000).transact({"from": chain.player})
+    )
+    pulled = usdc.functions.transferFrom(chain.player, chain.treasury, 2_500_000).transact({"from": chain.player})
+    chain.w3.eth.wait_for_transaction_receipt(pulled)
+    claim("unsupported_transaction/another function", d, "0x" + bytes(pulled).hex())
+    d = draft(challenge=challenge)
     claim("wrong_sender", d, chain.pay(chain.stake_calldata(d), sender=chain.other), readable=False)
     d = draft(challenge=challenge)
     claim("wrong_recipient", d, pay(chain, d, treasury=chain.other))
@@ -218,9 +227,9 @@ def test_every_rejection_reason_is_rechecked_against_the_chain(chain, draft, mak
         created_at=timezone.now() - timedelta(seconds=settings.CHAIN_NOT_FOUND_TIMEOUT_SECONDS + 1)
     )
     chain.mine(2)
-    for code, response in claims.items():
+    for key, response in claims.items():
         outcome = payment_verify(response_id=response.pk)
-        assert (outcome.status, outcome.code) == ("rejected", code)
+        assert (outcome.status, outcome.code) == ("rejected", key.split("/")[0])
     while (indexed := payments_index()) and indexed.to_block < chain.w3.eth.block_number:
         pass
     resolve(chain, challenge)
@@ -232,18 +241,20 @@ def test_every_rejection_reason_is_rechecked_against_the_chain(chain, draft, mak
     assert "2 listed unclaimed" in result.stdout
     assert result.last_line == "0 of 0 outcomes reproduced"
 
-    # Each published code changed to the next one: each is named.
-    codes = list(claims)
-    for code, response in claims.items():
-        false = codes[(codes.index(code) + 1) % len(codes)]
-        Response.objects.filter(pk=response.pk).update(rejection_code=false, rejection_reason=REASON_SENTENCES[false])
+    # Each published code changed to the next one's: each is named.
+    codes = [key.split("/")[0] for key in claims]
+    false = {key: codes[(i + 1) % len(codes)] for i, key in enumerate(claims)}
+    for key, response in claims.items():
+        Response.objects.filter(pk=response.pk).update(
+            rejection_code=false[key], rejection_reason=REASON_SENTENCES[false[key]]
+        )
     result = verify(live_server, chain, challenge)
     assert_differs(
         result,
         *(
-            f"rejected claim {r.pk} ({r.transaction_hash}): rejected {codes[(codes.index(c) + 1) % len(codes)]}, "
-            f"the first rule its payment fails is {c}"
-            for c, r in claims.items()
+            f"rejected claim {r.pk} ({r.transaction_hash}): rejected {false[key]}, "
+            f"the first rule its payment fails is {key.split('/')[0]}"
+            for key, r in claims.items()
         ),
     )
 
@@ -450,11 +461,48 @@ def test_the_site_shows_another_anchor_than_the_first_on_chain(chain, played, li
     assert_differs(result, "the anchor the site shows is not the first anchor on chain")
 
 
-def test_an_unanchored_challenge_that_is_not_a_demo(chain, make_challenge, live_server):
+def test_an_unanchored_challenge_that_is_not_a_demo(chain, draft, make_challenge, live_server):
+    """Never open: its terms are not on chain. A payment naming it is `early` (chain/services.py), and
+    the verifier re-derives that code, beside the difference that there is no anchor."""
+    from responses.services import guess_fields
+
     challenge = make_challenge(anchored=False)
+    d = draft(challenge=challenge, stake="2")
+    tx_hash = pay(chain, d)
+    chain.mine(2)
+    # No claim can be posted on a challenge that is not open: the row as verification would leave it.
+    early = Response.objects.create(
+        challenge=challenge,
+        **guess_fields(challenge_id=challenge.pk, text=d.text, submitter_address=d.address, salt=d.salt),
+        submission_stake=d.stake,
+        transaction_hash=tx_hash,
+        submitter_address=d.address,
+        status=ResponseStatus.REJECTED,
+        rejection_code="early",
+        rejection_reason=REASON_SENTENCES["early"],
+    )
+    assert early.commitment == d.commitment
     resolve(chain, challenge)
     result = verify(live_server, chain, challenge)
     assert_differs(result, f"challenge {challenge.pk} has no anchor in the registry {chain.registry.lower()}")
+    assert "1 of 1 rejected claims: reason code re-checked" in result.stdout
+    assert "rejected claim" not in "\n".join(result.differences())
+
+
+def test_a_transfer_log_from_another_contract_is_no_transfer_log(chain, draft, make_challenge, live_server, settings):
+    """The site's token emits its Transfer from another contract (FakeTransferToken): the server
+    rejects the claim `no_transfer_log`, and the verifier, reading the same token from the page,
+    re-derives it: only the token's own logs move money."""
+    challenge = make_challenge(solution=GIZA, threshold=100)
+    settings.USDC_ADDRESS = chain.fake_token
+    d = draft(challenge=challenge, stake="2.5")
+    claim = post_claim(d, chain.pay(chain.stake_calldata(d), to=chain.fake_token))
+    chain.mine(2)
+    assert payment_verify(response_id=claim.pk).code == "no_transfer_log"
+    resolve(chain, challenge)
+    result = verify(live_server, chain, challenge)
+    assert result.returncode == 0, result.stdout
+    assert "1 of 1 rejected claims: reason code re-checked" in result.stdout
 
 
 def test_a_site_without_a_registry(chain, played, live_server, settings):

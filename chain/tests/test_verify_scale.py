@@ -87,10 +87,7 @@ def test_ten_thousand_responses_verify_well_within_a_minute(chain, make_challeng
         rows.append(
             Response(
                 challenge=challenge,
-                **{
-                    **guess_fields(challenge_id=challenge.pk, text=text, submitter_address=address),
-                    "submission_salt": salt,
-                },
+                **guess_fields(challenge_id=challenge.pk, text=text, submitter_address=address, salt=salt),
                 submission_stake=Decimal(1),
                 transaction_hash=tx_hash,
                 submitter_address=address,
