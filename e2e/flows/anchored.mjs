@@ -6,7 +6,7 @@ import path from "node:path";
 import { test } from "node:test";
 
 import { query } from "../lib/db.mjs";
-import { openGame, openTab, settledResponse, submitGuess } from "../lib/game.mjs";
+import { expectToast, openGame, openTab, settledResponse, SPEC, submitGuess } from "../lib/game.mjs";
 import { STAFF } from "../lib/stack.mjs";
 import { screenshot, state, withPlayer } from "../lib/suite.mjs";
 
@@ -92,6 +92,7 @@ export function register() {
         // A correct guess, paid from the wallet and confirmed by the worker.
         const before = wallet.sentTransactions.length;
         await submitGuess(page, GUESS, "3");
+        await expectToast(page, SPEC.submitted);
         assert.equal(wallet.sentTransactions.length, before + 1);
         const { hash } = wallet.sentTransactions.at(-1);
         const row = await settledResponse(hash);

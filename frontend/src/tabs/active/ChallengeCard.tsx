@@ -49,7 +49,7 @@ function TermsOnChain({ challenge }: { challenge: Challenge }) {
         {anchor ? (
           <>
             Committed in{" "}
-            <ExplorerLink kind="block" value={block} plain={`block ${block}`}>
+            <ExplorerLink kind="block" value={block} plain={`block ${block}`} mono={false}>
               block {block}
             </ExplorerLink>
             , so they cannot be changed
