@@ -556,6 +556,50 @@ describe("completeness (docs/protocol.md section 6, check 3)", () => {
     ]);
   });
 
+  it("a claim carrying the payment's commitment, from an address that did not pay, accounts for nothing", async () => {
+    // The payer put a stranger's commitment in the calldata: the stranger's claim re-checks as
+    // wrong_sender, but it is not the payer's claim, so the payment must be listed unclaimed.
+    const STRANGER = "0x8888888888888888888888888888888888888888";
+    const world = await buildChainWorld(GUESSES);
+    const guess = { submitterAddress: STRANGER, text: "1, 1", salt: "33".repeat(32) };
+    const commitment = await guessCommitment({ chainId: TEST_CONFIG.chainId, challengeId: 7, ...guess });
+    const lost = await world.pay({ from: OTHER, stake: "5", block: 21, txIndex: 7, commitment });
+    world.rejected.push({
+      id: 901,
+      challengeId: 7,
+      submissionText: guess.text,
+      submissionSalt: guess.salt,
+      commitment,
+      submissionStake: "5.000000",
+      submissionTimestamp: null,
+      transactionHash: lost.hash,
+      submitterAddress: STRANGER,
+      status: "rejected",
+      rejectionCode: "wrong_sender",
+      rejectionReason: "",
+    });
+    const first = await run(world);
+    expect(first.report.rejected.find((r) => r.claim.id === 901)).toMatchObject({
+      expected: "wrong_sender",
+      problems: [],
+      payers: false,
+    });
+    expect(everyDifference(first.report)).toEqual([
+      expect.stringMatching(new RegExp(`^payment ${lost.hash} .* not listed unclaimed$`)),
+    ]);
+    world.unclaimed.push({
+      transactionHash: lost.hash,
+      logIndex: 7,
+      blockNumber: 21,
+      transactionIndex: 7,
+      fromAddress: OTHER.toLowerCase(),
+      amount: "5.000000",
+    });
+    const listed = await run(world);
+    expect(everyDifference(listed.report)).toEqual([]);
+    expect(listed.report.payments.find((p) => p.transactionHash === lost.hash)!.accountedAs).toBe("unclaimed");
+  });
+
   it.each([
     [
       "a payment the chain does not hold",
