@@ -41,6 +41,19 @@ describe("public config", () => {
     expect(getPublicConfig().registryAddress).toBeNull();
   });
 
+  it("reads the operations address, null (the share kept in the treasury) when the site has none", () => {
+    const operations = "0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65";
+    installPublicConfig({ ...TEST_CONFIG, operationsAddress: operations });
+    expect(getPublicConfig().operationsAddress).toBe(operations);
+    for (const none of [null, "", 42]) {
+      installPublicConfig({ ...TEST_CONFIG, operationsAddress: none });
+      expect(getPublicConfig().operationsAddress).toBeNull();
+    }
+    const { operationsAddress: _none, ...older } = { ...TEST_CONFIG, operationsAddress: operations };
+    installPublicConfig(older);
+    expect(getPublicConfig().operationsAddress).toBeNull();
+  });
+
   it("links a block on the explorer", () => {
     installPublicConfig(TEST_CONFIG);
     expect(explorerLink("block", "42")).toBe("https://sepolia.etherscan.io/block/42");

@@ -23,6 +23,10 @@ export interface PublicConfig {
   /** The terms registry (ANCHOR_REGISTRY_ADDRESS): the contract whose TermsAnchored logs hold each
    * challenge's terms (docs/protocol.md section 6); null when the site has none. */
   registryAddress: string | null;
+  /** Where the 20 % operations share is paid (OPERATIONS_ADDRESS); null when the site has none and
+   * the share is kept in the treasury. "Verify every outcome" checks the operations payout against
+   * it (docs/protocol.md section 6, check 4). */
+  operationsAddress: string | null;
   tokenDecimals: number;
   minStake: string;
   /** The form's step and the API's: a stake is a multiple of it ("0.01"). */
@@ -79,6 +83,8 @@ export function readPublicConfig(doc: Document = document): PublicConfig {
     usdcAddress: raw.usdcAddress,
     treasuryAddress: str(raw.treasuryAddress),
     registryAddress: typeof raw.registryAddress === "string" && raw.registryAddress ? raw.registryAddress : null,
+    operationsAddress:
+      typeof raw.operationsAddress === "string" && raw.operationsAddress ? raw.operationsAddress : null,
     tokenDecimals: num(raw.tokenDecimals, 6),
     minStake: str(raw.minStake, "1.00"),
     stakeStep: str(raw.stakeStep, "0.01"),

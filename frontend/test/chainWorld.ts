@@ -381,6 +381,9 @@ export async function buildChainWorld(
       if (url === TEST_CONFIG.rpcUrl && init?.method === "POST") {
         world.rpcRequests += 1;
         const calls = JSON.parse(String(init.body)) as { id: number; method: string; params: unknown[] }[];
+        // An empty batch is an error object, not an empty list (geth, anvil): a client must never send one.
+        if (calls.length === 0)
+          return json({ jsonrpc: "2.0", id: null, error: { code: -32600, message: "empty batch" } });
         const getLogs = (filter: {
           address: string;
           topics: (string | null)[];

@@ -9,6 +9,7 @@ export const TEST_CONFIG = {
   usdcAddress: "0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238",
   treasuryAddress: "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC",
   registryAddress: "0x5FbDB2315678afecb367f032d93F642f64180aa3",
+  operationsAddress: null as string | null,
   tokenDecimals: 6,
   minStake: "1.00",
   maxStake: "1000000",

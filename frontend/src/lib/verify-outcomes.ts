@@ -37,6 +37,9 @@ export interface VerifierConfig {
   treasuryAddress: string;
   /** The terms registry whose TermsAnchored logs hold the terms; null: the site names none. */
   registryAddress?: string | null;
+  /** Where the 20 % operations share is paid (the page's `operationsAddress`); null or absent: the
+   * site has none and the share is kept in the treasury. */
+  operationsAddress?: string | null;
   tokenDecimals: number;
   /** Blocks per eth_getLogs call (LOG_BLOCK_RANGE). */
   logBlockRange?: number;
@@ -674,9 +677,17 @@ async function checkRejected(
 
 // --- Payouts (check 4) ------------------------------------------------------------------------
 
+/** What the rules give for one payout: its address, its amount, and whether it stays in the treasury
+ * (the operations share of a site with no operations address). */
+interface PayoutRule {
+  address: string;
+  units: bigint;
+  kept: boolean;
+}
+
 function checkPayouts(
   payouts: Payout[] | undefined,
-  expected: Map<PayoutKind, { address: string | null; units: bigint }>,
+  expected: Map<PayoutKind, PayoutRule>,
   records: Map<string, { receipt: RpcReceipt | null; block: RpcBlock | null }>,
   challenge: Challenge,
   config: VerifierConfig,
@@ -695,7 +706,7 @@ function checkPayouts(
       problems.push(`the rules give no ${payout.kind} prize`);
     } else {
       expected.delete(payout.kind);
-      if (rule.address !== null && lower(payout.address) !== lower(rule.address)) {
+      if (lower(payout.address) !== lower(rule.address)) {
         problems.push(`paid to ${payout.address}, the rules give ${rule.address}`);
       }
       if (units !== rule.units) {
@@ -706,6 +717,14 @@ function checkPayouts(
     if (payout.status === "kept") {
       state = "kept";
       if (payout.kind !== "operations") problems.push("a prize cannot stay in the treasury");
+      else if (rule && !rule.kept)
+        problems.push(`kept in the treasury; the rules pay the operations share to ${rule.address}`);
+      if (payout.transactionHash)
+        problems.push(`kept in the treasury, yet it names transaction ${payout.transactionHash}`);
+    } else if (rule?.kept) {
+      problems.push(
+        `marked ${payout.status}; this site names no operations address, so the share stays in the treasury`,
+      );
     } else if (payout.transactionHash) {
       state = "paid";
       const { receipt, block } = records.get(lower(payout.transactionHash)) ?? { receipt: null, block: null };
@@ -1141,12 +1160,18 @@ export async function verifyChallenge({
   }
 
   // 4. Payouts: the rules' address and amount, and a recorded transaction that moved exactly that.
-  const expectedPayouts = new Map<PayoutKind, { address: string | null; units: bigint }>();
+  const expectedPayouts = new Map<PayoutKind, PayoutRule>();
   if (earliest && highest) {
-    expectedPayouts.set("earliest", { address: earliest.submitterAddress, units: split.earliest });
-    expectedPayouts.set("highest", { address: highest.submitterAddress, units: split.highest });
-    // The operations address is a setting the page does not know; its amount is the rules'.
-    expectedPayouts.set("operations", { address: null, units: split.operations });
+    const winner = (r: ScoredResponse, units: bigint) => ({ address: r.submitterAddress, units, kept: false });
+    expectedPayouts.set("earliest", winner(earliest, split.earliest));
+    expectedPayouts.set("highest", winner(highest, split.highest));
+    // The page's operationsAddress; none: the share stays in the treasury (docs/decisions.md).
+    const operationsAddress = config.operationsAddress ? lower(config.operationsAddress) : null;
+    expectedPayouts.set("operations", {
+      address: operationsAddress ?? lower(config.treasuryAddress),
+      units: split.operations,
+      kept: operationsAddress === null,
+    });
   }
   const payoutRecords = new Map(payoutHashes.map((hash) => [hash, recordsOf(hash)]));
   const payouts = checkPayouts(winners.payouts, expectedPayouts, payoutRecords, challenge, config, differences);

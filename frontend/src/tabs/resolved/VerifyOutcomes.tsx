@@ -57,6 +57,7 @@ export function VerifyOutcomes({ challenge }: { challenge: Challenge }) {
           usdcAddress: config.usdcAddress,
           treasuryAddress: config.treasuryAddress,
           registryAddress: config.registryAddress,
+          operationsAddress: config.operationsAddress,
           tokenDecimals: config.tokenDecimals,
         },
         signal: controller.signal,
