@@ -679,7 +679,8 @@ def check_onchain(
     if block is None or _lower(block.get("hash")) != _lower(tx.get("blockHash")):
         problems.append(f"block {block_number} of the transaction is not on the canonical chain")
     if chain.head - block_number + 1 < confirmations:
-        problems.append(f"only {chain.head - block_number + 1} confirmations, fewer than {confirmations}")
+        depth = chain.head - block_number + 1
+        problems.append(f"only {depth} confirmation{'' if depth == 1 else 's'}, fewer than {confirmations}")
     if _lower(tx.get("to")) != chain.usdc:
         problems.append(f"paid to contract {tx.get('to')}, not the USDC contract")
     if _int(tx.get("value", "0x0")) != 0:

@@ -655,7 +655,7 @@ def test_a_payment_before_the_anchored_opening_time_counted_anyway(chain, draft,
         ("recipient", "not the treasury"),
         ("challenge", "the calldata names challenge 999999"),
         ("anchor_tx", "not the USDC contract"),
-        ("confirmations", "confirmations, fewer than 100000"),
+        ("confirmations", ", fewer than 100000"),
     ],
 )
 def test_a_counted_response_that_its_payment_does_not_back(chain, draft, played, live_server, what, expected):

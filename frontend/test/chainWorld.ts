@@ -438,7 +438,15 @@ export async function buildChainWorld(
         return json(page, more ? { Link: `<${next}>; rel="next"` } : {});
       }
       if (parsed.pathname === `/api/challenges/${id}/winners`) return json(world.winners);
-      if (parsed.pathname === `/api/challenges/${id}/unclaimed`) return json(world.unclaimed);
+      if (parsed.pathname === `/api/challenges/${id}/unclaimed`) {
+        // Paged as the server pages it (limit, an opaque cursor, a Link header to the next page).
+        const limit = Number(parsed.searchParams.get("limit") ?? 100);
+        const offset = Number(parsed.searchParams.get("cursor") ?? 0);
+        const page = world.unclaimed.slice(offset, offset + limit);
+        const more = world.unclaimed.length > offset + limit;
+        const next = `http://localhost/api/challenges/${id}/unclaimed?limit=${limit}&cursor=${offset + limit}`;
+        return json(page, more ? { Link: `<${next}>; rel="next"` } : {});
+      }
       return new Response("not found", { status: 404 });
     },
   };

@@ -256,7 +256,7 @@ describe("verifyChallenge against a consistent chain", () => {
     // and receipts (the stakes, a rejected and an unclaimed payment, a payout) in batches of 100;
     // 502 blocks (500 of stakes, the anchor's, the payout's).
     expect(world.rpcRequests).toBe(1 + 1 + 201 + 6);
-    // 10 pages of 1,000 responses, the rejected claims, the unclaimed payments, the winners.
+    // 10 pages of 1,000 responses, the rejected claims, the unclaimed payments (one page), the winners.
     expect(world.siteRequests).toBe(10 + 1 + 1 + 1);
     console.info(`verified 10,000 responses in ${seconds.toFixed(1)} s`);
   }, 120_000);
@@ -555,6 +555,26 @@ describe("completeness (docs/protocol.md section 6, check 3)", () => {
       expect.stringMatching(new RegExp(`^payment ${lost.hash} .* not listed unclaimed$`)),
     ]);
   });
+
+  it("reads the unclaimed payments to the list's last page", async () => {
+    // 1,001 payments whose claims never reached the site: the list spans two pages of 1,000, and a
+    // verifier that stopped at the first would call the last one unaccounted for.
+    const world = await buildChainWorld(GUESSES);
+    for (let i = 0; i < 1001; i++) {
+      const lost = await world.pay({ from: OTHER, stake: "1", block: 22 + Math.floor(i / 100), txIndex: i % 100 });
+      world.unclaimed.push({
+        transactionHash: lost.hash,
+        logIndex: i % 100,
+        blockNumber: 22 + Math.floor(i / 100),
+        transactionIndex: i % 100,
+        fromAddress: OTHER.toLowerCase(),
+        amount: "1.000000",
+      });
+    }
+    const { report } = await run(world);
+    expect(everyDifference(report)).toEqual([]);
+    expect(report.payments.filter((p) => p.accountedAs === "unclaimed")).toHaveLength(world.unclaimed.length);
+  }, 60_000);
 
   it("a claim carrying the payment's commitment, from an address that did not pay, accounts for nothing", async () => {
     // The payer put a stranger's commitment in the calldata: the stranger's claim re-checks as
@@ -1050,7 +1070,7 @@ describe("the chain's records of a counted payment", () => {
   // The last guess is in block 22; without a setting the page asks 2 blocks, as the server does.
   it.each([
     [23, []],
-    [22, ["response 103: only 1 confirmations, fewer than 2"]],
+    [22, ["response 103: only 1 confirmation, fewer than 2"]],
   ])("with the head at block %i, counts a payment only 2 blocks deep", async (head, differences) => {
     const world = await buildChainWorld(GUESSES, { extras: false });
     world.head = head;

@@ -409,7 +409,8 @@ export async function checkOnchain(
   }
   const confirmations = config.confirmations ?? 2;
   if (head - blockNumber + 1 < confirmations) {
-    problems.push(`only ${head - blockNumber + 1} confirmations, fewer than ${confirmations}`);
+    const depth = head - blockNumber + 1;
+    problems.push(`only ${depth} confirmation${depth === 1 ? "" : "s"}, fewer than ${confirmations}`);
   }
   if (response.blockNumber !== blockNumber || response.transactionIndex !== txIndex) {
     problems.push(
@@ -901,7 +902,13 @@ export async function verifyChallenge({
     signal,
   );
   progress("claims", 1, claimsTotal);
-  const { body: unclaimed } = await getJson<UnclaimedPayment[]>(fetchImpl, `/api/challenges/${id}/unclaimed`, signal);
+  // Paged like the response lists (limit and a Link header): a long list is read to its end.
+  const unclaimed = await readPages<UnclaimedPayment>(
+    fetchImpl,
+    `/api/challenges/${id}/unclaimed?limit=${PAGE_SIZE}`,
+    () => {},
+    signal,
+  );
   progress("claims", 2, claimsTotal);
   const { body: winners } = await getJson<Winners>(fetchImpl, `/api/challenges/${id}/winners`, signal);
   progress("claims", 3, claimsTotal);
