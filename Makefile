@@ -73,8 +73,9 @@ test-e2e: $(VENV)/.installed node_modules/.installed
 		apt-get update -qq && apt-get install -y -qq chromium >/dev/null; }
 	npm run --silent test:e2e
 
-# The benchmarks of issues 8 and 16 (bench/): API throughput against a floor view (wrk), a million
-# responses, verification latency on anvil (1- and 12-second blocks), the page (bundle size,
+# The benchmarks (bench/): API throughput against a floor view (wrk), a million responses,
+# verification latency on anvil (1- and 12-second blocks), verify_challenge.py on anchored challenges
+# of 100 and 10,000 paid responses (bench/verifier.py), the page (bundle size,
 # Lighthouse) and click to "Confirmed" in Chromium (bench/live.py). Writes docs/performance.md.
 # Uses PostgreSQL database geopoem_bench (dropped and created) and Redis DB 8. About 35 minutes.
 .PHONY: bench

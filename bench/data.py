@@ -452,6 +452,9 @@ def build_verifier_challenge(rpc_url: str, info: dict, size: int, *, per_block: 
             _rpc_batch(rpc_url, [("evm_mine", [])])
     players = info["players"]
     drafts = []
+    # Explicit nonces: anvil numbers the sends of one batch concurrently.
+    counts = _rpc_batch(rpc_url, [("eth_getTransactionCount", [p, "pending"]) for p in players])
+    nonces = {p: int(c, 16) for p, c in zip(players, counts, strict=True)}
     _rpc_batch(rpc_url, [("evm_setAutomine", [False])])
     try:
         for start in range(0, size, per_block):
@@ -461,10 +464,13 @@ def build_verifier_challenge(rpc_url: str, info: dict, size: int, *, per_block: 
                 text, stake, salt, data = stake_payment(info, challenge.pk, player, n)
                 drafts.append((player, text, stake, salt))
                 tx = {"from": player, "to": info["usdcAddress"], "data": data, "gas": hex(120_000)}
+                tx["nonce"] = hex(nonces[player])
+                nonces[player] += 1
                 sends.append(("eth_sendTransaction", [tx]))
             hashes = _rpc_batch(rpc_url, sends)
             _rpc_batch(rpc_url, [("evm_mine", [])])
             drafts[start:] = [(*d, h) for d, h in zip(drafts[start:], hashes, strict=True)]
+        _rpc_batch(rpc_url, [("evm_mine", [])])  # the last payments 2 deep, as the verifier asks by default
     finally:
         _rpc_batch(rpc_url, [("evm_setAutomine", [True])])
     receipts = []

@@ -541,7 +541,7 @@ def admin_section(r: dict) -> list[str]:
 def verifier_section(r: dict) -> list[str]:
     goal = r["goals"]
     lines = [
-        "## 6. The players' verifier at scale",
+        "## 3b. The players' verifier at scale",
         "",
         f"Goal: `verify_challenge.py` verifies a challenge of {goal['size']:,} responses, the completeness scan of the "
         f"treasury's transfers included, in at most {goal['secondsAtMost']:g} s against a local anvil: "

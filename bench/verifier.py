@@ -57,7 +57,7 @@ def run() -> dict:
     # Many thousands of transfers: a block gas limit that takes a few hundred of them at once.
     with processes.anvil(chain_id=chain_tools.DEFAULT_CHAIN_ID, log=None, stop_timeout=20) as (rpc_url, _proc):
         info = chain_tools.setup_chain(rpc_url)
-        env = django_env(url, **chain_tools.chain_env(info, rpc_url), CHAIN_CONFIRMATIONS="1")
+        env = django_env(url, **{**chain_tools.chain_env(info, rpc_url), "CHAIN_CONFIRMATIONS": "1"})
         manage(env, "migrate", "--noinput", "-v", "0")
         collectstatic(env)  # the verifier reads the public configuration the page embeds
         for size in SIZES:
