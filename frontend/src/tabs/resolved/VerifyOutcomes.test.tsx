@@ -39,7 +39,7 @@ async function serveWorld(change?: (world: Awaited<ReturnType<typeof buildChainW
   server.on("GET", `/api/responses?challengeId=${world.challenge.id}&status=rejected&limit=1000`, (_init, url) =>
     world.route(url),
   );
-  server.on("GET", `/api/challenges/${world.challenge.id}/unclaimed`, (_init, url) => world.route(url));
+  server.on("GET", `/api/challenges/${world.challenge.id}/unclaimed?limit=1000`, (_init, url) => world.route(url));
   return world;
 }
 
@@ -130,7 +130,7 @@ describe("Verify every outcome", () => {
     for (const url of [
       `/api/responses?challengeId=7&limit=1000`,
       `/api/responses?challengeId=7&status=rejected&limit=1000`,
-      `/api/challenges/7/unclaimed`,
+      `/api/challenges/7/unclaimed?limit=1000`,
       `/api/challenges/7/winners`,
     ]) {
       server.on("GET", url, (_init, u) => world.route(u));
