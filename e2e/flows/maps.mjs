@@ -72,16 +72,24 @@ async function assertRevealMap(page, scope, { threshold, latitude, earliest, hig
   await figure.getByText(`Proximity circle: ${threshold} m radius`).waitFor();
   await assertAccessible(page, ".reveal-map-section");
   // The circle is drawn at its true radius: its on-screen diameter against Web Mercator's scale
-  // at this zoom (read from a tile's URL, .../{z}/{x}/{y}.png) and latitude.
-  const measured = await region.evaluate((element) => {
-    const box = element.querySelector("path.map-proximity-circle").getBoundingClientRect();
-    const tile = element.querySelector("img.leaflet-tile");
-    const zoom = tile ? Number(new URL(tile.src).pathname.split("/").at(-3)) : null;
-    return { diameterPx: box.height, zoom };
-  });
-  assert.ok(Number.isInteger(measured.zoom), "the tile layer is there (its URL gives the zoom)");
-  const metresPerPx = (40075016.686 * Math.cos((latitude * Math.PI) / 180)) / (256 * 2 ** measured.zoom);
-  const radiusMetres = (measured.diameterPx / 2) * metresPerPx;
+  // at this zoom (read from a tile's URL, .../{z}/{x}/{y}.png) and latitude. Measured again until
+  // the map has settled (for at most 5 s): in the middle of Leaflet's zoom animation the SVG is
+  // scaled and the tiles of the old zoom are still there, so a single early reading can be off.
+  const deadline = Date.now() + 5000;
+  let radiusMetres = NaN;
+  for (;;) {
+    const measured = await region.evaluate((element) => {
+      const box = element.querySelector("path.map-proximity-circle").getBoundingClientRect();
+      const tile = element.querySelector("img.leaflet-tile");
+      const zoom = tile ? Number(new URL(tile.src).pathname.split("/").at(-3)) : null;
+      return { diameterPx: box.height, zoom };
+    });
+    assert.ok(Number.isInteger(measured.zoom), "the tile layer is there (its URL gives the zoom)");
+    const metresPerPx = (40075016.686 * Math.cos((latitude * Math.PI) / 180)) / (256 * 2 ** measured.zoom);
+    radiusMetres = (measured.diameterPx / 2) * metresPerPx;
+    if (Math.abs(radiusMetres - threshold) / threshold < 0.05 || Date.now() > deadline) break;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
   assert.ok(
     Math.abs(radiusMetres - threshold) / threshold < 0.05,
     `circle radius ${radiusMetres.toFixed(1)} m, threshold ${threshold} m`,
