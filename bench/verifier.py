@@ -14,6 +14,7 @@ BENCH_VERIFIER_SIZES=100,10000 (the default) sets the sizes."""
 import json
 import os
 import subprocess
+import sys
 import time
 
 from devtools import processes
@@ -39,25 +40,17 @@ GOAL_SECONDS = 60.0
 GOAL_SIZE = 10_000
 VERIFY_TIMEOUT = 600.0
 
-
-def devchain():
-    import sys
-
-    sys.path.insert(0, str(ROOT / "scripts"))
-    import devchain as module  # scripts/ is not a package
-
-    return module
+sys.path.insert(0, str(ROOT / "scripts"))
+import devchain  # noqa: E402 - scripts/ is not a package
 
 
 def run() -> dict:
-    chain_tools = devchain()
     url = recreate_database(DATABASE)
     flush_redis()
     rows = []
-    # Many thousands of transfers: a block gas limit that takes a few hundred of them at once.
-    with processes.anvil(chain_id=chain_tools.DEFAULT_CHAIN_ID, log=None, stop_timeout=20) as (rpc_url, _proc):
-        info = chain_tools.setup_chain(rpc_url)
-        env = django_env(url, **{**chain_tools.chain_env(info, rpc_url), "CHAIN_CONFIRMATIONS": "1"})
+    with processes.anvil(chain_id=devchain.DEFAULT_CHAIN_ID, log=None, stop_timeout=20) as (rpc_url, _proc):
+        info = devchain.setup_chain(rpc_url)
+        env = django_env(url, **{**devchain.chain_env(info, rpc_url), "CHAIN_CONFIRMATIONS": "1"})
         manage(env, "migrate", "--noinput", "-v", "0")
         collectstatic(env)  # the verifier reads the public configuration the page embeds
         for size in SIZES:

@@ -50,9 +50,6 @@ class ChallengeUnclaimedView(APIView):
         get_object_or_404(Challenge, pk=challenge_id, status=ChallengeStatus.RESOLVED)
         limit = pagination.read_limit(request)
         after_id = pagination.read_cursor(request) or 0
-        page = list(payments_unclaimed_for_challenge(challenge_id=challenge_id, after_id=after_id)[: limit + 1])
-        headers = {}
-        if len(page) > limit:
-            page = page[:limit]
-            headers["Link"] = pagination.next_link(request, page[-1].pk)
+        rows = payments_unclaimed_for_challenge(challenge_id=challenge_id, after_id=after_id)
+        page, headers = pagination.keyset_page(request, rows, limit=limit)
         return ApiResponse(UnclaimedPaymentSerializer(page, many=True).data, headers=headers)

@@ -50,3 +50,13 @@ def read_cursor(request: Request, direction: str = "after") -> int | None:
 def next_link(request: Request, last_id: int, direction: str = "after") -> str:
     url = replace_query_param(request.build_absolute_uri(), "cursor", encode_cursor(last_id, direction))
     return f'<{url}>; rel="next"'
+
+
+def keyset_page(request: Request, rows, *, limit: int, direction: str = "after") -> tuple[list, dict[str, str]]:
+    """One page of `rows` (a queryset already in keyset order from the cursor on) and its headers:
+    a Link to the next page when there is more (one row past the page is read to know it)."""
+    page = list(rows[: limit + 1])
+    if len(page) <= limit:
+        return page, {}
+    page = page[:limit]
+    return page, {"Link": next_link(request, page[-1].pk, direction)}

@@ -133,10 +133,14 @@ class ClaimSerializer(ResponseSerializer):
         return self.context.get("outcomes", {}).get(obj.pk)
 
 
-class RejectedResponseSerializer(ResponseSerializer):
-    """A rejected claim of a resolved challenge (never before): what a verifier needs to re-check
-    its reason code (docs/protocol.md section 6, "Completeness"): its salt, and its payment's place
-    in chain order where verification had recorded one (a claim confirmed once, then reorged)."""
+# What re-checks a response once its challenge is resolved: its salt and its place in chain order.
+RECHECK_FIELDS = ["submissionSalt", "blockNumber", "transactionIndex", "logIndex"]
+
+
+class RecheckableResponseSerializer(ResponseSerializer):
+    """A response with what anyone needs to re-check it from public data once its challenge is
+    resolved (never before): the salt that opens the commitment its payment carried, and its place
+    in chain order (block, transaction, log)."""
 
     submissionSalt = serializers.SerializerMethodField()
     blockNumber = serializers.SerializerMethodField()
@@ -144,48 +148,7 @@ class RejectedResponseSerializer(ResponseSerializer):
     logIndex = serializers.SerializerMethodField()
 
     class Meta(ResponseSerializer.Meta):
-        fields = [*ResponseSerializer.Meta.fields, "submissionSalt", "blockNumber", "transactionIndex", "logIndex"]
-
-    def _after_resolution(self, obj: Response, value):
-        return value if obj.challenge.is_resolved else None
-
-    def get_submissionSalt(self, obj: Response) -> str | None:
-        return self._after_resolution(obj, obj.submission_salt)
-
-    def get_blockNumber(self, obj: Response) -> int | None:
-        return self._after_resolution(obj, obj.block_number)
-
-    def get_transactionIndex(self, obj: Response) -> int | None:
-        return self._after_resolution(obj, obj.transaction_index)
-
-    def get_logIndex(self, obj: Response) -> int | None:
-        return self._after_resolution(obj, obj.log_index)
-
-
-class ScoredResponseSerializer(ResponseSerializer):
-    """A response as an outcome: its score, and once the challenge is resolved (never before) what
-    anyone needs to re-check it from public data (docs/protocol.md section 5): the salt that opens
-    the commitment its payment carried, and its place in chain order (block, transaction, log).
-    Reads the annotations of responses_with_scores (responses/selectors.py): the distance is not stored
-    but computed when the page is read."""
-
-    distanceMeters = serializers.FloatField(source="distance_meters", allow_null=True)
-    isCorrect = serializers.BooleanField(source="correct", allow_null=True)
-    submissionSalt = serializers.SerializerMethodField()
-    blockNumber = serializers.SerializerMethodField()
-    transactionIndex = serializers.SerializerMethodField()
-    logIndex = serializers.SerializerMethodField()
-
-    class Meta(ResponseSerializer.Meta):
-        fields = [
-            *ResponseSerializer.Meta.fields,
-            "distanceMeters",
-            "isCorrect",
-            "submissionSalt",
-            "blockNumber",
-            "transactionIndex",
-            "logIndex",
-        ]
+        fields = [*ResponseSerializer.Meta.fields, *RECHECK_FIELDS]
 
     def _after_resolution(self, obj: Response, value):
         return value if obj.challenge.is_resolved else None
@@ -205,6 +168,31 @@ class ScoredResponseSerializer(ResponseSerializer):
     def get_logIndex(self, obj: Response) -> int | None:
         """The index of the payment's USDC Transfer log in its block; null until the challenge is resolved."""
         return self._after_resolution(obj, obj.log_index)
+
+
+class RejectedResponseSerializer(RecheckableResponseSerializer):
+    """A rejected claim of a resolved challenge (never before): what a verifier needs to re-check
+    its reason code (docs/protocol.md section 6, "Completeness"): its salt, and its payment's place
+    in chain order where verification had recorded one (a claim confirmed once, then reorged)."""
+
+
+class ScoredResponseSerializer(RecheckableResponseSerializer):
+    """A response as an outcome: its score, and once the challenge is resolved (never before) what
+    anyone needs to re-check it from public data (docs/protocol.md section 5): the salt that opens
+    the commitment its payment carried, and its place in chain order (block, transaction, log).
+    Reads the annotations of responses_with_scores (responses/selectors.py): the distance is not stored
+    but computed when the page is read."""
+
+    distanceMeters = serializers.FloatField(source="distance_meters", allow_null=True)
+    isCorrect = serializers.BooleanField(source="correct", allow_null=True)
+
+    class Meta(ResponseSerializer.Meta):
+        fields = [
+            *ResponseSerializer.Meta.fields,
+            "distanceMeters",
+            "isCorrect",
+            *RECHECK_FIELDS,
+        ]
 
 
 class WinnerSerializer(ScoredResponseSerializer):

@@ -142,11 +142,9 @@ class ResponseListCreateView(APIView):
         challenge_id = int(raw_challenge) if raw_challenge else None
         listing = response_list_rejected if wanted == "rejected" else response_list_public
         serializer = RejectedResponseSerializer if wanted == "rejected" else ScoredResponseSerializer
-        page = list(listing(challenge_id=challenge_id, after_id=after_id)[: limit + 1])
-        headers = {}
-        if len(page) > limit:
-            page = page[:limit]
-            headers["Link"] = pagination.next_link(request, page[-1].pk)
+        page, headers = pagination.keyset_page(
+            request, listing(challenge_id=challenge_id, after_id=after_id), limit=limit
+        )
         return ApiResponse(serializer(page, many=True).data, headers=headers)
 
     def _by_address(self, request: Request) -> ApiResponse:
@@ -163,11 +161,7 @@ class ResponseListCreateView(APIView):
         claims = response_list_by_address(
             address=address, challenge_id=int(raw_challenge) if raw_challenge else None, before_id=before
         )
-        page = list(claims[: limit + 1])
-        headers = {}
-        if len(page) > limit:
-            page = page[:limit]
-            headers["Link"] = pagination.next_link(request, page[-1].pk, "before")
+        page, headers = pagination.keyset_page(request, claims, limit=limit, direction="before")
         # Coordinates and the outcome only once the challenge is resolved.
         outcomes = response_outcomes(responses=page)
         return ApiResponse(ClaimSerializer(page, many=True, context={"outcomes": outcomes}).data, headers=headers)

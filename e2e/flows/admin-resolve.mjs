@@ -6,8 +6,7 @@ import path from "node:path";
 import { test } from "node:test";
 
 import { query } from "../lib/db.mjs";
-import { openGame, openTab } from "../lib/game.mjs";
-import { STAFF } from "../lib/stack.mjs";
+import { closeAndResolve, openGame, openTab, staffLogin } from "../lib/game.mjs";
 import { screenshot, state, withPlayer } from "../lib/suite.mjs";
 
 const SOLUTION = "40.689247, -74.044502";
@@ -52,26 +51,14 @@ export function register() {
 
       await withPlayer({}, async ({ page }) => {
         // Staff, in the Django admin.
-        await page.goto(`${stack.baseUrl}/admin/login/?next=/admin/`);
-        await page.getByLabel("Username").fill(STAFF.username);
-        await page.getByLabel("Password").fill(STAFF.password);
-        await page.getByRole("button", { name: "Log in" }).click();
+        await staffLogin(page);
         await page.goto(`${stack.baseUrl}/admin/challenges/challenge/`);
         await page
           .getByRole("link", { name: /The Torch on the Tide/ })
           .first()
           .click();
-        await page.getByRole("link", { name: "Close…" }).click();
-        await page.getByRole("button", { name: "Yes, close" }).click();
-        await page.getByText("Closed: no new claims are accepted.").waitFor();
-        await page.getByRole("link", { name: "Resolve and reveal…" }).click();
-        await page.getByRole("button", { name: "Yes, resolve and reveal" }).click();
-        // The request only starts it; the worker scores, reveals and creates the payouts while the
-        // page refreshes itself (a meta refresh) until the result shows.
-        await page.getByText("Resolution started: the worker scores", { exact: false }).waitFor();
-        await page
-          .getByText(/Resolved: \d+ correct of \d+ scored; 3 payout\(s\) created\./)
-          .waitFor({ timeout: 60000 });
+        // The worker scores, reveals and creates the payouts while the page refreshes itself.
+        await closeAndResolve(page, /Resolved: \d+ correct of \d+ scored; 3 payout\(s\) created\./);
         await page.getByText(SOLUTION).first().waitFor();
         await screenshot(page, "admin-resolved-1280");
 

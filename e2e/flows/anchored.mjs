@@ -6,8 +6,16 @@ import path from "node:path";
 import { test } from "node:test";
 
 import { query } from "../lib/db.mjs";
-import { expectToast, openGame, openTab, settledResponse, SPEC, submitGuess } from "../lib/game.mjs";
-import { STAFF } from "../lib/stack.mjs";
+import {
+  closeAndResolve,
+  expectToast,
+  openGame,
+  openTab,
+  settledResponse,
+  SPEC,
+  staffLogin,
+  submitGuess,
+} from "../lib/game.mjs";
 import { screenshot, state, withPlayer } from "../lib/suite.mjs";
 
 // A challenge's whole life with its terms on chain (docs/protocol.md section 6): staff write and
@@ -20,13 +28,6 @@ const SOLUTION = "48.85837, 2.294481";
 const GUESS = "48.8584, 2.2945";
 const PYTHON = path.join(import.meta.dirname, "..", "..", ".venv", "bin", "python");
 const SCRIPT = path.join(import.meta.dirname, "..", "..", "verify_challenge.py");
-
-async function staffLogin(page, baseUrl) {
-  await page.goto(`${baseUrl}/admin/login/?next=/admin/`);
-  await page.getByLabel("Username").fill(STAFF.username);
-  await page.getByLabel("Password").fill(STAFF.password);
-  await page.getByRole("button", { name: "Log in" }).click();
-}
 
 /** The anchor row of a challenge, as the worker left it. */
 async function anchorOf(dbUrl, challengeId) {
@@ -50,7 +51,7 @@ export function register() {
       const player = stack.accounts.players[2];
       await withPlayer({ account: player }, async ({ page, wallet }) => {
         // Staff write the poem and publish it: one action.
-        await staffLogin(page, stack.baseUrl);
+        await staffLogin(page);
         await page.goto(`${stack.baseUrl}/admin/challenges/challenge/add/`);
         await page.getByLabel("Poem title").fill(TITLE);
         await page
@@ -113,12 +114,7 @@ export function register() {
 
           // Staff close and resolve.
           await page.goto(`${stack.baseUrl}/admin/challenges/challenge/${challengeId}/change/`);
-          await page.getByRole("link", { name: "Close…" }).click();
-          await page.getByRole("button", { name: "Yes, close" }).click();
-          await page.getByText("Closed: no new claims are accepted.").waitFor();
-          await page.getByRole("link", { name: "Resolve and reveal…" }).click();
-          await page.getByRole("button", { name: "Yes, resolve and reveal" }).click();
-          await page.getByText(/Resolved: 1 correct of 1 scored; 3 payout\(s\) created\./).waitFor({ timeout: 60000 });
+          await closeAndResolve(page, /Resolved: 1 correct of 1 scored; 3 payout\(s\) created\./);
 
           // My submissions: the outcome, its distance and prize, and the payout still due.
           await openGame(page);

@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 
 import { query, sqlString } from "./db.mjs";
+import { STAFF } from "./stack.mjs";
 import { state } from "./suite.mjs";
 
 export const SPEC = {
@@ -136,4 +137,25 @@ export async function submitGuess(page, coordinates, stake) {
 export async function waitForGame(page) {
   await openGame(page);
   await page.getByRole("button", { name: SPEC.submit }).waitFor();
+}
+
+// --- Staff, in the Django admin ----------------------------------------------------------------
+
+export async function staffLogin(page) {
+  await page.goto(`${state.stack.baseUrl}/admin/login/?next=/admin/`);
+  await page.getByLabel("Username").fill(STAFF.username);
+  await page.getByLabel("Password").fill(STAFF.password);
+  await page.getByRole("button", { name: "Log in" }).click();
+}
+
+/** Close, then "Resolve and reveal…", from the challenge's admin page: the request only starts
+ * the resolution; the worker scores while the page refreshes itself until `resolved` shows. */
+export async function closeAndResolve(page, resolved) {
+  await page.getByRole("link", { name: "Close…" }).click();
+  await page.getByRole("button", { name: "Yes, close" }).click();
+  await page.getByText("Closed: no new claims are accepted.").waitFor();
+  await page.getByRole("link", { name: "Resolve and reveal…" }).click();
+  await page.getByRole("button", { name: "Yes, resolve and reveal" }).click();
+  await page.getByText("Resolution started: the worker scores", { exact: false }).waitFor();
+  await page.getByText(resolved).waitFor({ timeout: 60000 });
 }

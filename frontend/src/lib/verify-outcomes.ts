@@ -454,16 +454,7 @@ export async function checkOnchain(
     }
   }
   // The money: the first Transfer(sender, treasury, stake) the USDC contract emitted.
-  const log = (receipt.logs ?? []).find(
-    (entry) =>
-      lower(entry.address) === usdc &&
-      !entry.removed &&
-      entry.topics?.length === 3 &&
-      lower(entry.topics[0]) === TRANSFER_TOPIC &&
-      `0x${lower(entry.topics[1]).slice(-40)}` === sender &&
-      `0x${lower(entry.topics[2]).slice(-40)}` === treasury &&
-      BigInt(entry.data || "0x0") === stakeUnits,
-  );
+  const log = findTransfer(receipt, { usdc, from: sender, to: treasury, units: stakeUnits });
   check.chainPosition = [blockNumber, txIndex, log ? int(log.logIndex) : (response.logIndex ?? 0)];
   if (!log) {
     problems.push(`no USDC Transfer of ${response.submissionStake} from the sender to the treasury`);
@@ -491,6 +482,31 @@ export async function checkOnchain(
 const word = (n: number | bigint | string) =>
   (typeof n === "string" ? n.replace(/^0x/, "") : n.toString(16)).toLowerCase().padStart(64, "0");
 const quantity = (n: number) => `0x${n.toString(16)}`;
+
+/** The first Transfer(from, to, units) the USDC contract emitted in a receipt, skipping logs
+ * `skip` rejects (a log that already backs another payout): the money, never the calldata alone. */
+function findTransfer(
+  receipt: RpcReceipt,
+  {
+    usdc,
+    from,
+    to,
+    units,
+    skip = () => false,
+  }: { usdc: string; from: string; to: string; units: bigint | null; skip?: (log: RpcLog) => boolean },
+): RpcLog | undefined {
+  return (receipt.logs ?? []).find(
+    (entry) =>
+      lower(entry.address) === usdc &&
+      !entry.removed &&
+      entry.topics?.length === 3 &&
+      lower(entry.topics[0]) === TRANSFER_TOPIC &&
+      `0x${lower(entry.topics[1]).slice(-40)}` === from &&
+      `0x${lower(entry.topics[2]).slice(-40)}` === to &&
+      BigInt(entry.data || "0x0") === units &&
+      !skip(entry),
+  );
+}
 
 function logPosition(log: RpcLog): [number, number, number] {
   return [int(log.blockNumber), int(log.transactionIndex), int(log.logIndex)];
@@ -624,16 +640,7 @@ export function firstFailingRule(
   if (decoded.amountUnits !== units) return "amount_mismatch";
   if (decoded.commitment !== commitment) return "commitment_mismatch";
   if (decoded.challengeId !== BigInt(challenge.id)) return "challenge_mismatch";
-  const log = (receipt.logs ?? []).find(
-    (entry) =>
-      lower(entry.address) === usdc &&
-      !entry.removed &&
-      entry.topics?.length === 3 &&
-      lower(entry.topics[0]) === TRANSFER_TOPIC &&
-      `0x${lower(entry.topics[1]).slice(-40)}` === sender &&
-      `0x${lower(entry.topics[2]).slice(-40)}` === treasury &&
-      BigInt(entry.data || "0x0") === units,
-  );
+  const log = findTransfer(receipt, { usdc, from: sender, to: treasury, units });
   if (!log) return "no_transfer_log";
   const mined = int(block.timestamp);
   if (anchor && (int(receipt.blockNumber) <= anchor.blockNumber || mined < anchor.opensAt)) return "early";
@@ -732,17 +739,13 @@ function checkPayouts(
       if (!receipt || int(receipt.status) !== 1) {
         problems.push(`its transaction ${payout.transactionHash} is not a successful transaction on this chain`);
       } else {
-        const log = (receipt.logs ?? []).find(
-          (entry) =>
-            lower(entry.address) === usdc &&
-            !entry.removed &&
-            entry.topics?.length === 3 &&
-            lower(entry.topics[0]) === TRANSFER_TOPIC &&
-            `0x${lower(entry.topics[1]).slice(-40)}` === treasury &&
-            `0x${lower(entry.topics[2]).slice(-40)}` === lower(payout.address) &&
-            BigInt(entry.data || "0x0") === units &&
-            !used.has(`${lower(payout.transactionHash)}:${int(entry.logIndex)}`),
-        );
+        const log = findTransfer(receipt, {
+          usdc,
+          from: treasury,
+          to: lower(payout.address),
+          units,
+          skip: (entry) => used.has(`${lower(payout.transactionHash)}:${int(entry.logIndex)}`),
+        });
         if (!log) {
           problems.push(
             `its transaction holds no USDC Transfer of ${payout.amount} from the treasury to ${payout.address}`,
