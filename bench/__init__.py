@@ -1,1 +1,1 @@
-"""Benchmarks of issue 8. `make bench` runs them all (bench/run.py) and writes docs/performance.md."""
+"""The benchmarks of docs/performance.md. `make bench` runs them all (bench/run.py) and writes docs/performance.md."""

@@ -213,9 +213,10 @@ LEGACY_UPDATE = (
 
 
 def resolve_legacy(challenge) -> float:
-    """The resolution of make bench before issue 16: one UPDATE that writes distance_m and
-    is_correct on every confirmed row (is_correct in the winner indexes' predicates, so no HOT
-    update). distance_m no longer exists, so it is added for the measure, all rolled back."""
+    """The resolution as it was before only the correct rows were written, kept as the reference:
+    one UPDATE that writes distance_m and is_correct on every confirmed row (is_correct in the
+    winner indexes' predicates, so no HOT update). distance_m no longer exists, so it is added for
+    the measure, all rolled back."""
     import time
 
     from django.db import connection, transaction
@@ -344,13 +345,13 @@ def stake_payment(info: dict, challenge_id: int, player: str, n: int) -> tuple[s
 
 
 def run_heads(rpc_url: str, info: dict, challenge_id: int, counts: list[int]) -> dict:
-    """Issue 16, goal 2: the RPC requests of the head watcher's round (chain/services.py,
-    pending_claims_on_head) per block, at each count of pending claims. For each count, that many
-    stake payments are mined together in one block (one confirmation of CHAIN_CONFIRMATIONS=2) and
-    claimed through the POST's service; then three rounds, each with a fresh client counting its
-    requests: the block that decides none, the block that makes them deep enough, and a beat that
-    finds no new block. Run on the verification benchmark's anvil once its servers are stopped, so
-    no worker confirms the claims first."""
+    """The RPC requests of the head watcher's round (chain/services.py, pending_claims_on_head)
+    per block, at each count of pending claims; they must stay bounded however many are pending.
+    For each count, that many stake payments are mined together in one block (one confirmation of
+    CHAIN_CONFIRMATIONS=2) and claimed through the POST's service; then three rounds, each with a
+    fresh client counting its requests: the block that decides none, the block that makes them deep
+    enough, and a beat that finds no new block. Run on the verification benchmark's anvil once its
+    servers are stopped, so no worker confirms the claims first."""
     import math
 
     from chain.client import get_client

@@ -1,4 +1,4 @@
-// Issue 16, goal 1: click to "Confirmed" on the page, live, in a real browser. Run by bench/live.py
+// docs/performance.md section 5: click to "Confirmed" on the page, live, in a real browser. Run by bench/live.py
 // (which computes the figures); on its own: BENCH_LIVE_OUT=/tmp/live.json node bench/live.mjs.
 //
 // The e2e suite's stack (e2e/lib/stack.mjs: PostgreSQL, Redis, anvil with the test USDC, gunicorn,

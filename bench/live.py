@@ -1,4 +1,4 @@
-"""Benchmark 5 (issue 16, goal 1): click to "Confirmed" on the page, live, in a real browser.
+"""Benchmark 5 (docs/performance.md section 5): click to "Confirmed" on the page, live, in a real browser.
 
 bench/live.mjs starts the e2e suite's stack (e2e/lib/stack.mjs) on the benchmarks' database and
 Redis DB with CHAIN_CONFIRMATIONS=2, and makes claims through the real page in Debian's Chromium

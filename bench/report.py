@@ -28,7 +28,7 @@ def api_section(r: dict) -> list[str]:
     lines = [
         "## 1. API throughput against the floor",
         "",
-        f"Goal (issue 16, goal 3): the cached answers of active, resolved and winners at >= "
+        f"Goal: the cached answers of active, resolved and winners at >= "
         f"{goals['rpsRatioAtLeast']:.2f} of the floor's requests per second and p99 <= {p99_goal:g}x the floor's, "
         "with invalidation on change kept. The floor is `/bench/floor`, a bare Django view returning a constant "
         "JSON body under the same server and middleware (bench/settings.py adds it; production cannot). Only the "
@@ -83,8 +83,9 @@ def api_section(r: dict) -> list[str]:
         ]
     lines += [
         "",
-        "How a cached answer reaches the floor (challenges/public_copy.py, docs/decisions.md): each process keeps "
-        "the rendered answers in memory and drops them on the Redis pub/sub message every version bump sends (SET "
+        "How a cached answer reaches the floor (challenges/public_copy.py; docs/decisions.md, "
+        '"A copy in each process"): each process keeps the rendered answers in memory and drops them on the Redis '
+        "pub/sub message every version bump sends (SET "
         "and PUBLISH in one MULTI), using them only while its subscription is provably live (a PING on it answered "
         "within 1 s); a GET the copy holds is answered before DRF's request wrapping and content negotiation. "
         "The propagation is measured by challenges/tests/test_public_copy.py (another process commits and bumps; "
@@ -197,7 +198,7 @@ def scale_section(r: dict) -> list[str]:
     if "resolveLegacySeconds" in r:
         lines += [
             "",
-            'How resolution is shaped (issue 16, goal 4; docs/architecture.md, "Resolution"): the old single '
+            'How resolution is shaped (docs/architecture.md, "Resolution"): the old single '
             "UPDATE wrote a new version of every one of the million rows, and since `is_correct` is in the "
             "predicates of the two partial winner indexes none of them was a HOT update, so each version also "
             "entered every index of the table. Now nothing is written for an incorrect response: each chunk is one "
@@ -232,8 +233,8 @@ def scale_section(r: dict) -> list[str]:
     return lines
 
 
-# POST to confirmed at 12-second blocks before the head watcher (issue 16's own measurement with the
-# exponential backoff, the same script and pace): the reference the 12-second row is read against.
+# POST to confirmed at 12-second blocks before the head watcher (measured with the exponential backoff
+# it replaced, by the same script at the same pace): the reference the 12-second row is read against.
 BACKOFF_AT_12_SECONDS = {"p50": 22.2, "p95": 27.6, "floorP50": 12.0}
 
 
@@ -292,8 +293,8 @@ def verify_section(r: dict) -> list[str]:
         lines += [
             "",
             f"At Sepolia's pace the server adds {twelve['p50Seconds'] - twelve['chainFloorP50Seconds']:.2f} s (p50) "
-            f"to the chain's floor of {twelve['chainFloorP50Seconds']:.2f} s; before the head watcher (issue 16, "
-            f"re-checks on an exponential backoff) the same script measured POST to confirmed p50 {b['p50']} s, "
+            f"to the chain's floor of {twelve['chainFloorP50Seconds']:.2f} s; before the head watcher "
+            f"(re-checks on an exponential backoff) the same script measured POST to confirmed p50 {b['p50']} s, "
             f"p95 {b['p95']} s on a floor of {b['floorP50']} s, i.e. 10–15 s added.",
         ]
     if "headWatcher" in r:
@@ -304,10 +305,10 @@ def verify_section(r: dict) -> list[str]:
 
 
 def head_watcher_lines(h: dict) -> list[str]:
-    """Issue 16, goal 2: RPC requests per block at 1 and at 200 pending claims (bench/data.py, run_heads)."""
+    """RPC requests per block at 1 and at 200 pending claims (bench/data.py, run_heads)."""
     lines = [
         "",
-        "Goal (issue 16, goal 2): RPC requests per block stay bounded however many claims are pending. Measured "
+        "Goal: RPC requests per block stay bounded however many claims are pending. Measured "
         "on the same anvil after the servers above stopped: that many payments mined in one block and claimed "
         "through the POST's service, then the head watcher's round (`pending_claims_on_head`) with a fresh client "
         f"counting its HTTP requests (JSON-RPC batches of at most {h['batchSize']} calls, `CHAIN_RPC_BATCH_SIZE`).",
@@ -368,7 +369,7 @@ def live_section(r: dict) -> list[str]:
     lines = [
         '## 5. Live: click to "Confirmed" on the page',
         "",
-        f"Goal (issue 16, goal 1): on 12-second blocks with `CHAIN_CONFIRMATIONS=2`, from the block that makes the "
+        f"Goal: on 12-second blocks with `CHAIN_CONFIRMATIONS=2`, from the block that makes the "
         f'payment deep enough (its inclusion block + 1) to "Confirmed" shown in the page\'s My submissions entry, '
         f"p95 <= {goal:g} s over {main['claims']} claims, so POST to Confirmed stays within the chain's floor + "
         f"{goal:g} s; with no reload, and the card's total bids following the confirmed sum. "

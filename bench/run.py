@@ -1,4 +1,4 @@
-"""`make bench`: every benchmark of issues 8 and 16, then docs/performance.md.
+"""`make bench`: every benchmark, then docs/performance.md from their results.
 `python -m bench.run [api|scale|verify|verifier|live|page|admin_budget|report ...]` runs a subset (admin_budget,
 the admin's 30-second budget on 200,000 responses, only when named); the report always uses the latest
 result of each benchmark in bench/results/."""

@@ -12,7 +12,7 @@ from devtools.json_shape import value_growth
 from .common import DATABASE, command, fresh_database, log, python_module, write_result
 
 COUNT = int(os.environ.get("BENCH_SCALE_COUNT", "1000000"))
-GOAL_RESOLVE_SECONDS = 10.0  # issue 16, goal 4
+GOAL_RESOLVE_SECONDS = 10.0  # a million confirmed responses resolved (docs/performance.md section 2)
 GOAL_WINNERS_MS = 20.0
 
 
@@ -27,7 +27,7 @@ def run() -> dict:
         f"{million['built']['medianMs']:.1f} ms (10 responses: {ten['built']['bytes']} B, "
         f"{ten['built']['medianMs']:.1f} ms); all responses {figures['download']['bytes']:,} B"
     )
-    # "The same size" (issue 16, goal 5): the same fields and entries at a million as at 10, so the
+    # "The same size" (docs/performance.md section 2): the same fields and entries at a million as at 10, so the
     # answer is bounded by its fields' own widths; which values got longer is reported (the sums' and
     # counts' digits, and the two winners' own values, which are other responses at the other size).
     # responses/tests/test_winners_size.py asserts it with the same winners at 200 in make test.

@@ -53,7 +53,7 @@ CONFIRMATIONS = 2
 POLL_SECONDS = 0.05
 CLAIM_TIMEOUT = 60.0
 GOAL_P95_SECONDS = 4.0
-HEAD_WATCH_COUNTS = "1,200"  # issue 16, goal 2: RPC requests per block at 1 and at 200 pending claims
+HEAD_WATCH_COUNTS = "1,200"  # RPC requests per block at 1 and at 200 pending claims
 
 
 @contextmanager
@@ -249,7 +249,8 @@ def run() -> dict:
             wait_open(base, rpc_url, challenge_id)
             for block_seconds, claims in PACES:
                 runs.append(measure(base, rpc_url, info, challenge_id, block_seconds, claims))
-        # Goal 2 on the same chain, with the worker and beat stopped (they would confirm the claims).
+        # The head watcher's RPC requests per block, on the same chain with the worker and beat stopped
+        # (they would confirm the claims).
         log(f"head watcher: RPC requests per block at {HEAD_WATCH_COUNTS} pending claims")
         heads = json.loads(
             python_module("bench.data", env, "heads", rpc_url, json.dumps(info), str(challenge_id), HEAD_WATCH_COUNTS)
