@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The initial-bundle budget (issue 8), run by `make test` right after the build.
+// The initial-bundle budget (docs/decisions.md, "Bundle budget"), run by `make test` right after the build.
 //
 // Reads webpack-stats.json (webpack-bundle-tracker), takes the files of the entry chunk only
 // ("main": what the page's <script>/<link> tags load before anything renders; lazy chunks are

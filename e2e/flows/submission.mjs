@@ -92,8 +92,9 @@ export function register() {
         assert.equal(units(after.staked_sum), units(challenge.staked_sum) + units("2.50"));
         assert.equal(after.response_count, challenge.response_count + 1);
 
-        // No reload: the page follows its own claim (issue 17, item 1). "My submissions" shows it
-        // Pending, then Confirmed, and the card's total bids follow the confirmed sum.
+        // No reload: the page follows its own claim (docs/decisions.md, "Following a pending claim").
+        // "My submissions" shows it Pending, then Confirmed, and the card's total bids follow the
+        // confirmed sum.
         const mine = page.getByRole("region", { name: "My submissions" });
         const entry = mine.getByRole("listitem").filter({ hasText: hash });
         await entry.getByText("40.6892, -74.044512", { exact: true }).waitFor();
@@ -134,8 +135,9 @@ export function register() {
         assert.equal(await totalBids.textContent(), expectedBids);
         await screenshot(page, "my-submissions-390");
 
-        // Another browser, or this one's storage cleared (issue 17, item 8): with the wallet
-        // connected, the claim is still listed, from the server, its coordinates hidden until resolution.
+        // Another browser, or this one's storage cleared (docs/decisions.md, "My submissions on
+        // another browser"): with the wallet connected, the claim is still listed, from the server,
+        // its coordinates hidden until resolution.
         await page.evaluate(() => localStorage.clear());
         await page.reload();
         await page.getByText("The Torch on the Tide").first().waitFor();

@@ -1,4 +1,4 @@
-// What a first-time player trips over (issue 17), in the real browser at 1280 and 390 px:
+// What a first-time player trips over, in the real browser at 1280 and 390 px:
 // mobile dialogs (the close "×" clear of the title, no toast over a dialog, a stakes table that says
 // it scrolls), focus rings for keyboard focus only, a local chain that does not pretend to be
 // Sepolia (no explorer links, the local MetaMask guide), no Content-Security-Policy error when a

@@ -1,4 +1,4 @@
-/** The spec's fetch rules (section 7/8): credentials on every request, JSON bodies, and any
+/** The spec's fetch rules: credentials on every request, JSON bodies, and any
  * non-OK answer raised as `"{status}: {message}"` — the server's one-sentence `message` when the
  * body is the API's JSON error, else the body text, else the status text. */
 

@@ -1,7 +1,7 @@
 import { QueryClient, type QueryFunction } from "@tanstack/react-query";
 import { getQueryFn } from "./http";
 
-/** The spec's data-fetching defaults (section 9): no automatic retries for queries or mutations,
+/** The spec's data-fetching defaults: no automatic retries for queries or mutations,
  * no refetch on window focus or on an interval, and data that never goes stale — the page
  * refreshes explicitly (after a submission) instead. */
 export function makeQueryClient(): QueryClient {

@@ -1,4 +1,4 @@
-/** The spec's UI constants (section 9), in one place so tests can assert them. */
+/** The spec's UI constants, in one place so tests can assert them. */
 export const TOAST_LIMIT = 1;
 export const TOAST_REMOVE_DELAY_MS = 1_000_000;
 export const TOAST_DURATION_MS = 5000;

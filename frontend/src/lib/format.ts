@@ -1,12 +1,12 @@
 /** Display helpers shared by the tabs and the maps. Money arrives as decimal strings
  * (docs/protocol.md section 3) and is formatted on the string, never through floats. */
 
-/** "0x1234…abcd": the first 6 and last 4 characters (spec section 9). */
+/** "0x1234…abcd": the first 6 and last 4 characters, the spec's short form. */
 export function shortAddress(address: string): string {
   return address.length <= 10 ? address : `${address.slice(0, 6)}...${address.slice(-4)}`;
 }
 
-/** Epoch seconds in the visitor's local date and time (spec section 9: shown in local time);
+/** Epoch seconds in the visitor's local date and time (the spec shows every time in local time);
  * `missing` when there is none. */
 export function formatDateTime(seconds: number | null | undefined, missing = "Not recorded"): string {
   return seconds == null ? missing : new Date(seconds * 1000).toLocaleString();

@@ -385,7 +385,7 @@ export interface ChainRecords {
 }
 
 /** The payment against the rules the site applied (docs/protocol.md section 2) and, with the terms
- * on chain, after the anchor's block and at or after the anchored opening time (section 6). */
+ * on chain, after the anchor's block and at or after the anchored opening time (docs/protocol.md section 6). */
 export async function checkOnchain(
   check: OutcomeCheck,
   { tx, receipt, block, head }: ChainRecords,
@@ -612,7 +612,7 @@ async function checkTerms(
 // --- Rejected claims (check 3) ------------------------------------------------------------------
 
 /** The first rule of docs/protocol.md section 2 the claim's payment fails, in the server's order
- * (chain/services.py, payment_decide), with the terms' `early` before `late` (section 6); null
+ * (chain/services.py, payment_decide), with the terms' `early` before `late` (docs/protocol.md section 6); null
  * when it passes every rule. No receipt: "not_found" (a dropped transaction: "reorged" too). */
 export function firstFailingRule(
   claim: { submitterAddress: string; submissionStake: string },
@@ -1175,7 +1175,7 @@ export async function verifyChallenge({
     const winner = (r: ScoredResponse, units: bigint) => ({ address: r.submitterAddress, units, kept: false });
     expectedPayouts.set("earliest", winner(earliest, split.earliest));
     expectedPayouts.set("highest", winner(highest, split.highest));
-    // The page's operationsAddress; none: the share stays in the treasury (docs/decisions.md).
+    // operationsAddress null: the share stays in the treasury (docs/decisions.md, "Payouts the page checks").
     const operationsAddress = config.operationsAddress ? lower(config.operationsAddress) : null;
     expectedPayouts.set("operations", {
       address: operationsAddress ?? lower(config.treasuryAddress),

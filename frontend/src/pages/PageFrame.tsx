@@ -3,7 +3,7 @@ import { Logo } from "@/components/Logo";
 import { getPublicConfig } from "@/config";
 
 /** Header (logo, title with the beta badge, wallet control), the red beta note, the content
- * and the footer's copyright line (spec section 2, "Page frame"). */
+ * and the footer's copyright line: the spec's page frame. */
 export function PageFrame({ wallet, children }: { wallet?: ReactNode; children: ReactNode }) {
   const { chainName } = getPublicConfig();
   return (

@@ -2,7 +2,7 @@ import { shortAddress } from "@/lib/format";
 import { OpenInWalletApp } from "./OpenInWalletApp";
 import { useWallet } from "./WalletContext";
 
-/** The header's wallet control (spec section 2): "Connect MetaMask" ("Connecting..." while busy),
+/** The header's wallet control: "Connect MetaMask" ("Connecting..." while busy),
  * or a badge with the shortened address once connected. */
 export function WalletControl() {
   const { address, connecting, connect } = useWallet();

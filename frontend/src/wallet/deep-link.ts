@@ -1,5 +1,5 @@
 /** On a phone there are no wallet extensions: MetaMask lives in its own app, whose built-in browser
- * injects the wallet. Its dapp deep link opens this page there (docs/decisions.md, deep link). */
+ * injects the wallet. Its dapp deep link opens this page there (docs/decisions.md, "Wallet on a phone"). */
 export function metamaskDappLink(location: Pick<Location, "host" | "pathname" | "search"> = window.location): string {
   return `https://metamask.app.link/dapp/${location.host}${location.pathname}${location.search}`;
 }

@@ -1,4 +1,4 @@
-/** The spec's wallet error messages (section 8), word for word. The network's name comes from
+/** The spec's wallet error messages, word for word. The network's name comes from
  * the public config ("Sepolia" in the beta), so a move to mainnet changes no code. */
 export const WALLET_MESSAGES = {
   notInstalled: "MetaMask is not installed. Please install it to use this feature.",

@@ -8,7 +8,7 @@ import { WALLET_MESSAGES, WalletError } from "./errors";
 import { parseBlockNumber, removeSubmission, saveSubmission, updateSubmission, type RecordAnchor } from "./pending";
 import { rpcErrorCode, rpcErrorMessage, UNRECOGNIZED_CHAIN, USER_REJECTED, type EIP1193Provider } from "./types";
 
-/** The spec's wallet payment sequence (section 4) in raw EIP-1193 calls. */
+/** The spec's wallet payment sequence in raw EIP-1193 calls. */
 
 export const PROGRESS = {
   connecting: "Connecting to wallet...",
@@ -261,8 +261,8 @@ export async function submitGuess(guess: Guess, options: SubmitOptions): Promise
     transactionHash = await sendTransaction(provider, { from: address, to: config.usdcAddress, data });
   } catch (error) {
     // Refused in the wallet (4001): nothing was sent, so nothing is kept ("Cancelling in the wallet
-    // means nothing is recorded", spec section 4). Any other failure keeps the record: whether the
-    // wallet sent something is not known.
+    // means nothing is recorded": docs/decisions.md, "Refused transaction"). Any other failure keeps
+    // the record: whether the wallet sent something is not known.
     if (error instanceof WalletError && error.kind === "transactionRejected") removeSubmission(guess.salt);
     throw error;
   }

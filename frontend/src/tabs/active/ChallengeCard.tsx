@@ -36,7 +36,7 @@ export function ChallengeCard({ challenge }: { challenge: Challenge }) {
 }
 
 /** Where the terms were committed on chain before anyone could stake (docs/protocol.md section 6);
- * texts in docs/decisions.md, "The terms on chain: the page". */
+ * texts in docs/decisions.md, "Active card". */
 function TermsOnChain({ challenge }: { challenge: Challenge }) {
   const anchor = challenge.anchor;
   // An answer of an older server says nothing either way: nothing is claimed.

@@ -36,7 +36,7 @@ const afterPaint = () =>
   });
 
 /** The right card: coordinates and bid, validation toasts, the confirm dialog, then the
- * wallet payment and the claim (spec sections 2, 4, 5). */
+ * wallet payment and the claim (the spec's Active Challenge tab, payment sequence and validation rules). */
 export function SubmissionForm({
   challengeId,
   anchor,
@@ -91,7 +91,7 @@ export function SubmissionForm({
     const current = guess;
     // The dialog stays open, its Confirm button showing "Processing..." (spec), while the wallet
     // is asked for the account; it closes once that step is done, and the form's button carries
-    // the progress from there on (docs/decisions.md).
+    // the progress from there on (docs/decisions.md, "Confirm shows "Processing..."").
     setBusy(true);
     // Several wallets and none chosen yet: the wallet chooser (a dialog of its own) comes first, and
     // two modal dialogs must not stack.

@@ -22,7 +22,7 @@ export function platformName(key: string): string {
 
 const VIDEO_ID = /^[A-Za-z0-9_-]{6,20}$/;
 
-/** The Getting Started tab (spec section 2): how to play in five steps, the social links and
+/** The Getting Started tab: how to play in five steps, the social links and
  * two embedded videos, all from the page's public config. */
 export function GettingStartedTab() {
   const { socialLinks, videoIds, chainName } = getPublicConfig();

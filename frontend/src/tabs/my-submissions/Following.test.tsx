@@ -11,9 +11,9 @@ import {
 import { FakeWallet } from "../../../test/fakeWallet";
 import { json } from "../../../test/http";
 
-/** Issue 17, item 1: the page never shows anything older than what it just did. The claim status
- * answered 404 before the POST; after it the panel follows the claim (Pending, then Confirmed)
- * and the active card's total bids follow the confirmed sum, with no reload or remount. The
+/** After its POST the page follows the claim and never shows anything older than what it just
+ * did. The claim status answered 404 before the POST; after it the panel follows the claim (Pending,
+ * then Confirmed) and the active card's total bids follow the confirmed sum, with no reload or remount. The
  * network is scripted (fetch); the refetch interval is the real one (2 s). */
 
 afterEach(() => vi.unstubAllGlobals());

@@ -9,9 +9,10 @@ import { renderWithClient } from "../../../test/render";
 import { MySubmissionsPanel } from "./MySubmissionsPanel";
 import { submittedRecord } from "../../../test/submissions";
 
-/** Issue 16, goal 1: the page watches the chain head through the player's wallet and asks a pending
- * claim's status quickly once the payment is deep enough (included in block 16, CHAIN_CONFIRMATIONS
- * 2 in the test config: block 17), slowly before. Real timers; the wallet and the network are scripted. */
+/** The page watches the chain head through the player's wallet and asks a pending claim's status
+ * quickly once the payment is deep enough (included in block 16, CHAIN_CONFIRMATIONS 2 in the test
+ * config: block 17), slowly before (docs/decisions.md, "Following a pending claim"). Real timers;
+ * the wallet and the network are scripted. */
 
 const COMMITMENT = "c".repeat(64);
 const RECORD = submittedRecord({ commitment: COMMITMENT, inclusionBlock: 16 });

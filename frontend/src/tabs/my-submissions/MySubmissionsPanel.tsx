@@ -167,7 +167,8 @@ const PAYOUT_TEXT: Record<PayoutStatus, string> = {
 };
 
 /** A resolved claim's result (docs/protocol.md section 6, "What the player sees"): the verdict
- * and distance, the prize, and the payout with its transaction. Texts in docs/decisions.md. */
+ * and distance, the prize, and the payout with its transaction. Texts in docs/decisions.md,
+ * "Outcome in My submissions". */
 function OutcomeFields({ outcome }: { outcome: ClaimOutcome }) {
   const won = outcome.payoutStatus !== null;
   const hash = outcome.payoutTransactionHash;

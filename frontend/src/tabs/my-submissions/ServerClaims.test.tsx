@@ -11,7 +11,7 @@ import { renderWithClient } from "../../../test/render";
 import { MySubmissionsPanel } from "./MySubmissionsPanel";
 import { submittedRecord } from "../../../test/submissions";
 
-/** Issue 17, item 8: with a wallet connected, My submissions also lists the address's claims the
+/** With a wallet connected, My submissions also lists the address's claims the
  * server holds (another browser's, or this one's before its storage was cleared), merged with this
  * browser's records without duplicates (same transaction and commitment). */
 

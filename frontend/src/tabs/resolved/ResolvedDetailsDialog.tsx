@@ -12,7 +12,7 @@ import { formatDateTime, formatDistance, formatStake, formatUsdc, shortAddress }
 
 export const NO_CORRECT = "No correct responses found for this challenge.";
 
-/** The "Resolved Challenge Details" dialog (spec section 2), with what a player needs to trust
+/** The "Resolved Challenge Details" dialog, with what a player needs to trust
  * the result: the salt and an in-browser check of the commitment, the winners, every stake, and a
  * re-check of every outcome against the chain. */
 export function ResolvedDetailsDialog({ challenge, onClose }: { challenge: Challenge | null; onClose: () => void }) {

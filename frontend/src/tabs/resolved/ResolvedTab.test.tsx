@@ -67,7 +67,7 @@ describe("Resolved Challenges tab", () => {
     expect(items[0]).toHaveTextContent(`Completed: ${new Date(1795426829 * 1000).toLocaleDateString()}`);
     expect(items[0]).toHaveTextContent("Total bids: 82.75 USDC");
     expect(items[1]).toHaveTextContent("Total bids: 11.00 USDC");
-    // The default fetcher sends cookies (spec section 7).
+    // The default fetcher sends cookies (credentials on every request: src/api/http.ts).
     expect(server.calls[0]?.init?.credentials).toBe("include");
   });
 

@@ -10,7 +10,7 @@ import "./resolved.css";
 export const RESOLVED_LOAD_ERROR = "Failed to load resolved challenges. Please try again later.";
 export const RESOLVED_EMPTY = "No resolved challenges available yet.";
 
-/** The Resolved Challenges tab (spec section 2): every resolved challenge with its revealed
+/** The Resolved Challenges tab: every resolved challenge with its revealed
  * solution; a row opens the details dialog, where the reveal can be checked. */
 export function ResolvedTab() {
   const { data, isPending, isError } = useQuery(resolvedChallengesQuery());

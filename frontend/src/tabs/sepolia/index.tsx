@@ -12,7 +12,7 @@ export const USDC_FAUCET_URL = "https://faucet.circle.com/";
 export const DEV_ACCOUNT_ADDRESS = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266";
 export const DEV_ACCOUNT_KEY = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
 
-/** The Sepolia Testnet tab (spec section 2): a four-step wallet setup guide and the token's
+/** The Sepolia Testnet tab: a four-step wallet setup guide and the token's
  * details. Every network value comes from the page's public config, so the guide follows a
  * settings change (a new RPC, another network after the beta) without a new bundle. On a local
  * development chain (`make run`) Sepolia's faucets cannot help: the tab gives the local set-up. */

@@ -2,7 +2,7 @@ import type { Winner } from "@/api";
 import { ExplorerLink } from "@/components/ExplorerLink";
 import { formatDateTime, formatDistance, formatUsdc, formatStake } from "@/lib/format";
 
-/** One of the two prize cards of the Winners' Circle (spec section 2): the response, its distance
+/** One of the two prize cards of the Winners' Circle: the response, its distance
  * and prize, and, once staff have paid it, the payout transaction on the explorer. */
 export function WinnerCard({
   title,

@@ -14,7 +14,7 @@ export const NO_CORRECT = "No correct responses found for this challenge.";
 export const WINNERS_LOAD_ERROR = "Failed to load the winners of this challenge. Please try again later.";
 const RESOLVED_LOAD_ERROR = "Failed to load resolved challenges. Please try again later.";
 
-/** The Winners' Circle (spec section 2): pick a resolved challenge, see its two prize winners as
+/** The Winners' Circle: pick a resolved challenge, see its two prize winners as
  * the server scored them at resolution (`GET /api/challenges/{id}/winners`). */
 export function WinnersTab() {
   const { data, isPending, isError } = useQuery(resolvedChallengesQuery());
