@@ -53,12 +53,13 @@ def platform_env() -> dict:
 
 
 def node_build(app: Path, log: Path) -> subprocess.Popen:
-    """The Node buildpack: install package.json's dependencies, then run its build hook
-    (`heroku-postbuild` when present, else `build`). Started in the background; returns the process."""
+    """The Node buildpack: install package-lock.json's dependencies (`npm ci`, as the buildpack does
+    when the lock file is there), then run the build hook (`heroku-postbuild` when present, else
+    `build`). Started in the background; returns the process."""
     scripts = json.loads((app / "package.json").read_text())["scripts"]
     hook = "heroku-postbuild" if "heroku-postbuild" in scripts else "build"
     # npm's cache makes the install quicker; it is still a full install into the new directory.
-    command = f"npm install --prefer-offline --no-audit --no-fund && npm run {hook}"
+    command = f"npm ci --prefer-offline --no-audit --no-fund && npm run {hook}"
     return processes.start(["/bin/sh", "-c", command], log=log, env=platform_env(), cwd=app, new_session=True)
 
 
