@@ -9,12 +9,13 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 PG_URL ?= postgres://postgres@127.0.0.1:5432/geopoem
 
-.PHONY: help run test test-python test-frontend test-e2e build lint install migrate seed clean
+.PHONY: help run test test-fast test-python test-frontend test-e2e build lint install migrate seed clean
 
 help:
-	@echo "make run    - local anvil + test USDC, migrate, seed the demo, web + worker + beat on http://$(HOST):$(PORT)"
-	@echo "make test   - every test suite (PostgreSQL on 127.0.0.1:5432 when reachable, else SQLite)"
-	@echo "make lint   - ruff check and format, the apps' layering (lint-imports), and the front end's tsc, ESLint and Prettier (CI runs it before make test)"
+	@echo "make run       - local anvil + test USDC, migrate, seed the demo, web + worker + beat on http://$(HOST):$(PORT)"
+	@echo "make test      - every test suite (PostgreSQL on 127.0.0.1:5432 when reachable, else SQLite); what CI runs"
+	@echo "make test-fast - the inner loop: the Python tests not marked integration, and the front end's unit tests (no browser)"
+	@echo "make lint      - ruff check and format, the apps' layering (lint-imports), and the front end's tsc, ESLint and Prettier (CI runs it before make test)"
 
 # Development installs requirements-dev.txt (the runtime set in requirements.txt plus the tools);
 # production installs requirements.txt alone (the Python buildpack reads it).
@@ -24,11 +25,10 @@ $(VENV)/.installed: requirements.txt requirements-dev.txt
 	$(PY) -m pip install --quiet -r requirements-dev.txt
 	touch $@
 
-# `npm install`, not `npm ci`: the registry mirror here serves only this platform's build of
-# optional native packages (anvil's), so the lock file cannot list the others and `npm ci`
-# refuses it as out of sync. `npm install` still installs the locked versions.
+# `npm ci`: exactly what package-lock.json lists (it holds every platform's optional anvil build), and
+# it never rewrites the lock file, so a fresh clone's `make install` leaves `git status` clean.
 node_modules/.installed: package.json package-lock.json
-	npm install --no-audit --no-fund
+	npm ci --no-audit --no-fund
 	touch $@
 
 install: $(VENV)/.installed node_modules/.installed
@@ -50,14 +50,22 @@ run: build
 	WEB_HOST=$(HOST) WEB_PORT=$(PORT) WEB_URL=http://$(HOST):$(PORT) $(VENV)/bin/honcho -f Procfile.dev start
 
 # PostgreSQL when it answers (it does on these machines and in CI), else the embedded SQLite.
+CHOOSE_DATABASE = if [ -z "$$DATABASE_URL" ] && pg_isready -q -h 127.0.0.1 -p 5432 2>/dev/null; then \
+		export DATABASE_URL="$(PG_URL)"; fi; \
+	if [ -n "$$DATABASE_URL" ]; then echo "make $@: database $$DATABASE_URL"; \
+	else echo "make $@: database SQLite (PostgreSQL not reachable on 127.0.0.1:5432)"; fi
+
 test: build
 	npm run --silent budget
-	@if [ -z "$$DATABASE_URL" ] && pg_isready -q -h 127.0.0.1 -p 5432 2>/dev/null; then \
-		export DATABASE_URL="$(PG_URL)"; fi; \
-	if [ -n "$$DATABASE_URL" ]; then echo "make test: database $$DATABASE_URL"; \
-	else echo "make test: database SQLite (PostgreSQL not reachable on 127.0.0.1:5432)"; fi; \
+	@$(CHOOSE_DATABASE); \
 	$(MAKE) --no-print-directory test-python && $(MAKE) --no-print-directory test-frontend && \
 	$(MAKE) --no-print-directory test-e2e
+
+# The inner loop: what `make test` runs minus the Python tests marked `integration` (pytest.ini), the
+# browser suite (test-e2e), the migrations check and the bundle budget. CI runs `make test`.
+test-fast: build
+	@$(CHOOSE_DATABASE); \
+	$(PY) -m pytest -m "not integration" && npm run --silent test
 
 test-python: $(VENV)/.installed
 	$(PY) manage.py makemigrations --check --dry-run --settings=config.settings.test

@@ -41,7 +41,7 @@ from .common import (
 from .data import stake_payment
 
 sys.path.insert(0, str(ROOT / "scripts"))
-import devchain  # noqa: E402 - scripts/ is not a package
+import devchain  # scripts/ is not a package
 
 # (block seconds, claims) per pace. BENCH_VERIFY_BLOCK_SECONDS=12 BENCH_VERIFY_CLAIMS=15 runs that pace alone.
 if "BENCH_VERIFY_BLOCK_SECONDS" in os.environ or "BENCH_VERIFY_CLAIMS" in os.environ:

@@ -22,6 +22,7 @@ against Sepolia (or any chain) configured by environment variables alone.
 from __future__ import annotations
 
 import argparse
+import http.client
 import json
 import os
 import signal
@@ -251,6 +252,31 @@ def stop_process(process: subprocess.Popen | None, timeout: float = 10.0) -> Non
         process.wait()
 
 
+def web_answers(url: str, *, timeout: float, process: subprocess.Popen | None = None) -> bool:
+    """True once `url` answers 200; False after `timeout` seconds, or as soon as `process` exits."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if process is not None and process.poll() is not None:
+            return False
+        try:
+            with urllib.request.urlopen(url, timeout=2.0) as answer:  # noqa: S310 - the web process of this run
+                if answer.status == 200:
+                    return True
+        except (OSError, http.client.HTTPException):  # refused while the server starts; a 5xx is an OSError too
+            pass
+        time.sleep(0.25)
+    return False
+
+
+def announce_ready(web: str, *, timeout: float, process: subprocess.Popen | None = None) -> None:
+    """Says "ready" only once the page answers: the web process starts after var/devchain.env is written
+    and takes seconds more to serve, and a link followed before that is refused."""
+    if web_answers(f"{web}/", timeout=timeout, process=process):
+        print(f"devchain: ready. Play at {web}/ (Ctrl-C stops everything)", flush=True)
+    elif process is None or process.poll() is None:
+        print(f"devchain: {web}/ did not answer within {timeout:.0f} s; the web process's lines say why", flush=True)
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     sys.stdout.reconfigure(line_buffering=True)  # honcho shows each line as it comes
     VAR.mkdir(exist_ok=True)
@@ -289,8 +315,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         subprocess.run([*manage, "migrate", "--noinput"], check=True, env=env, cwd=ROOT)
         subprocess.run([*manage, "seed_demo"], check=True, env=env, cwd=ROOT)
         write_env(values)
-        web = os.environ.get("WEB_URL", "http://127.0.0.1:8000")
-        print(f"devchain: ready. Play at {web}/ (Ctrl-C stops everything)", flush=True)
+        announce_ready(os.environ.get("WEB_URL", "http://127.0.0.1:8000"), timeout=args.web_timeout, process=anvil)
         if anvil is None:
             while True:
                 signal.pause()
@@ -332,6 +357,7 @@ def main(argv: list[str] | None = None) -> int:
     serve.add_argument("--port", type=int, default=int(os.environ.get("ANVIL_PORT", "8545")))
     serve.add_argument("--chain-id", type=int, default=int(os.environ.get("DEVCHAIN_CHAIN_ID", DEFAULT_CHAIN_ID)))
     serve.add_argument("--block-time", default=os.environ.get("DEVCHAIN_BLOCK_TIME", "1"))
+    serve.add_argument("--web-timeout", type=float, default=float(os.environ.get("DEVCHAIN_WEB_TIMEOUT", "120")))
     run = sub.add_parser("exec")
     run.add_argument("--timeout", type=float, default=180.0)
     run.add_argument("command", nargs=argparse.REMAINDER)

@@ -55,7 +55,7 @@ def run_verifier(site: str, *args: str, rpc: str | None = None, registry: str | 
             except SystemExit as exc:  # argparse
                 code = int(exc.code or 0)
         return Run(code, out.getvalue(), err.getvalue())
-    done = subprocess.run(  # noqa: S603
+    done = subprocess.run(
         [sys.executable, "-S", str(SCRIPT), *argv], capture_output=True, text=True, timeout=120, check=False
     )
     return Run(done.returncode, done.stdout, done.stderr)

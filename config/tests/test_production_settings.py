@@ -27,13 +27,20 @@ REQUIRED = {
 }
 
 
-def manage(*args: str, drop: tuple[str, ...] = (), cwd: Path = ROOT, **overrides: str) -> subprocess.CompletedProcess:
+def manage(
+    *args: str, drop: tuple[str, ...] = (), cwd: Path = ROOT, python_flags: tuple[str, ...] = (), **overrides: str
+) -> subprocess.CompletedProcess:
     env = {"PATH": os.environ["PATH"], "DJANGO_SETTINGS_MODULE": "config.settings.production", **REQUIRED}
     env.update(overrides)
     for name in drop:
         env.pop(name, None)
-    return subprocess.run(  # noqa: S603
-        [sys.executable, "manage.py", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120
+    return subprocess.run(
+        [sys.executable, *python_flags, "manage.py", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
 
@@ -66,6 +73,26 @@ def test_one_message_names_every_missing_variable():
     message = next(line for line in result.stderr.splitlines() if "Production settings refuse to start" in line)
     for name in REQUIRED:
         assert name in message
+
+
+# -O strips assert statements: the refusal must not depend on them.
+@pytest.mark.parametrize("python_flags", [(), ("-O",)], ids=["python", "python -O"])
+def test_a_database_url_naming_sqlite_refuses_to_start(python_flags):
+    result = manage("check", python_flags=python_flags, DATABASE_URL="sqlite:////tmp/geopoem-production.sqlite3")
+    assert result.returncode != 0
+    assert "ImproperlyConfigured" in result.stderr
+    assert "DATABASE_URL must name a PostgreSQL database, not SQLite" in result.stderr
+    assert "AssertionError" not in result.stderr
+
+
+@pytest.mark.parametrize("python_flags", [(), ("-O",)], ids=["python", "python -O"])
+def test_a_redis_url_that_names_no_redis_refuses_to_start(python_flags):
+    """The cache and the Celery broker both come from REDIS_URL: another scheme (kombu's in-memory
+    or filesystem transport) would lose queued tasks and the cache at every restart."""
+    result = manage("check", python_flags=python_flags, REDIS_URL="memory://")
+    assert result.returncode != 0
+    assert "ImproperlyConfigured" in result.stderr
+    assert "REDIS_URL must be a redis:// or rediss:// URL" in result.stderr
 
 
 @pytest.mark.parametrize(

@@ -32,7 +32,7 @@ def run(cmd: list[str] | str, *, cwd: Path, env: dict, log: Path, timeout: float
     with open(log, "ab") as out:
         out.write(f"\n$ {cmd}\n".encode())
         out.flush()
-        done = subprocess.run(  # noqa: S603
+        done = subprocess.run(
             cmd, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT, timeout=timeout, shell=shell, check=False
         )
     if done.returncode != 0:
@@ -43,8 +43,8 @@ def run(cmd: list[str] | str, *, cwd: Path, env: dict, log: Path, timeout: float
 def checkout(target: Path) -> None:
     """The committed tree, as a `git push` delivers it (git archive HEAD: no untracked or ignored file)."""
     target.mkdir(parents=True)
-    archive = subprocess.run(["git", "archive", "--format=tar", "HEAD"], cwd=REPO, capture_output=True, check=True)  # noqa: S607
-    subprocess.run(["tar", "-x", "-C", str(target)], input=archive.stdout, check=True)  # noqa: S607
+    archive = subprocess.run(["git", "archive", "--format=tar", "HEAD"], cwd=REPO, capture_output=True, check=True)
+    subprocess.run(["tar", "-x", "-C", str(target)], input=archive.stdout, check=True)
 
 
 def platform_env() -> dict:
@@ -53,12 +53,13 @@ def platform_env() -> dict:
 
 
 def node_build(app: Path, log: Path) -> subprocess.Popen:
-    """The Node buildpack: install package.json's dependencies, then run its build hook
-    (`heroku-postbuild` when present, else `build`). Started in the background; returns the process."""
+    """The Node buildpack: install package-lock.json's dependencies (`npm ci`, as the buildpack does
+    when the lock file is there), then run the build hook (`heroku-postbuild` when present, else
+    `build`). Started in the background; returns the process."""
     scripts = json.loads((app / "package.json").read_text())["scripts"]
     hook = "heroku-postbuild" if "heroku-postbuild" in scripts else "build"
     # npm's cache makes the install quicker; it is still a full install into the new directory.
-    command = f"npm install --prefer-offline --no-audit --no-fund && npm run {hook}"
+    command = f"npm ci --prefer-offline --no-audit --no-fund && npm run {hook}"
     return processes.start(["/bin/sh", "-c", command], log=log, env=platform_env(), cwd=app, new_session=True)
 
 

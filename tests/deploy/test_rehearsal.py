@@ -80,7 +80,7 @@ class Deployed:
         return session
 
     def manage(self, *args: str, **extra: str) -> str:
-        done = subprocess.run(  # noqa: S603
+        done = subprocess.run(
             ["python", "manage.py", *args], cwd=self.app, env={**self.env, **extra}, capture_output=True, text=True,
             timeout=600, check=False,
         )  # fmt: skip
@@ -169,7 +169,7 @@ def deployed(tmp_path_factory):
             "ANCHOR_OPERATOR_KEY": OPERATOR_KEY,
         }
         w3.provider.make_request("anvil_setBalance", [Account.from_key(OPERATOR_KEY).address, hex(10**17)])
-        done = subprocess.run(  # noqa: S603
+        done = subprocess.run(
             ["python", "manage.py", "deploy_registry"], cwd=app, capture_output=True, text=True, timeout=120,
             env=slug.app_env(app, {**values, "ANCHOR_REGISTRY_ADDRESS": ""}, addons), check=False,
         )  # fmt: skip
@@ -451,7 +451,7 @@ def test_the_manifests_say_what_the_rehearsal_did(deployed):
     assert set(slug.procfile(deployed.app)) == {"release", "web", "worker", "beat"}
     assert (deployed.app / ".heroku" / "python" / "bin" / "gunicorn").exists()
     # Production installed the runtime set only: no test or tooling package in the slug.
-    frozen = subprocess.run(  # noqa: S603
+    frozen = subprocess.run(
         ["python", "-m", "pip", "freeze"], cwd=deployed.app, env=deployed.env, capture_output=True, text=True,
         check=True,
     ).stdout.lower()  # fmt: skip

@@ -18,7 +18,7 @@ HOP_BY_HOP = {"connection", "keep-alive", "proxy-connection", "transfer-encoding
 
 def self_signed_certificate(directory: Path) -> tuple[Path, Path]:
     cert, key = directory / "proxy.crt", directory / "proxy.key"
-    subprocess.run(  # noqa: S603
+    subprocess.run(
         [
             "openssl",
             "req",

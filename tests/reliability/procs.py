@@ -77,7 +77,7 @@ def snapshot_bundle(target: Path, *, timeout: float = 120.0) -> dict:
 
 
 def collectstatic(static_root: Path, env: dict) -> None:
-    subprocess.run(  # noqa: S603
+    subprocess.run(
         [processes.PYTHON, "manage.py", "collectstatic", "--noinput", "-v0"],
         env=env,
         cwd=processes.ROOT,
@@ -121,7 +121,7 @@ class PrivatePostgres:
             self.run_as = ["runuser", "-u", "postgres", "--"]
 
     def _run(self, *args: str, timeout: float = 120) -> None:
-        subprocess.run([*self.run_as, *args], check=True, timeout=timeout, capture_output=True)  # noqa: S603
+        subprocess.run([*self.run_as, *args], check=True, timeout=timeout, capture_output=True)
 
     def init(self) -> None:
         self._run(

@@ -169,7 +169,7 @@ class Stack:
         mark("gunicorn")
 
     def manage(self, *args: str) -> str:
-        done = subprocess.run(  # noqa: S603
+        done = subprocess.run(
             [processes.PYTHON, "manage.py", *args], env=self.env, cwd=processes.ROOT, capture_output=True, text=True,
             timeout=180, check=False,
         )  # fmt: skip

@@ -97,7 +97,7 @@ def test_the_health_probe_is_answered_over_plain_http(production_server):
 
 def test_check_deploy_is_clean_with_production_settings(production_server):
     env = {**production_server.env, "DJANGO_SETTINGS_MODULE": "config.settings.production"}
-    result = subprocess.run(  # noqa: S603
+    result = subprocess.run(
         [processes.PYTHON, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
         env=env,
         cwd=processes.ROOT,

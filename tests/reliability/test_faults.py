@@ -131,7 +131,7 @@ def _answering(status: int, body: bytes) -> ThreadingHTTPServer:
     """An HTTP server that answers every POST with `status` and `body`: a node that errs."""
 
     class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802
+        def do_POST(self) -> None:
             self.rfile.read(int(self.headers.get("Content-Length", 0)))
             self.send_response(status)
             self.send_header("Content-Type", "application/json")

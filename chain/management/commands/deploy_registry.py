@@ -25,7 +25,7 @@ class Command(BaseCommand):
             raise CommandError("ANCHOR_OPERATOR_KEY is not set: the registry's owner signs and pays its deployment.")
         try:
             owner = operator_account().address
-        except Exception as exc:  # noqa: BLE001 - never echo the key
+        except Exception as exc:  # any malformed key; never echo it
             raise CommandError("ANCHOR_OPERATOR_KEY must be a private key: 0x and 64 hex characters.") from exc
         self.stderr.write(f"Deploying TermsRegistry on chain {settings.CHAIN_ID}, owned by {owner} ...")
         try:
