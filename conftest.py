@@ -81,9 +81,7 @@ def make_challenge(db):
 def make_response(db):
     """A claim row as verification would leave it (confirmed) without a chain: for scoring and
     read-side tests only. Confirmation through a real EVM is tested in the chain app."""
-    from django.db.models import F
-
-    from challenges.models import Challenge
+    from challenges.services import challenge_stake_moved
     from responses.models import Response, ResponseStatus
     from responses.services import guess_fields
 
@@ -115,9 +113,8 @@ def make_response(db):
             log_index=log_index,
         )
         if status == ResponseStatus.CONFIRMED:
-            Challenge.objects.filter(pk=challenge.pk).update(
-                staked_sum=F("staked_sum") + Decimal(stake), response_count=F("response_count") + 1
-            )
+            # As a confirmation moves them (responses/services.py, response_confirm), public answers included.
+            challenge_stake_moved(challenge_id=challenge.pk, stake=Decimal(stake), count=1)
         challenge.refresh_from_db()
         return response
 

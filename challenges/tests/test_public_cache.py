@@ -6,12 +6,14 @@ from decimal import Decimal
 
 import pytest
 from django.db.models import F
+from django.utils import timezone
 
-from challenges.cache import invalidate_public_challenge_cache
 from challenges.models import Challenge
 from challenges.services import challenge_close
+from config.public_cache import public_answers_mark_stale
 from responses.models import Response, ResponseStatus
 from responses.resolution import challenge_resolve
+from responses.services import response_confirm
 
 pytestmark = pytest.mark.django_db
 
@@ -46,7 +48,7 @@ def test_nothing_is_invalidated_before_commit(api, make_challenge, django_captur
     api.get("/api/challenges/active")
     with django_capture_on_commit_callbacks(execute=False):
         Challenge.objects.filter(pk=challenge.pk).update(poem_title="After")
-        invalidate_public_challenge_cache()
+        public_answers_mark_stale()
         assert api.get("/api/challenges/active").json()["poemTitle"] == "Before"
 
 
@@ -57,7 +59,7 @@ def test_a_bulk_update_needs_the_explicit_call(api, make_challenge, django_captu
     Challenge.objects.filter(pk=challenge.pk).update(staked_sum=F("staked_sum") + Decimal("5"))
     assert api.get("/api/challenges/active").json()["stakedSum"] == "0.000000"  # cached, as designed
     with django_capture_on_commit_callbacks(execute=True):
-        invalidate_public_challenge_cache()
+        public_answers_mark_stale()
     assert api.get("/api/challenges/active").json()["stakedSum"] == "5.000000"
 
 
@@ -71,12 +73,18 @@ def test_confirming_a_claim_invalidates_winners(api, make_challenge, make_respon
     first = api.get(f"/api/challenges/{challenge.pk}/winners").json()
     assert first["earliest"]["id"] == late.pk
 
-    # A claim confirmed (here: by a save, as verification does) changes the earliest winner.
+    # A claim confirmed by the service verification calls (responses/services.py, response_confirm)
+    # changes the earliest winner; here it is pending again and marked correct by hand beforehand.
+    Response.objects.filter(pk=pending.pk).update(status=ResponseStatus.PENDING, is_correct=True)
     with django_capture_on_commit_callbacks(execute=True):
-        pending.status = ResponseStatus.CONFIRMED
-        pending.is_correct = True
-        pending.distance_m = 0.0
-        pending.save()
+        assert response_confirm(
+            response=pending,
+            submission_timestamp=timezone.now(),
+            block_number=pending.block_number,
+            block_hash="0x" + "cd" * 32,
+            transaction_index=0,
+            log_index=0,
+        )
     assert api.get(f"/api/challenges/{challenge.pk}/winners").json()["earliest"]["id"] == pending.pk
 
 
@@ -116,16 +124,17 @@ def test_a_hit_answers_the_same_bytes_as_the_miss(api, make_challenge):
     assert hit["Content-Type"] == miss["Content-Type"] == "application/json"
 
 
-def test_an_entry_built_before_a_bump_is_never_served(api, make_challenge):
+def test_an_entry_built_before_a_bump_is_never_served(api, make_challenge, django_capture_on_commit_callbacks):
     """The race: a reader built from old rows and stored them after the writer bumped the version."""
     from django.core.cache import cache
 
-    from challenges.cache import VERSION_KEY, _bump_version
+    from config.public_cache import VERSION_KEY
 
     challenge = make_challenge(title="Old")
     api.get("/api/challenges/active")
     old_version = cache.get(VERSION_KEY)
-    Challenge.objects.filter(pk=challenge.pk).update(poem_title="New")
-    _bump_version()
+    with django_capture_on_commit_callbacks(execute=True):
+        Challenge.objects.filter(pk=challenge.pk).update(poem_title="New")
+        public_answers_mark_stale()
     cache.set("challenges:public:active", (old_version, b'{"poemTitle": "Old"}'))
     assert api.get("/api/challenges/active").json()["poemTitle"] == "New"
