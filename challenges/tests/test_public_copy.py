@@ -1,7 +1,7 @@
-"""Each process's copy of the public answers (config/public_copy.py) on a real Redis: this
-module's own redis-server on a free port (so a test can kill connections, freeze or stop it), and a
-second process that commits a change and bumps the version as a Celery worker or another web
-process would. The copy may serve an answer only until the message of the change that made it stale
+"""Each process's copy of the public answers (config/public_copy.py) on a real Redis: the test's
+own redis-server on a free port (conftest.py, `redis_cache`: so a test can kill connections, freeze
+or stop it), and a second process that commits a change and bumps the version as a Celery worker or
+another web process would. The copy may serve an answer only until the message of the change that made it stale
 arrives, and never while it cannot be sure it hears the messages."""
 
 import json
@@ -19,7 +19,7 @@ from django.db import connection
 from challenges.models import Challenge
 from config import public_cache, public_copy
 from config.public_cache import VERSION_KEY, public_answer
-from devtools.processes import free_port, start_redis, stop
+from devtools.processes import stop
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = [
@@ -29,35 +29,6 @@ pytestmark = [
 ]
 
 PROPAGATION_BOUND_SECONDS = 1.0
-
-
-@pytest.fixture
-def redis_url():
-    port = free_port()
-    proc = start_redis(port)
-    try:
-        yield f"redis://127.0.0.1:{port}/0", proc
-    finally:
-        stop(proc)
-
-
-@pytest.fixture
-def redis_cache(settings, redis_url):
-    """The default cache on this test's Redis, as production configures it (shorter timeouts), and a
-    fresh copy for this process."""
-    url, proc = redis_url
-    settings.CACHES = {
-        "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
-            "LOCATION": url,
-            "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5},
-        }
-    }
-    public_cache.reset_for_tests()
-    try:
-        yield url, proc
-    finally:
-        public_cache.reset_for_tests()
 
 
 def _live_copy(timeout: float = 5.0) -> public_copy.PublicCopy:
