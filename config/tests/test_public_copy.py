@@ -53,6 +53,17 @@ def _title_answer(challenge_id: int, builds: list):
     return read
 
 
+def _read_before(make_challenge):
+    """A challenge titled "Before", this process's copy live, and the probe answer read once (built):
+    (the challenge, the copy, the builds so far, the reader)."""
+    challenge = make_challenge(title="Before")
+    copy = _live_copy()
+    builds = []
+    read = _title_answer(challenge.pk, builds)
+    assert read() == "Before"
+    return challenge, copy, builds, read
+
+
 def _database_url() -> str:
     db = connection.settings_dict
     user, host, port = db.get("USER") or "postgres", db.get("HOST") or "127.0.0.1", db.get("PORT") or 5432
@@ -76,11 +87,7 @@ time.sleep(2)  # still running while the reader polls
 
 def test_another_process_commit_reaches_this_process_copy_within_one_message(redis_cache, make_challenge):
     url, _ = redis_cache
-    challenge = make_challenge(title="Before")
-    copy = _live_copy()
-    builds = []
-    read = _title_answer(challenge.pk, builds)
-    assert read() == "Before"
+    challenge, copy, builds, read = _read_before(make_challenge)
     assert len(builds) == 1
     # Served from this process's memory: even with Redis's entry gone, no build and no miss.
     redis.Redis.from_url(url).delete(*redis.Redis.from_url(url).keys("*challenges:public:probe"))
@@ -125,11 +132,7 @@ def test_another_process_commit_reaches_this_process_copy_within_one_message(red
 
 def test_a_killed_subscription_drops_the_copy_and_reads_redis_until_resubscribed(redis_cache, make_challenge):
     url, _ = redis_cache
-    challenge = make_challenge(title="Before")
-    copy = _live_copy()
-    builds = []
-    read = _title_answer(challenge.pk, builds)
-    assert read() == "Before"
+    challenge, copy, builds, read = _read_before(make_challenge)
     assert len(copy) == 1
 
     admin = redis.Redis.from_url(url)
@@ -158,11 +161,7 @@ def test_a_silent_redis_stops_the_copy_being_used(redis_cache, make_challenge):
     """Redis frozen (SIGSTOP): the connection stays open but no PING is answered, so no message could
     arrive either; within SILENCE_SECONDS the copy is no longer served, and the database answers."""
     url, proc = redis_cache
-    challenge = make_challenge(title="Before")
-    copy = _live_copy()
-    builds = []
-    read = _title_answer(challenge.pk, builds)
-    assert read() == "Before"
+    challenge, copy, builds, read = _read_before(make_challenge)
     os.kill(proc.pid, signal.SIGSTOP)
     try:
         Challenge.objects.filter(pk=challenge.pk).update(poem_title="After")
@@ -175,11 +174,7 @@ def test_a_silent_redis_stops_the_copy_being_used(redis_cache, make_challenge):
 
 def test_redis_down_answers_from_the_database(redis_cache, make_challenge):
     url, proc = redis_cache
-    challenge = make_challenge(title="Before")
-    copy = _live_copy()
-    builds = []
-    read = _title_answer(challenge.pk, builds)
-    assert read() == "Before"
+    challenge, copy, builds, read = _read_before(make_challenge)
     stop(proc)
     deadline = time.monotonic() + PROPAGATION_BOUND_SECONDS
     while copy.live:
@@ -194,10 +189,7 @@ def test_redis_down_answers_from_the_database(redis_cache, make_challenge):
 def test_this_process_own_write_is_read_at_once(redis_cache, make_challenge, django_capture_on_commit_callbacks):
     from config.public_cache import public_answers_mark_stale
 
-    challenge = make_challenge(title="Before")
-    _live_copy()
-    read = _title_answer(challenge.pk, [])
-    assert read() == "Before"
+    challenge, _, _, read = _read_before(make_challenge)
     with django_capture_on_commit_callbacks(execute=True):
         Challenge.objects.filter(pk=challenge.pk).update(poem_title="After")
         public_answers_mark_stale()
