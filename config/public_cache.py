@@ -56,10 +56,11 @@ _PLAIN_ACCEPT = frozenset({None, "*/*", "application/json"})
 
 class PublicAnswerView(APIView):
     """A public, cached answer. A GET that this process's copy holds is answered before DRF's
-    request wrapping and content negotiation, about a fifth of such a request's CPU once the Redis
-    round trip is gone (docs/performance.md); the answer is the same bytes and headers DRF's path
-    gives. Anything else (a miss, a 404, another method or Accept) goes through DRF, whose `get`
-    answers with `public_answer(self.public_name(...), build, request)`."""
+    request wrapping and content negotiation, which cost as much CPU again as the rest of such a
+    request once the Redis round trip was gone (docs/decisions.md, "The view answers a held GET
+    before DRF"); the answer is the same bytes and headers DRF's path gives. Anything else (a miss,
+    a 404, another method or Accept) goes through DRF, whose `get` answers with
+    `public_answer(self.public_name(...), build, request)`."""
 
     def public_name(self, **kwargs) -> str:
         raise NotImplementedError
