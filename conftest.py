@@ -51,6 +51,40 @@ def _clear_cache():
 
 
 @pytest.fixture
+def redis_url():
+    """A redis-server of this test's own, on a free loopback port, stopped by its PID."""
+    from devtools.processes import free_port, start_redis, stop
+
+    port = free_port()
+    proc = start_redis(port)
+    try:
+        yield f"redis://127.0.0.1:{port}/0", proc
+    finally:
+        stop(proc)
+
+
+@pytest.fixture
+def redis_cache(settings, redis_url):
+    """The default cache on this test's Redis, as production configures it (shorter timeouts), and a
+    fresh copy of the public answers for this process (config/public_cache.py)."""
+    from config import public_cache
+
+    url, proc = redis_url
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": url,
+            "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5},
+        }
+    }
+    public_cache.reset_for_tests()
+    try:
+        yield url, proc
+    finally:
+        public_cache.reset_for_tests()
+
+
+@pytest.fixture
 def make_challenge(db):
     """A challenge through the services. Published (the default), it is also open: its anchor is
     recorded confirmed through the anchor's services with made-up chain values (`anchored=False`
@@ -81,9 +115,7 @@ def make_challenge(db):
 def make_response(db):
     """A claim row as verification would leave it (confirmed) without a chain: for scoring and
     read-side tests only. Confirmation through a real EVM is tested in the chain app."""
-    from django.db.models import F
-
-    from challenges.models import Challenge
+    from challenges.services import challenge_stake_moved
     from responses.models import Response, ResponseStatus
     from responses.services import guess_fields
 
@@ -115,9 +147,8 @@ def make_response(db):
             log_index=log_index,
         )
         if status == ResponseStatus.CONFIRMED:
-            Challenge.objects.filter(pk=challenge.pk).update(
-                staked_sum=F("staked_sum") + Decimal(stake), response_count=F("response_count") + 1
-            )
+            # As a confirmation moves them (responses/services.py, response_confirm), public answers included.
+            challenge_stake_moved(challenge_id=challenge.pk, stake=Decimal(stake), count=1)
         challenge.refresh_from_db()
         return response
 

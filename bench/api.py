@@ -270,15 +270,15 @@ def change_active(count: int) -> list[float]:
     """Run inside the Django env (`python -m bench.api change N`): N changes of the active challenge's
     title, each committed with its bump as the admin or a worker would, 0.5 s apart; the wall time
     right after each commit (the bump is published by then)."""
-    from challenges.cache import invalidate_public_challenge_cache
     from challenges.models import Challenge, ChallengeStatus
+    from config.public_cache import public_answers_mark_stale
     from django.db import transaction
 
     committed = []
     for number in range(count):
         with transaction.atomic():
             Challenge.objects.filter(status=ChallengeStatus.ACTIVE).update(poem_title=f"Change {number}")
-            invalidate_public_challenge_cache()
+            public_answers_mark_stale()
         committed.append(time.time())
         time.sleep(0.5)
     return committed

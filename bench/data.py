@@ -33,8 +33,7 @@ def guess(rng: random.Random, n: int) -> str:
 
 def add_confirmed(challenge, count: int, *, seed: int = 1) -> None:
     """`count` confirmed claims through the ORM (small counts), and the challenge's sums."""
-    from challenges.models import Challenge
-    from django.db.models import F
+    from challenges.services import challenge_stake_moved
     from django.utils import timezone
     from responses.models import Response, ResponseStatus
     from responses.services import guess_fields
@@ -60,9 +59,7 @@ def add_confirmed(challenge, count: int, *, seed: int = 1) -> None:
             )
         )
     Response.objects.bulk_create(rows)
-    Challenge.objects.filter(pk=challenge.pk).update(
-        staked_sum=F("staked_sum") + total, response_count=F("response_count") + count
-    )
+    challenge_stake_moved(challenge_id=challenge.pk, stake=total, count=count)
     challenge.refresh_from_db()
 
 
@@ -103,7 +100,6 @@ def copy_confirmed(challenge, count: int, *, seed: int = 7, chunk: int = 50_000)
     """`count` confirmed claims written with PostgreSQL COPY, shaped as verification leaves them
     (block, index, status, block time), and the challenge's sums moved as verification moves them.
     Returns the number of guesses placed within the threshold."""
-    from challenges.models import Challenge
     from django.db import connection
     from django.utils import timezone
     from responses.services import guess_fields
@@ -141,14 +137,10 @@ def copy_confirmed(challenge, count: int, *, seed: int = 7, chunk: int = 50_000)
                         f"{1000 + n // 10}\t0x{digest[::-1]}\t{n % 10}\t0\t{now}\t{now}\tf\n"
                     )
                 copy.write("".join(lines))
-    # As chain confirmation does (a QuerySet.update, so no signal): the sums, then the cache bump.
-    from challenges.cache import invalidate_public_challenge_cache
-    from django.db.models import F
+    # As chain confirmation does: the sums, and the public answers marked stale.
+    from challenges.services import challenge_stake_moved
 
-    Challenge.objects.filter(pk=challenge.pk).update(
-        staked_sum=F("staked_sum") + Decimal(total_cents) / 100, response_count=F("response_count") + count
-    )
-    invalidate_public_challenge_cache()
+    challenge_stake_moved(challenge_id=challenge.pk, stake=Decimal(total_cents) / 100, count=count)
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE responses_response")
     challenge.refresh_from_db()
@@ -159,13 +151,12 @@ def timed_gets(client, path: str, *, times: int, cold: bool) -> dict:
     """`times` GETs of `path`; cold: the public cache made stale before each (the answer is built)."""
     import time
 
-    from challenges.cache import VERSION_KEY, _new_version
-    from django.core.cache import cache
+    from config.public_cache import public_answers_mark_stale
 
     durations, size = [], None
     for _ in range(times):
         if cold:
-            cache.set(VERSION_KEY, _new_version(), timeout=None)
+            public_answers_mark_stale()  # outside a transaction: at once
         started = time.perf_counter()
         answer = client.get(path)
         durations.append((time.perf_counter() - started) * 1000)

@@ -83,12 +83,12 @@ def api_section(r: dict) -> list[str]:
         ]
     lines += [
         "",
-        "How a cached answer reaches the floor (challenges/public_copy.py; docs/decisions.md, "
+        "How a cached answer reaches the floor (config/public_copy.py; docs/decisions.md, "
         '"A copy in each process"): each process keeps the rendered answers in memory and drops them on the Redis '
         "pub/sub message every version bump sends (SET "
         "and PUBLISH in one MULTI), using them only while its subscription is provably live (a PING on it answered "
         "within 1 s); a GET the copy holds is answered before DRF's request wrapping and content negotiation. "
-        "The propagation is measured by challenges/tests/test_public_copy.py (another process commits and bumps; "
+        "The propagation is measured by config/tests/test_public_copy.py (another process commits and bumps; "
         "this one's next answer is the new one).",
     ]
     stale = r.get("invalidationUnderLoad")

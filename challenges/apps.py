@@ -6,5 +6,5 @@ class ChallengesConfig(AppConfig):
     verbose_name = "Challenges"
 
     def ready(self) -> None:
-        # Connects the signals that invalidate the cached public answers (challenges/cache.py).
+        # The writers that do not mark the public answers stale themselves yet (challenges/cache.py says which).
         from . import cache  # noqa: F401

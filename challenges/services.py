@@ -11,9 +11,9 @@ from django.db.models import F
 from django.utils import timezone
 
 from challenges.coordinates import parse_coordinates
+from config.public_cache import public_answers_mark_stale
 
 from . import hooks
-from .cache import invalidate_public_challenge_cache
 from .commitments import new_salt, solution_commitment, terms_commitment
 from .models import AnchorStatus, Challenge, ChallengeAnchor, ChallengeStatus
 
@@ -83,6 +83,7 @@ def challenge_save(*, challenge: Challenge, solution: str = "") -> Challenge:
             challenge.save()
             if solution and solution != challenge.solution:
                 challenge_set_solution(challenge=challenge, solution=solution)
+        public_answers_mark_stale()
     return challenge
 
 
@@ -108,6 +109,7 @@ def challenge_publish(*, challenge: Challenge) -> Challenge:
             raise ChallengeStateError("Another challenge was published at the same moment.") from exc
         if not challenge.is_demo:
             anchor_queue(challenge=challenge)
+        public_answers_mark_stale()
     return challenge
 
 
@@ -127,18 +129,19 @@ def challenge_close(*, challenge: Challenge) -> Challenge:
         challenge.status = ChallengeStatus.CLOSED
         challenge.closed_at = timezone.now()
         challenge.save(update_fields=["status", "closed_at"])
+        public_answers_mark_stale()
     return challenge
 
 
 def challenge_stake_moved(*, challenge_id: int, stake, count: int) -> None:
     """Move a challenge's staked sum and response count by a confirmed claim's stake (count +1) or a
     claim that leaves the confirmed ones (its stake negated, count -1), in the caller's transaction.
-    F expressions: two claims confirmed at the same moment both count. update() fires no signal, so
-    the public answers are made stale here (challenges/cache.py)."""
+    F expressions: two claims confirmed at the same moment both count. The public answers
+    show the sums: they are made stale here (config/public_cache.py)."""
     Challenge.objects.filter(pk=challenge_id).update(
         staked_sum=F("staked_sum") + stake, response_count=F("response_count") + count
     )
-    invalidate_public_challenge_cache()
+    public_answers_mark_stale()
 
 
 # --- The anchor of a challenge's terms (docs/protocol.md section 6) ----------------------------
@@ -227,7 +230,7 @@ def anchor_confirmed(
         updated_at=timezone.now(),
     )
     if changed:
-        invalidate_public_challenge_cache()
+        public_answers_mark_stale()
     return bool(changed)
 
 

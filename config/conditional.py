@@ -25,7 +25,7 @@ def conditional_json(
 ) -> HttpResponse:
     """`body` as a JSON 200 with its ETag, or a 304 when the request's If-None-Match names it.
     `cache_control` is the same on both; the public challenge answers pass one a CDN may honour
-    (challenges/cache.py, PUBLIC_CACHE_CONTROL). `etag`, when given, is `body_etag(body)` computed
+    (config/public_cache.py, PUBLIC_CACHE_CONTROL). `etag`, when given, is `body_etag(body)` computed
     before (the public answers' copy keeps it with the body)."""
     etag = etag or body_etag(body)
     response = HttpResponse(body, content_type="application/json")

@@ -1,5 +1,5 @@
 """Real Celery processes for the tests that need them (chain/tests/test_worker.py,
-challenges/tests/test_resolve_worker.py): a module's own redis-server as the broker, which a test
+responses/tests/test_resolve_worker.py): a module's own redis-server as the broker, which a test
 may stop and start again on the same port, and the `celery worker` / `celery beat` processes of one
 test, each logging to a file in the test's tmp_path and stopped by its own PID, also on failure.
 

@@ -21,9 +21,9 @@ from django.db import transaction
 from django.db.models import Count, Sum
 from django.utils import timezone
 
-from challenges.cache import invalidate_public_challenge_cache
 from challenges.models import Challenge, ChallengeStatus, Payout
 from challenges.services import challenge_create_published
+from config.public_cache import public_answers_mark_stale
 
 from .models import Response, ResponseStatus
 from .resolution import challenge_resolve
@@ -201,7 +201,7 @@ def seed_demo() -> list[str]:
                 created_at=started, closed_at=resolved, resolved_at=resolved
             )
             Payout.objects.filter(challenge=challenge).update(created_at=resolved)
-            invalidate_public_challenge_cache()
+            public_answers_mark_stale()
         report.append(f"created resolved demo '{poem.title}' (#{challenge.pk})")
     if Challenge.objects.filter(is_demo=True, poem_title=ACTIVE.title).exists():
         report.append(f"kept active demo '{ACTIVE.title}'")

@@ -11,14 +11,13 @@ from rest_framework.response import Response as ApiResponse
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
-from challenges.cache import public_json
 from challenges.models import Challenge, ChallengeStatus
 from challenges.payouts import paid_payout_hashes, payouts_public
-from challenges.views import PublicAnswerView
 from config.api_errors import ApiError
 from config.api_security import CsrfProtected
 from config.client_ip import client_ip
 from config.conditional import conditional_json
+from config.public_cache import PublicAnswerView, public_answer
 from config.renderers import NullableJSONRenderer
 
 from . import pagination
@@ -245,7 +244,7 @@ class ChallengeWinnersView(PublicAnswerView):
     @extend_schema(operation_id="challenges_winners", responses={200: WinnersSerializer, 404: OpenApiResponse()})
     def get(self, request: Request, challenge_id: int) -> HttpResponse:
         """Both winners of a resolved challenge with distances and prizes, and the operations share."""
-        return public_json(self.public_name(challenge_id=challenge_id), lambda: self.build(challenge_id), request)
+        return public_answer(self.public_name(challenge_id=challenge_id), lambda: self.build(challenge_id), request)
 
     def public_name(self, *, challenge_id: int, **kwargs) -> str:
         return f"winners:{challenge_id}"
@@ -273,6 +272,6 @@ class ChallengeWinnersView(PublicAnswerView):
             "operations": str(winners.operations),
             "unallocated": str(winners.unallocated),
             # Every prize and how far its payment got (docs/protocol.md section 6, "Payouts"). A payout's
-            # change makes this answer stale (challenges/cache.py).
+            # change makes this answer stale (config/public_cache.py).
             "payouts": payouts_public(challenge=challenge),
         }

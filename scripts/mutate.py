@@ -51,15 +51,18 @@ TARGETS: dict[str, list[str]] = {
     "challenges/scoring.py": [
         "tests/test_mutants_killed.py",
         "tests/test_vectors.py",
-        "challenges/tests/test_scoring.py",
+        "responses/tests/test_scoring.py",
+        "challenges/tests/test_selectors.py",
         "tests/test_chain_order.py",
         "tests/reliability/test_properties.py::test_prize_shares_never_exceed_the_pot_and_lose_under_a_unit_each",
     ],
     "challenges/selectors.py": [
         "tests/test_mutants_killed.py",
-        "challenges/tests/test_scoring.py",
+        "responses/tests/test_scoring.py",
+        "challenges/tests/test_selectors.py",
         "tests/test_chain_order.py",
         "challenges/tests/test_api.py",
+        "responses/tests/test_api_resolved.py",
         "tests/test_secrets.py",
     ],
     "chain/calldata.py": [
@@ -74,9 +77,11 @@ TARGETS: dict[str, list[str]] = {
         "responses/tests/test_api_read.py",
         "tests/test_secrets.py",
         "challenges/tests/test_api.py",
+        "responses/tests/test_api_resolved.py",
     ],
     "challenges/serializers.py": [
         "challenges/tests/test_api.py",
+        "responses/tests/test_api_resolved.py",
         "tests/test_secrets.py",
         "tests/test_chain_order.py",
         "challenges/tests/test_payouts.py",
@@ -95,9 +100,11 @@ TARGETS: dict[str, list[str]] = {
         "challenges/tests/test_payouts.py",
     ],
     "responses/selectors.py": [
-        "challenges/tests/test_scoring.py",
+        "responses/tests/test_scoring.py",
+        "challenges/tests/test_selectors.py",
         "tests/test_chain_order.py",
         "challenges/tests/test_api.py",
+        "responses/tests/test_api_resolved.py",
         "tests/test_secrets.py",
     ],
     "responses/services.py": [

@@ -2,7 +2,7 @@
 
 The contract is import-linter's, configured in pyproject.toml; `make lint` runs it as `lint-imports`.
 Here it runs on the tree, and on a copy of the apps with an upward import added, to show that the
-check catches one, even hidden inside a function body."""
+check catches one, even hidden inside a function body or in an app's tests."""
 
 import shutil
 import subprocess
@@ -53,6 +53,12 @@ def copy_of_the_apps(tmp_path: Path) -> Path:
         ),
         ("challenges/models.py", "import responses.models\n", "challenges is not allowed to import responses"),
         ("responses/services.py", "def g():\n    import chain.tasks\n", "responses is not allowed to import chain"),
+        # Tests keep the layers too: a test that needs a higher app belongs in that app's tests.
+        (
+            "challenges/tests/test_api.py",
+            "import responses.resolution\n",
+            "challenges is not allowed to import responses",
+        ),
     ],
 )
 def test_an_upward_import_breaks_the_contract(copy_of_the_apps: Path, module: str, added: str, broken: str):

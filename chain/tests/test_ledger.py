@@ -209,9 +209,9 @@ def test_the_reorg_recheck_leaves_the_demo_claims_alone(chain):
 def test_a_confirmation_and_a_reorg_make_the_cached_public_answers_stale(
     chain, draft, django_capture_on_commit_callbacks
 ):
-    """The sums move with QuerySet.update() (no signal): without an explicit bump the Active
+    """The sums move with QuerySet.update(): without marking the public answers stale the Active
     Challenge's total bids stayed stale in the public cache for PUBLIC_CACHE_SECONDS."""
-    from challenges.cache import public_json
+    from config.public_cache import public_answer
 
     builds = []
 
@@ -220,7 +220,7 @@ def test_a_confirmation_and_a_reorg_make_the_cached_public_answers_stale(
         return {"build": len(builds)}
 
     def probe():
-        public_json("probe", answer)
+        public_answer("probe", answer)
         return len(builds)
 
     d = draft()

@@ -1,5 +1,5 @@
 """The winners answer lists the payouts (docs/protocol.md section 6, "Payouts"), so it is cached
-(challenges/cache.py) only until a payout changes: staff recording a transaction (a save), and the
+(config/public_cache.py) only until a payout changes: staff recording a transaction (a save), and the
 chain's verdict on it (chain/payouts.py, an UPDATE and the explicit invalidation)."""
 
 import pytest

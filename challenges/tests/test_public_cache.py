@@ -1,17 +1,15 @@
-"""The public challenge answers are cached and go stale the moment a challenge changes or a claim
-is confirmed. The cache here is the test settings' local-memory cache; bench/ runs the same code
-against Redis."""
+"""The public challenge answers are cached (config/public_cache.py) and go stale the moment a
+challenge changes or its sums move. The cache here is the test settings' local-memory cache;
+config/tests/test_public_copy.py and bench/ run the same code against Redis."""
 
 from decimal import Decimal
 
 import pytest
 from django.db.models import F
 
-from challenges.cache import invalidate_public_challenge_cache
 from challenges.models import Challenge
 from challenges.services import challenge_close
-from responses.models import Response, ResponseStatus
-from responses.resolution import challenge_resolve
+from config.public_cache import public_answers_mark_stale
 
 pytestmark = pytest.mark.django_db
 
@@ -46,66 +44,20 @@ def test_nothing_is_invalidated_before_commit(api, make_challenge, django_captur
     api.get("/api/challenges/active")
     with django_capture_on_commit_callbacks(execute=False):
         Challenge.objects.filter(pk=challenge.pk).update(poem_title="After")
-        invalidate_public_challenge_cache()
+        public_answers_mark_stale()
         assert api.get("/api/challenges/active").json()["poemTitle"] == "Before"
 
 
 def test_a_bulk_update_needs_the_explicit_call(api, make_challenge, django_capture_on_commit_callbacks):
-    """The chain app moves staked_sum with QuerySet.update (no signal): it calls the function."""
+    """A write nothing marks stale stays cached; the call every such writer makes (challenges/services.py,
+    challenge_stake_moved, for the sums) shows it."""
     challenge = make_challenge()
     assert api.get("/api/challenges/active").json()["stakedSum"] == "0.000000"
     Challenge.objects.filter(pk=challenge.pk).update(staked_sum=F("staked_sum") + Decimal("5"))
     assert api.get("/api/challenges/active").json()["stakedSum"] == "0.000000"  # cached, as designed
     with django_capture_on_commit_callbacks(execute=True):
-        invalidate_public_challenge_cache()
+        public_answers_mark_stale()
     assert api.get("/api/challenges/active").json()["stakedSum"] == "5.000000"
-
-
-def test_confirming_a_claim_invalidates_winners(api, make_challenge, make_response, django_capture_on_commit_callbacks):
-    challenge = make_challenge(solution="10, 10", threshold=1000)
-    late = make_response(challenge, "10, 10", "3", block=200)
-    pending = make_response(challenge, "10, 10", "2", block=100, status=ResponseStatus.PENDING)
-    Response.objects.filter(pk=pending.pk).update(status=ResponseStatus.REJECTED)
-    with django_capture_on_commit_callbacks(execute=True):
-        challenge_resolve(challenge=challenge)
-    first = api.get(f"/api/challenges/{challenge.pk}/winners").json()
-    assert first["earliest"]["id"] == late.pk
-
-    # A claim confirmed (here: by a save, as verification does) changes the earliest winner.
-    with django_capture_on_commit_callbacks(execute=True):
-        pending.status = ResponseStatus.CONFIRMED
-        pending.is_correct = True
-        pending.distance_m = 0.0
-        pending.save()
-    assert api.get(f"/api/challenges/{challenge.pk}/winners").json()["earliest"]["id"] == pending.pk
-
-
-def test_resolved_list_follows_resolution(api, make_challenge, django_capture_on_commit_callbacks):
-    challenge = make_challenge()
-    assert api.get("/api/challenges/resolved").json() == []
-    with django_capture_on_commit_callbacks(execute=True):
-        challenge_resolve(challenge=challenge)
-    assert [c["id"] for c in api.get("/api/challenges/resolved").json()] == [challenge.pk]
-
-
-def test_a_404_is_not_cached(api, make_challenge, django_capture_on_commit_callbacks):
-    challenge = make_challenge()
-    assert api.get(f"/api/challenges/{challenge.pk}/winners").status_code == 404
-    # Resolving without running the commit hooks: a cached 404 would still answer 404.
-    challenge_resolve(challenge=challenge)
-    assert api.get(f"/api/challenges/{challenge.pk}/winners").status_code == 200
-
-
-def test_a_new_pending_claim_keeps_the_cache(
-    api, make_challenge, make_response, django_capture_on_commit_callbacks, django_assert_num_queries
-):
-    challenge = make_challenge()
-    api.get("/api/challenges/active")
-    with django_capture_on_commit_callbacks(execute=True) as callbacks:
-        make_response(challenge, "1, 1", status=ResponseStatus.PENDING)
-    assert callbacks == []
-    with django_assert_num_queries(0):
-        api.get("/api/challenges/active")
 
 
 def test_a_hit_answers_the_same_bytes_as_the_miss(api, make_challenge):
@@ -116,16 +68,17 @@ def test_a_hit_answers_the_same_bytes_as_the_miss(api, make_challenge):
     assert hit["Content-Type"] == miss["Content-Type"] == "application/json"
 
 
-def test_an_entry_built_before_a_bump_is_never_served(api, make_challenge):
+def test_an_entry_built_before_a_bump_is_never_served(api, make_challenge, django_capture_on_commit_callbacks):
     """The race: a reader built from old rows and stored them after the writer bumped the version."""
     from django.core.cache import cache
 
-    from challenges.cache import VERSION_KEY, _bump_version
+    from config.public_cache import VERSION_KEY
 
     challenge = make_challenge(title="Old")
     api.get("/api/challenges/active")
     old_version = cache.get(VERSION_KEY)
-    Challenge.objects.filter(pk=challenge.pk).update(poem_title="New")
-    _bump_version()
+    with django_capture_on_commit_callbacks(execute=True):
+        Challenge.objects.filter(pk=challenge.pk).update(poem_title="New")
+        public_answers_mark_stale()
     cache.set("challenges:public:active", (old_version, b'{"poemTitle": "Old"}'))
     assert api.get("/api/challenges/active").json()["poemTitle"] == "New"

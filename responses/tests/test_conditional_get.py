@@ -4,10 +4,8 @@ bodiless 304 until the answer changes (docs/decisions.md, "Following a pending c
 from decimal import Decimal
 
 import pytest
-from django.db.models import F
 
-from challenges.cache import invalidate_public_challenge_cache
-from challenges.models import Challenge
+from challenges.services import challenge_stake_moved
 from responses.models import ResponseStatus
 
 pytestmark = pytest.mark.django_db
@@ -54,10 +52,9 @@ def test_active_challenge_etag_follows_the_total_bids(api, make_challenge, djang
     cached = api.get("/api/challenges/active", HTTP_IF_NONE_MATCH=etag)
     assert (cached.status_code, cached.content) == (304, b"")
     assert cached["Cache-Control"] == first["Cache-Control"]
-    # Confirmation moves the sum with update() and bumps the public cache's version (chain/services.py).
+    # Confirmation moves the sum and marks the public answers stale (responses/services.py, response_confirm).
     with django_capture_on_commit_callbacks(execute=True):
-        Challenge.objects.filter(pk=challenge.pk).update(staked_sum=F("staked_sum") + Decimal("3.5"))
-        invalidate_public_challenge_cache()
+        challenge_stake_moved(challenge_id=challenge.pk, stake=Decimal("3.5"), count=1)
     changed = api.get("/api/challenges/active", HTTP_IF_NONE_MATCH=etag)
     assert changed.status_code == 200
     assert changed["ETag"] != etag

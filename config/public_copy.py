@@ -1,15 +1,18 @@
-"""A per-process copy of the rendered public challenge answers, invalidated by Redis pub/sub
-(issue 16, goal 3; docs/decisions.md, "Public answers: a copy in each process").
+"""A per-process copy of the rendered public answers, invalidated by Redis pub/sub
+(docs/decisions.md, "Public answers: a copy in each process"). config/public_cache.py owns it: it
+creates one per process when the default cache is Redis and hands it the way to connect and the
+channel; nothing else uses this module.
 
-challenges/cache.py keeps every public answer in Redis under a version token. A hit there still costs
-a round trip to Redis per request, which was most of what separated a cached answer from the bare
-floor view. This module keeps the same rendered bytes in the memory of each web process and serves
-them with no I/O at all, under one rule: an answer is served from the copy only while this process
-is provably hearing every bump of the version.
+config/public_cache.py keeps every public answer in Redis under a version token. A hit there still
+costs a round trip to Redis per request, which was most of what separated a cached answer from the
+bare floor view. This copy keeps the same rendered bytes in the memory of each web process and
+serves them with no I/O at all, under one rule: an answer is served from the copy only while this
+process is provably hearing every bump of the version.
 
-- Transport. A bump sets the version and PUBLISHes on `channel()` in one MULTI (`publish_bump`), so
-  no process can see the new version without the message being on its way, and Celery workers (which
-  write through the same `invalidate_public_challenge_cache()`) reach every web process the same way.
+- Transport. A bump sets the version and PUBLISHes on the channel in one MULTI
+  (config/public_cache.py, RedisStore.bump), so no process can see the new version without the
+  message being on its way, and Celery workers (which mark answers stale through the same
+  `public_answers_mark_stale()`) reach every web process the same way.
 - Subscriber. One daemon thread per process, started lazily on the first public read (so after
   gunicorn's fork; `os.register_at_fork` resets the copy in a child), with its own connection in
   subscribed mode. Any message drops the whole copy (the payload is not trusted: two bumps can be
@@ -28,11 +31,7 @@ is provably hearing every bump of the version.
   to the database when Redis is down), and nothing is stored in the copy.
 - Bound. At most `MAX_ENTRIES` answers (active, resolved and winners of as many challenges); a new
   one evicts the oldest stored. Each is kept at most `MAX_AGE_SECONDS`, then read from Redis again,
-  so a bump that never reached Redis costs what it cost before this copy, plus that.
-
-Only when the default cache is Django's RedisCache (production, bench/). With another cache (the
-test settings' local memory, the file cache of `make run`) `copy_for_process()` is None and reads
-go to the cache as before."""
+  so a bump that never reached Redis costs what it cost before this copy, plus that."""
 
 from __future__ import annotations
 
@@ -44,24 +43,24 @@ import time
 from collections import deque
 from collections.abc import Callable
 
-from config.conditional import body_etag
+from .conditional import body_etag
 
 logger = logging.getLogger(__name__)
 
-CHANNEL = "challenges:public:bumped"
 MAX_ENTRIES = 64
 PING_SECONDS = 0.2
 SILENCE_SECONDS = 1.0
 RECONNECT_SECONDS = 0.5
 # An answer is kept at most this long even with no message, which bounds (with the Redis entry's own
-# PUBLIC_CACHE_SECONDS) what a bump that failed to reach Redis, or a write path that forgot it, costs.
+# PUBLIC_CACHE_SECONDS, config/public_cache.py) what a bump that failed to reach Redis costs.
 MAX_AGE_SECONDS = 10.0
 
 
 class PublicCopy:
-    """The process's copy. `connect` makes a new, unconnected redis-py Connection to the cache's Redis."""
+    """The process's copy. `connect` makes a new, unconnected redis-py Connection (RESP2) to the
+    cache's Redis; `channel` is where the bumps are published."""
 
-    def __init__(self, connect: Callable[[], object], channel: str = CHANNEL) -> None:
+    def __init__(self, connect: Callable[[], object], channel: str) -> None:
         self._connect = connect
         self.channel = channel
         self._reset()
@@ -216,82 +215,3 @@ class PublicCopy:
 
 def _text(value: object) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
-
-
-_copy: PublicCopy | None = None
-_copy_lock = threading.Lock()
-_resolved = False
-
-
-def copy_for_process() -> PublicCopy | None:
-    """The process's copy when the default cache is Redis, else None (created on first use)."""
-    global _copy, _resolved
-    if _resolved:
-        return _copy
-    with _copy_lock:
-        if not _resolved:
-            connect = _redis_connection_factory()
-            _copy = PublicCopy(connect, channel()) if connect is not None else None
-            _resolved = True
-    return _copy
-
-
-def reset_for_tests() -> None:
-    """Stop the process's copy and look at the cache settings again on next use."""
-    global _copy, _resolved
-    with _copy_lock:
-        if _copy is not None:
-            _copy.stop()
-        _copy, _resolved = None, False
-
-
-def _redis_connection_factory() -> Callable[[], object] | None:
-    from django.core.cache import caches
-    from django.core.cache.backends.redis import RedisCache
-
-    backend = caches["default"]
-    if not isinstance(backend, RedisCache):
-        return None
-    import redis
-
-    client = backend._cache  # noqa: SLF001 - Django's RedisCacheClient: the same URL and options as the cache
-    server = client._servers[0]  # noqa: SLF001 - the one written to
-    # RESP2 on this connection: in subscribed mode a PING is answered ["pong", token] in line with the
-    # messages (redis-py 8 speaks RESP3 by default, where messages are push frames).
-    options = {**client._pool_options, "protocol": 2}  # noqa: SLF001
-    pool = redis.ConnectionPool.from_url(server, **options)
-    return pool.make_connection
-
-
-def channel() -> str:
-    """`CHANNEL` for this deployment's cache: pub/sub is global to a Redis server, so the name carries
-    the cache's key prefix and version (as its keys do) and its database number, and two deployments
-    (or test runs) sharing one Redis server do not drop each other's copies."""
-    from django.core.cache import caches
-
-    backend = caches["default"]
-    database = 0
-    pools = getattr(getattr(backend, "_cache", None), "_get_connection_pool", None)
-    if pools is not None:
-        database = pools(True).connection_kwargs.get("db", 0)  # noqa: SLF001 - Django's RedisCacheClient
-    return f"{backend.make_and_validate_key(CHANNEL)}@db{database}"
-
-
-def publish_bump(token: str) -> bool:
-    """Set the cache's version to `token` and announce it on `CHANNEL`, atomically (MULTI), when the
-    cache is Redis; with another cache only set it. Raises when Redis does."""
-    from django.core.cache import caches
-    from django.core.cache.backends.redis import RedisCache
-
-    from .cache import VERSION_KEY
-
-    backend = caches["default"]
-    if not isinstance(backend, RedisCache):
-        backend.set(VERSION_KEY, token, timeout=None)
-        return False
-    client = backend._cache  # noqa: SLF001 - Django's RedisCacheClient, to send SET and PUBLISH in one MULTI
-    pipe = client.get_client(write=True).pipeline(transaction=True)
-    pipe.set(backend.make_and_validate_key(VERSION_KEY), client._serializer.dumps(token))  # noqa: SLF001 - as cache.set writes it
-    pipe.publish(channel(), token)
-    pipe.execute()
-    return True

@@ -1,7 +1,7 @@
-"""Each process's copy of the public answers (challenges/public_copy.py) on a real Redis: this
-module's own redis-server on a free port (so a test can kill connections, freeze or stop it), and a
-second process that commits a change and bumps the version as a Celery worker or another web
-process would. The copy may serve an answer only until the message of the change that made it stale
+"""Each process's copy of the public answers (config/public_copy.py) on a real Redis: the test's
+own redis-server on a free port (conftest.py, `redis_cache`: so a test can kill connections, freeze
+or stop it), and a second process that commits a change and bumps the version as a Celery worker or
+another web process would. The copy may serve an answer only until the message of the change that made it stale
 arrives, and never while it cannot be sure it hears the messages."""
 
 import json
@@ -16,10 +16,10 @@ import pytest
 import redis
 from django.db import connection
 
-from challenges import public_copy
-from challenges.cache import VERSION_KEY, public_json
 from challenges.models import Challenge
-from devtools.processes import free_port, start_redis, stop
+from config import public_cache, public_copy
+from config.public_cache import VERSION_KEY, public_answer
+from devtools.processes import stop
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = [
@@ -31,37 +31,8 @@ pytestmark = [
 PROPAGATION_BOUND_SECONDS = 1.0
 
 
-@pytest.fixture
-def redis_url():
-    port = free_port()
-    proc = start_redis(port)
-    try:
-        yield f"redis://127.0.0.1:{port}/0", proc
-    finally:
-        stop(proc)
-
-
-@pytest.fixture
-def redis_cache(settings, redis_url):
-    """The default cache on this test's Redis, as production configures it (shorter timeouts), and a
-    fresh copy for this process."""
-    url, proc = redis_url
-    settings.CACHES = {
-        "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
-            "LOCATION": url,
-            "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5},
-        }
-    }
-    public_copy.reset_for_tests()
-    try:
-        yield url, proc
-    finally:
-        public_copy.reset_for_tests()
-
-
 def _live_copy(timeout: float = 5.0) -> public_copy.PublicCopy:
-    copy = public_copy.copy_for_process()
+    copy = public_cache.copy_for_process()
     assert copy is not None, "with RedisCache every process keeps a copy"
     copy.get("warm-up")  # starts the subscriber
     deadline = time.monotonic() + timeout
@@ -77,9 +48,20 @@ def _title_answer(challenge_id: int, builds: list):
         return {"title": Challenge.objects.get(pk=challenge_id).poem_title}
 
     def read() -> str:
-        return json.loads(public_json("probe", build).content)["title"]
+        return json.loads(public_answer("probe", build).content)["title"]
 
     return read
+
+
+def _read_before(make_challenge):
+    """A challenge titled "Before", this process's copy live, and the probe answer read once (built):
+    (the challenge, the copy, the builds so far, the reader)."""
+    challenge = make_challenge(title="Before")
+    copy = _live_copy()
+    builds = []
+    read = _title_answer(challenge.pk, builds)
+    assert read() == "Before"
+    return challenge, copy, builds, read
 
 
 def _database_url() -> str:
@@ -92,11 +74,11 @@ WRITER = """
 import time, django
 django.setup()
 from django.db import transaction
-from challenges.cache import invalidate_public_challenge_cache
 from challenges.models import Challenge
+from config.public_cache import public_answers_mark_stale
 with transaction.atomic():
     Challenge.objects.filter(pk={pk}).update(poem_title="After")
-    invalidate_public_challenge_cache()  # bumped and published when this block commits
+    public_answers_mark_stale()  # bumped and published when this block commits
     print(time.time(), flush=True)  # just before the commit
 print(time.time(), flush=True)  # committed, bumped and published
 time.sleep(2)  # still running while the reader polls
@@ -105,11 +87,7 @@ time.sleep(2)  # still running while the reader polls
 
 def test_another_process_commit_reaches_this_process_copy_within_one_message(redis_cache, make_challenge):
     url, _ = redis_cache
-    challenge = make_challenge(title="Before")
-    copy = _live_copy()
-    builds = []
-    read = _title_answer(challenge.pk, builds)
-    assert read() == "Before"
+    challenge, copy, builds, read = _read_before(make_challenge)
     assert len(builds) == 1
     # Served from this process's memory: even with Redis's entry gone, no build and no miss.
     redis.Redis.from_url(url).delete(*redis.Redis.from_url(url).keys("*challenges:public:probe"))
@@ -154,11 +132,7 @@ def test_another_process_commit_reaches_this_process_copy_within_one_message(red
 
 def test_a_killed_subscription_drops_the_copy_and_reads_redis_until_resubscribed(redis_cache, make_challenge):
     url, _ = redis_cache
-    challenge = make_challenge(title="Before")
-    copy = _live_copy()
-    builds = []
-    read = _title_answer(challenge.pk, builds)
-    assert read() == "Before"
+    challenge, copy, builds, read = _read_before(make_challenge)
     assert len(copy) == 1
 
     admin = redis.Redis.from_url(url)
@@ -170,7 +144,7 @@ def test_a_killed_subscription_drops_the_copy_and_reads_redis_until_resubscribed
     # A change whose message this process cannot hear (its subscription is gone): published as
     # another process would, without touching this process's copy.
     Challenge.objects.filter(pk=challenge.pk).update(poem_title="After")
-    public_copy.publish_bump("bumped-while-unsubscribed")
+    public_cache.store_for_process().bump("bumped-while-unsubscribed")
     assert copy.get("probe") == (None, None), "no copy is used while unsubscribed"
     assert read() == "After"  # from Redis: the new version, built again
     assert len(builds) == 2
@@ -187,11 +161,7 @@ def test_a_silent_redis_stops_the_copy_being_used(redis_cache, make_challenge):
     """Redis frozen (SIGSTOP): the connection stays open but no PING is answered, so no message could
     arrive either; within SILENCE_SECONDS the copy is no longer served, and the database answers."""
     url, proc = redis_cache
-    challenge = make_challenge(title="Before")
-    copy = _live_copy()
-    builds = []
-    read = _title_answer(challenge.pk, builds)
-    assert read() == "Before"
+    challenge, copy, builds, read = _read_before(make_challenge)
     os.kill(proc.pid, signal.SIGSTOP)
     try:
         Challenge.objects.filter(pk=challenge.pk).update(poem_title="After")
@@ -204,11 +174,7 @@ def test_a_silent_redis_stops_the_copy_being_used(redis_cache, make_challenge):
 
 def test_redis_down_answers_from_the_database(redis_cache, make_challenge):
     url, proc = redis_cache
-    challenge = make_challenge(title="Before")
-    copy = _live_copy()
-    builds = []
-    read = _title_answer(challenge.pk, builds)
-    assert read() == "Before"
+    challenge, copy, builds, read = _read_before(make_challenge)
     stop(proc)
     deadline = time.monotonic() + PROPAGATION_BOUND_SECONDS
     while copy.live:
@@ -221,15 +187,12 @@ def test_redis_down_answers_from_the_database(redis_cache, make_challenge):
 
 
 def test_this_process_own_write_is_read_at_once(redis_cache, make_challenge, django_capture_on_commit_callbacks):
-    from challenges.cache import invalidate_public_challenge_cache
+    from config.public_cache import public_answers_mark_stale
 
-    challenge = make_challenge(title="Before")
-    _live_copy()
-    read = _title_answer(challenge.pk, [])
-    assert read() == "Before"
+    challenge, _, _, read = _read_before(make_challenge)
     with django_capture_on_commit_callbacks(execute=True):
         Challenge.objects.filter(pk=challenge.pk).update(poem_title="After")
-        invalidate_public_challenge_cache()
+        public_answers_mark_stale()
     assert read() == "After"  # no wait for the message: the bump dropped this process's copy
 
 
@@ -293,16 +256,16 @@ def test_a_forked_child_starts_empty_and_subscribes_itself(redis_cache):
 def test_the_bump_sets_the_version_and_publishes_in_one_step(redis_cache):
     url, _ = redis_cache
     listener = redis.Redis.from_url(url, protocol=2).pubsub()
-    assert public_copy.channel() == ":1:challenges:public:bumped@db0"  # this deployment's, not global
-    assert public_copy.copy_for_process().channel == public_copy.channel()
-    listener.subscribe(public_copy.channel())
+    store = public_cache.store_for_process()
+    assert store.channel == ":1:challenges:public:bumped@db0"  # this deployment's, not global
+    assert public_cache.copy_for_process().channel == store.channel
+    listener.subscribe(store.channel)
     assert listener.get_message(timeout=1)["type"] == "subscribe"
-    assert public_copy.publish_bump("token-1") is True
+    assert store.bump("token-1") is True
     message = listener.get_message(timeout=1)
     assert message["data"] == b"token-1"
-    from django.core.cache import cache
-
-    assert cache.get(VERSION_KEY) == "token-1"
+    # Under the cache's key prefix and version, as Django's own keys are.
+    assert redis.Redis.from_url(url).get(":1:" + VERSION_KEY) == b"token-1"
     listener.close()
 
 
