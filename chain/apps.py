@@ -11,7 +11,7 @@ class ChainConfig(AppConfig):
         from challenges import hooks as challenge_hooks
         from responses import hooks
 
-        from .services import claim_check_for_post
+        from .checks import claim_check_for_post
         from .tasks import enqueue_anchor, enqueue_verification
 
         hooks.register_claim_check(claim_check_for_post)

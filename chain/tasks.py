@@ -28,16 +28,12 @@ from config.retries import retry_countdown
 
 from .anchors import AnchorPending, anchor_step_noting
 from .client import ChainUnavailable
+from .heads import HEAD_SEEN_KEY, pending_claims_on_head
+from .indexer import payments_index
 from .payouts import PayoutPending, payout_verify, payouts_stale_verifying
-from .services import (
-    HEAD_SEEN_KEY,
-    VerificationPending,
-    confirmed_recheck,
-    payment_verify,
-    payments_index,
-    pending_claims_on_head,
-    stale_pending_claims,
-)
+from .reorgs import confirmed_recheck
+from .sweeper import stale_pending_claims
+from .verification import VerificationPending, payment_verify
 
 logger = logging.getLogger(__name__)
 

@@ -54,7 +54,7 @@ def test_active_challenge_etag_follows_the_total_bids(api, make_challenge, djang
     cached = api.get("/api/challenges/active", HTTP_IF_NONE_MATCH=etag)
     assert (cached.status_code, cached.content) == (304, b"")
     assert cached["Cache-Control"] == first["Cache-Control"]
-    # Confirmation moves the sum with update() and bumps the public cache's version (chain/services.py).
+    # Confirmation moves the sum with update() and bumps the public cache's version (chain/verification.py).
     with django_capture_on_commit_callbacks(execute=True):
         Challenge.objects.filter(pk=challenge.pk).update(staked_sum=F("staked_sum") + Decimal("3.5"))
         invalidate_public_challenge_cache()
