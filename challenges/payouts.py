@@ -10,12 +10,10 @@ import re
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from config.celery_app import app as celery_app
-
+from . import hooks
 from .cache import invalidate_public_challenge_cache
 from .models import Challenge, Payout, PayoutStatus
 
-VERIFY_PAYOUT_TASK = "challenges.verify_payout"  # chain/tasks.py
 TX_HASH = re.compile(r"^0x[0-9a-f]{64}$", re.ASCII)
 TX_HASH_MESSAGE = "A transaction hash is 0x followed by 64 hexadecimal characters."
 
@@ -62,10 +60,10 @@ def payout_record_transaction(*, payout: Payout, transaction_hash: str, user) ->
 
 
 def payout_enqueue_verification(*, payout: Payout) -> None:
-    """Queue the check on chain once the transaction commits. By task name: the task is
-    chain/tasks.py's, and challenges sits below chain (docs/architecture.md, "Layers")."""
+    """Queue the check on chain once the transaction commits: the chain app's receiver of
+    `payout_recorded` queues it (challenges/hooks.py, connected by chain/apps.py)."""
     payout_id = payout.pk
-    transaction.on_commit(lambda: celery_app.send_task(VERIFY_PAYOUT_TASK, args=[payout_id]))
+    transaction.on_commit(lambda: hooks.payout_recorded.send(sender=Payout, payout_id=payout_id))
 
 
 def payouts_verify_again(*, payouts) -> list[Payout]:

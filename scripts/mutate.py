@@ -79,7 +79,7 @@ TARGETS: dict[str, list[str]] = {
         "challenges/tests/test_api.py",
         "tests/test_secrets.py",
         "tests/test_chain_order.py",
-        "challenges/tests/test_payouts.py",
+        "chain/tests/test_payouts.py",
     ],
     # Verification and the ledger, one module per job, each guarded by the same tests.
     **dict.fromkeys(
@@ -104,7 +104,7 @@ TARGETS: dict[str, list[str]] = {
         "tests/test_mutants_killed.py",
         "chain/tests/test_transfers.py",
         "chain/tests/test_verify.py",
-        "challenges/tests/test_payouts.py",
+        "chain/tests/test_payouts.py",
     ],
     "responses/selectors.py": [
         "challenges/tests/test_scoring.py",

@@ -382,10 +382,10 @@ CELERY_BEAT_SCHEDULE = {
     # Anchors left queued or sent by a lost message or a dead worker are queued again (chain/tasks.py).
     "chain-sweep-anchors": {"task": "chain.sweep_anchors", "schedule": CHAIN_SWEEP_INTERVAL_SECONDS},
     # Payout transactions left verifying by a lost message are queued again (chain/tasks.py).
-    "challenges-sweep-payouts": {"task": "challenges.sweep_payouts", "schedule": CHAIN_SWEEP_INTERVAL_SECONDS},
+    "chain-sweep-payouts": {"task": "chain.sweep_payouts", "schedule": CHAIN_SWEEP_INTERVAL_SECONDS},
     # Resolutions whose worker died are resumed (responses/tasks.py).
-    "challenges-sweep-resolutions": {
-        "task": "challenges.sweep_resolutions",
+    "responses-sweep-resolutions": {
+        "task": "responses.sweep_resolutions",
         "schedule": CHAIN_SWEEP_INTERVAL_SECONDS,
     },
 }
