@@ -113,8 +113,8 @@ LOAD_USERS ?= 20
 load: $(VENV)/.installed
 	$(PY) -m load.run --seconds $(LOAD_SECONDS) --users $(LOAD_USERS)
 
-# Mutation testing: small bugs, one at a time, in verification (chain/services.py,
-# chain/calldata.py), scoring (challenges/scoring.py, the winners selectors), coordinates,
+# Mutation testing: small bugs, one at a time, in verification (chain/checks.py,
+# chain/verification.py, chain/calldata.py), scoring (challenges/scoring.py, the winners selectors), coordinates,
 # commitments and the serializers; each must fail one of its module's tests (scripts/mutate.py,
 # which picks the tests per module). Then the same for the page's verifier and its helpers
 # (frontend/src/lib/verify-outcomes.ts, commitment.ts, calldata.ts, coordinates.ts) under vitest
@@ -122,8 +122,8 @@ load: $(VENV)/.installed
 # var/mutate/report-ts.txt; the recorded runs and why each survivor is harmless: docs/reliability.md.
 # MUTATE_MODULES=... runs only those Python modules, MUTATE_TS_MODULES=... only those TypeScript
 # files; MUTATE_PY=0 or MUTATE_TS=0 skips a half. The Python half uses PostgreSQL (DATABASE_URL,
-# else $(PG_URL)) and anvil, about 30 minutes on this 2-core machine (chain/services.py is 15 of
-# them); the TypeScript half about 15 minutes (verify-outcomes.ts is 7 of them).
+# else $(PG_URL)) and anvil, about 30 minutes on this 2-core machine (chain/checks.py and
+# chain/verification.py are 15 of them); the TypeScript half about 15 minutes (verify-outcomes.ts is 7 of them).
 MUTATE_MODULES ?=
 MUTATE_TS_MODULES ?=
 MUTATE_PY ?= 1

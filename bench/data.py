@@ -336,7 +336,7 @@ def stake_payment(info: dict, challenge_id: int, player: str, n: int) -> tuple[s
 
 
 def run_heads(rpc_url: str, info: dict, challenge_id: int, counts: list[int]) -> dict:
-    """The RPC requests of the head watcher's round (chain/services.py, pending_claims_on_head)
+    """The RPC requests of the head watcher's round (chain/heads.py, pending_claims_on_head)
     per block, at each count of pending claims; they must stay bounded however many are pending.
     For each count, that many stake payments are mined together in one block (one confirmation of
     CHAIN_CONFIRMATIONS=2) and claimed through the POST's service; then three rounds, each with a
@@ -346,7 +346,7 @@ def run_heads(rpc_url: str, info: dict, challenge_id: int, counts: list[int]) ->
     import math
 
     from chain.client import get_client
-    from chain.services import pending_claims_on_head
+    from chain.heads import pending_claims_on_head
     from django.conf import settings
     from responses.models import Response, ResponseStatus
     from responses.services import response_create

@@ -152,7 +152,7 @@ def scale_section(r: dict) -> list[str]:
         "| figure | goal | measured | |",
         "|---|---|---:|---|",
         f"| load {r['count']:,} confirmed responses with COPY (+ ANALYZE) | none | {r['loadSeconds']:.1f} s | |",
-        f"| resolution of {r['count']:,} responses: the worker's task (`challenges.resolve`, chunks of "
+        f"| resolution of {r['count']:,} responses: the worker's task (`responses.resolve`, chunks of "
         f"{r.get('chunk', 100000):,}, only the correct rows written) | < {r['goals']['resolveSecondsBelow']:g} s | "
         f"{r['resolveSeconds']:.1f} s | {yes(meets['resolve'])} |",
         *(

@@ -8,8 +8,8 @@ ChainUnavailable, which the tasks treat as "retry later", never as a verdict on 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from collections.abc import Callable, Hashable, Sequence
+from typing import Any, TypeVar, cast
 
 import requests
 from django.conf import settings
@@ -21,6 +21,8 @@ from web3._utils.method_formatters import (
     type_aware_apply_formatters_to_dict,
 )
 from web3.exceptions import BlockNotFound, ProviderConnectionError, TransactionNotFound, Web3RPCError
+
+from .rpc import Block, Log, Receipt, Transaction
 
 logger = logging.getLogger(__name__)
 
@@ -84,60 +86,65 @@ class ChainClient:
     def block_number(self) -> int:
         return self.call("eth_blockNumber", lambda w3: w3.eth.block_number)
 
-    def get_block(self, block: int | str) -> Any | None:
+    # web3 types its answers with its own TypedDicts (web3.types); chain/rpc.py names the keys this
+    # app reads, so the answers are cast to those.
+
+    def get_block(self, block: int | str) -> Block | None:
         """A block by number or tag ("latest", "finalized"), or None when the node has none."""
 
-        def fetch(w3: Web3) -> Any | None:
+        def fetch(w3: Web3) -> Block | None:
             try:
-                return w3.eth.get_block(block)
+                return cast(Block, w3.eth.get_block(block))
             except BlockNotFound:
                 return None
 
         return self.call("eth_getBlockByNumber", fetch)
 
-    def get_transaction(self, tx_hash: str) -> Any | None:
-        def fetch(w3: Web3) -> Any | None:
+    def get_transaction(self, tx_hash: str) -> Transaction | None:
+        def fetch(w3: Web3) -> Transaction | None:
             try:
-                return w3.eth.get_transaction(tx_hash)
+                return cast(Transaction, w3.eth.get_transaction(tx_hash))
             except TransactionNotFound:
                 return None
 
         return self.call("eth_getTransactionByHash", fetch)
 
-    def get_receipt(self, tx_hash: str) -> Any | None:
-        def fetch(w3: Web3) -> Any | None:
+    def get_receipt(self, tx_hash: str) -> Receipt | None:
+        def fetch(w3: Web3) -> Receipt | None:
             try:
-                return w3.eth.get_transaction_receipt(tx_hash)
+                return cast(Receipt, w3.eth.get_transaction_receipt(tx_hash))
             except TransactionNotFound:
                 return None
 
         return self.call("eth_getTransactionReceipt", fetch)
 
-    def get_logs(self, filter_params: dict) -> list[Any]:
-        return self.call("eth_getLogs", lambda w3: list(w3.eth.get_logs(filter_params)))
+    def get_logs(self, filter_params: dict) -> list[Log]:
+        return self.call("eth_getLogs", lambda w3: cast(list[Log], list(w3.eth.get_logs(filter_params))))
 
     def chain_id(self) -> int:
         return self.call("eth_chainId", lambda w3: w3.eth.chain_id)
 
     # --- Batches (the head watcher: one round of requests per block) ------------------------
 
-    def receipts(self, tx_hashes: Sequence[str]) -> dict[str, Any | None]:
+    def receipts(self, tx_hashes: Sequence[str]) -> dict[str, Receipt | None]:
         """Each hash's receipt (None: the node does not know it), in JSON-RPC batches."""
-        return self.batch([("eth_getTransactionReceipt", [h], h) for h in tx_hashes])
+        found = self.batch([("eth_getTransactionReceipt", [h], h) for h in tx_hashes])
+        return {cast(str, key): cast("Receipt | None", value) for key, value in found.items()}
 
     def blocks_and_transactions(
         self, numbers: Sequence[int], tx_hashes: Sequence[str]
-    ) -> tuple[dict[int, Any | None], dict[str, Any | None]]:
+    ) -> tuple[dict[int, Block | None], dict[str, Transaction | None]]:
         """Blocks by number and transactions by hash, together in the same batches."""
         found = self.batch(
             [("eth_getBlockByNumber", [hex(n), False], ("block", n)) for n in numbers]
             + [("eth_getTransactionByHash", [h], ("tx", h)) for h in tx_hashes]
         )
-        blocks = {key[1]: value for key, value in found.items() if key[0] == "block"}
-        transactions = {key[1]: value for key, value in found.items() if key[0] == "tx"}
+        keys = cast(dict[tuple[str, Any], object], found)
+        blocks = {key[1]: cast("Block | None", value) for key, value in keys.items() if key[0] == "block"}
+        transactions = {key[1]: cast("Transaction | None", value) for key, value in keys.items() if key[0] == "tx"}
         return blocks, transactions
 
-    def batch(self, calls: Sequence[tuple[str, list[Any], Any]]) -> dict[Any, Any | None]:
+    def batch(self, calls: Sequence[tuple[str, list[Any], Hashable]]) -> dict[Hashable, object]:
         """Run (method, params, key) calls as JSON-RPC batch requests of at most
         CHAIN_RPC_BATCH_SIZE calls; returns each key's formatted result (None for a null one). A
         node that fails the request, or answers any call in it with an error, is skipped for that
@@ -147,15 +154,15 @@ class ChainClient:
         (a null result), the common case here; so the raw batch goes through the provider and each
         result through web3's own result formatter for its method."""
         size = max(1, int(settings.CHAIN_RPC_BATCH_SIZE))
-        found: dict[Any, Any | None] = {}
+        found: dict[Hashable, object] = {}
         for start in range(0, len(calls), size):
             chunk = calls[start : start + size]
 
-            def fetch(w3: Web3, chunk: Sequence[tuple[str, list[Any], Any]] = chunk) -> list[Any]:
+            def fetch(w3: Web3, chunk: Sequence[tuple[str, list[Any], Hashable]] = chunk) -> list[object]:
                 answers = w3.provider.make_batch_request([(method, params) for method, params, _ in chunk])
                 if not isinstance(answers, list) or len(answers) != len(chunk):
                     raise ValueError("batch: malformed answer")
-                results = []
+                results: list[object] = []
                 for (method, _, _), answer in zip(chunk, answers, strict=True):
                     if "error" in answer:
                         raise ValueError(f"batch {method}: {answer['error']}")

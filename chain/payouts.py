@@ -1,5 +1,5 @@
 """Verifying a payout on chain: staff recorded which transaction paid a prize
-(challenges/payouts.py); the worker (chain/tasks.py, challenges.verify_payout) checks it the way a
+(challenges/payouts.py); the worker (chain/tasks.py, chain.verify_payout) checks it the way a
 stake is checked, with the same transfer check, depth rule and units conversion (chain/transfers.py,
 challenges/money.py). Only a USDC Transfer from the treasury to the winner for exactly the amount
 marks the payout paid."""
@@ -10,12 +10,13 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from challenges.cache import invalidate_public_challenge_cache
 from challenges.models import Payout, PayoutStatus
 from challenges.money import token_units
+from config.public_cache import public_answers_mark_stale
 
 from .client import get_client
-from .transfers import field, find_transfer, is_deep_enough, transfer_from_log, usdc_transfers
+from .rpc import ChainReader, Receipt
+from .transfers import Transfer, find_transfer, is_deep_enough, transfer_from_log, usdc_transfers
 
 FAILURES = {
     "tx_failed": "The transaction failed on chain (receipt status 0).",
@@ -32,7 +33,9 @@ class PayoutPending(Exception):
     """Not decidable yet (unknown or not deep enough): retry later."""
 
 
-def judge_payout_transfers(*, payout: Payout, receipt, treasury: str, usdc: str) -> tuple[str, object | None]:
+def judge_payout_transfers(
+    *, payout: Payout, receipt: Receipt, treasury: str, usdc: str
+) -> tuple[str, Transfer | None]:
     """("paid", the matching transfer) or (a failure code, None). Money is judged only from Transfer
     logs emitted by the USDC contract itself: any contract can emit a Transfer event."""
     units = token_units(payout.amount)
@@ -42,7 +45,7 @@ def judge_payout_transfers(*, payout: Payout, receipt, treasury: str, usdc: str)
     transfers = usdc_transfers(receipt, usdc)
     treasury, winner = treasury.lower(), payout.address.lower()
     if not transfers:
-        others = [t for t in map(transfer_from_log, field(receipt, "logs")) if t is not None]
+        others = [t for t in map(transfer_from_log, receipt["logs"]) if t is not None]
         return ("wrong_token" if others else "no_transfer_log"), None
     from_treasury = [t for t in transfers if t.from_.lower() == treasury]
     if not from_treasury:
@@ -70,11 +73,11 @@ def _fail(payout: Payout, code: str) -> str:
         pk=payout.pk, status=PayoutStatus.VERIFYING, transaction_hash=payout.transaction_hash
     ).update(status=PayoutStatus.FAILED, failure_code=code, failure_reason=FAILURES[code], updated_at=timezone.now())
     if failed:
-        invalidate_public_challenge_cache()  # the winners answer lists each payout's status
+        public_answers_mark_stale()  # the winners answer lists each payout's status
     return PayoutStatus.FAILED
 
 
-def payout_verify(*, payout_id: int, client=None) -> str:
+def payout_verify(*, payout_id: int, client: ChainReader | None = None) -> str:
     """Check a recorded payout transaction on chain; paid only on an exact USDC Transfer from the
     treasury to the payout's address. Idempotent; raises PayoutPending while undecidable."""
     payout = Payout.objects.get(pk=payout_id)
@@ -88,9 +91,9 @@ def payout_verify(*, payout_id: int, client=None) -> str:
             return _fail(payout, "not_found")
         _touch(payout)
         raise PayoutPending("transaction not known yet")
-    if int(field(receipt, "status")) != 1:
+    if int(receipt["status"]) != 1:
         return _fail(payout, "tx_failed")
-    block_number = int(field(receipt, "blockNumber"))
+    block_number = int(receipt["blockNumber"])
     if not is_deep_enough(client, block_number):
         _touch(payout)
         raise PayoutPending("not enough confirmations yet")
@@ -99,6 +102,7 @@ def payout_verify(*, payout_id: int, client=None) -> str:
     )
     if verdict != "paid":
         return _fail(payout, verdict)
+    assert transfer is not None, "a paid verdict comes with its transfer"
     with transaction.atomic():
         updated = Payout.objects.filter(
             pk=payout.pk, status=PayoutStatus.VERIFYING, transaction_hash=payout.transaction_hash
@@ -112,5 +116,5 @@ def payout_verify(*, payout_id: int, client=None) -> str:
             updated_at=timezone.now(),
         )
         if updated:
-            invalidate_public_challenge_cache()  # the winners answer now shows the payout
+            public_answers_mark_stale()  # the winners answer now shows the payout
     return PayoutStatus.PAID if updated else Payout.objects.get(pk=payout_id).status

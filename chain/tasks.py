@@ -1,7 +1,8 @@
-"""Celery tasks of the chain app: verifying claims and payouts on chain. Each takes ids, calls one
-service, and is safe to run twice: the services change a claim or a payout only through
-conditional UPDATEs on its current status. The payout tasks keep their `challenges.` names: the
-beat schedule (config/settings/base.py) and queued messages name them so.
+"""Celery tasks of the chain app: verifying claims and payouts on chain, anchoring terms. Each takes
+ids, calls one service, and is safe to run twice: the services change a claim, a payout or an
+anchor only through conditional UPDATEs on its current status. The payout tasks were named
+`challenges.verify_payout` and `challenges.sweep_payouts` before; those names stay registered for
+one release (config/task_aliases.py), so messages queued under them still run.
 
 acks_late + prefetch 1 (settings) + reject_on_worker_lost: a message is acknowledged only after its
 task finished, so a worker killed mid-task leaves the message to the broker; and whatever the broker
@@ -24,20 +25,17 @@ from django.utils import timezone
 
 from challenges.models import Payout
 from challenges.services import anchor_touch, anchors_stale
-from config.retries import retry_countdown
+from config.retries import RETRYING_TASK, retry_countdown
+from config.task_aliases import shared_task_renamed
 
 from .anchors import AnchorPending, anchor_step_noting
 from .client import ChainUnavailable
+from .heads import HEAD_SEEN_KEY, pending_claims_on_head
+from .indexer import payments_index
 from .payouts import PayoutPending, payout_verify, payouts_stale_verifying
-from .services import (
-    HEAD_SEEN_KEY,
-    VerificationPending,
-    confirmed_recheck,
-    payment_verify,
-    payments_index,
-    pending_claims_on_head,
-    stale_pending_claims,
-)
+from .reorgs import confirmed_recheck
+from .sweeper import stale_pending_claims
+from .verification import VerificationPending, payment_verify
 
 logger = logging.getLogger(__name__)
 
@@ -151,7 +149,7 @@ def watch_head() -> int:
 HEAD_LOCK_SECONDS = 60
 
 
-@shared_task(bind=True, name="challenges.verify_payout", acks_late=True, reject_on_worker_lost=True, max_retries=None)
+@shared_task_renamed(name="chain.verify_payout", old_name="challenges.verify_payout", **RETRYING_TASK)
 def verify_payout(self, payout_id: int) -> str:
     try:
         return payout_verify(payout_id=payout_id)
@@ -163,7 +161,14 @@ def verify_payout(self, payout_id: int) -> str:
         raise self.retry(countdown=retry_countdown(self.request.retries), exc=exc) from exc
 
 
-@shared_task(name="challenges.sweep_payouts", ignore_result=True)
+def enqueue_payout_verification(sender, *, payout_id: int, **kwargs) -> None:
+    """Receiver of challenges.hooks.payout_recorded (connected in chain/apps.py): a recorded payout
+    transaction, committed, is queued for its check on chain. A broker error propagates to the
+    sender (staff's request); the payout stays verifying and the beat's payout sweep queues it."""
+    verify_payout.delay(payout_id)
+
+
+@shared_task_renamed(name="chain.sweep_payouts", old_name="challenges.sweep_payouts", ignore_result=True)
 def sweep_payouts() -> int:
     """Beat: queue again every payout left verifying without a recent check, so a lost message or
     a dead worker never leaves a paid prize unverified. Verification is idempotent."""

@@ -1,5 +1,5 @@
 """Reading ERC-20 Transfer logs out of a receipt. Pure: give it a receipt (web3's AttributeDict or
-plain JSON-RPC dicts) and it returns the transfers that a given token contract emitted.
+plain JSON-RPC dicts, chain/rpc.py) and it returns the transfers that a given token contract emitted.
 
 web3's `contract.events.Transfer().process_receipt()` decodes every log whose topics match, no
 matter which contract emitted it: any contract can emit `Transfer(from, treasury, amount)`. So the
@@ -7,11 +7,13 @@ emitter is checked first, and only logs of the token itself count."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from datetime import UTC, datetime
 
 from eth_utils import keccak, to_checksum_address
+
+from .rpc import Block, ChainReader, HexData, Log, Receipt
 
 TRANSFER_TOPIC = keccak(text="Transfer(address,address,uint256)")
 
@@ -29,14 +31,15 @@ class Transfer:
     transaction_index: int | None = None
 
 
-def _bytes(value: Any) -> bytes:
+def to_bytes(value: HexData) -> bytes:
+    """The bytes of a hash or data given as bytes or 0x text."""
     if isinstance(value, bytes | bytearray | memoryview):
         return bytes(value)
     text = str(value)
     return bytes.fromhex(text[2:] if text[:2] in ("0x", "0X") else text)
 
 
-def _int(value: Any) -> int | None:
+def _int(value: int | str | None) -> int | None:
     if value is None:
         return None
     if isinstance(value, int):
@@ -44,19 +47,19 @@ def _int(value: Any) -> int | None:
     return int(str(value), 16) if str(value).startswith(("0x", "0X")) else int(value)
 
 
-def _hex(value: Any) -> str:
+def _hex(value: HexData | None) -> str:
     if value is None:
         return ""
-    return "0x" + _bytes(value).hex()
+    return "0x" + to_bytes(value).hex()
 
 
-def transfer_from_log(log: Mapping[str, Any]) -> Transfer | None:
+def transfer_from_log(log: Log) -> Transfer | None:
     """The Transfer a log records, or None when the log is not an ERC-20 Transfer."""
-    topics = [_bytes(t) for t in log.get("topics", [])]
+    topics = [to_bytes(t) for t in log.get("topics", [])]
     # ERC-20 Transfer: 3 topics (signature, from, to) and the amount as the 32-byte data.
     if len(topics) != 3 or topics[0] != TRANSFER_TOPIC:
         return None
-    data = _bytes(log.get("data", b""))
+    data = to_bytes(log.get("data", b""))
     if len(data) != 32 or any(topics[1][:12]) or any(topics[2][:12]):
         return None
     return Transfer(
@@ -72,7 +75,7 @@ def transfer_from_log(log: Mapping[str, Any]) -> Transfer | None:
     )
 
 
-def token_transfers(logs: Iterable[Mapping[str, Any]], token_address: str) -> list[Transfer]:
+def token_transfers(logs: Iterable[Log], token_address: str) -> list[Transfer]:
     """Transfers emitted by token_address (compared case-insensitively), in log order."""
     token = token_address.lower()
     result = []
@@ -85,7 +88,7 @@ def token_transfers(logs: Iterable[Mapping[str, Any]], token_address: str) -> li
     return result
 
 
-def usdc_transfers(receipt: Mapping[str, Any], usdc_address: str | None = None) -> list[Transfer]:
+def usdc_transfers(receipt: Receipt, usdc_address: str | None = None) -> list[Transfer]:
     """USDC Transfers in a receipt. usdc_address defaults to settings.USDC_ADDRESS.
 
     Example (verifying a payout): any(t.from_ == treasury and t.to == winner and
@@ -97,15 +100,10 @@ def usdc_transfers(receipt: Mapping[str, Any], usdc_address: str | None = None) 
     return token_transfers(receipt.get("logs", []), usdc_address)
 
 
-# --- What stake and payout verification share (chain/services.py, chain/payouts.py) ---------------
+# --- What stake and payout verification share (chain/verification.py, chain/payouts.py) -----------
 
 
-def field(obj: Any, name: str) -> Any:
-    """A field of a receipt, block or transaction: web3's AttributeDict, a JSON-RPC dict, or an object."""
-    return obj[name] if isinstance(obj, Mapping) and name in obj else getattr(obj, name)
-
-
-def to_hex(value: Any) -> str:
+def to_hex(value: HexData) -> str:
     """Lowercase 0x hex of a hash given as bytes or text."""
     if isinstance(value, bytes | bytearray):
         return "0x" + bytes(value).hex()
@@ -130,15 +128,20 @@ def finality_by_tag() -> bool:
     return str(settings.CHAIN_CONFIRMATIONS).strip().lower() == "finalized"
 
 
-def is_deep_enough(client: Any, block_number: int) -> bool:
+def is_deep_enough(client: ChainReader, block_number: int) -> bool:
     """depth_reached, asking `client` (chain/client.py's ChainClient, or a batch's ChainReads)."""
     if finality_by_tag():
         block = client.get_block("finalized")
-        return block is not None and depth_reached(block_number, finalized=int(field(block, "number")))
+        return block is not None and depth_reached(block_number, finalized=int(block["number"]))
     return depth_reached(block_number, head=client.block_number())
 
 
-def find_transfer(receipt: Any, *, usdc: str, sender: str, recipient: str, units: int) -> Transfer | None:
+def block_time(block: Block) -> datetime:
+    """When a block was mined (whole seconds, UTC)."""
+    return datetime.fromtimestamp(int(block["timestamp"]), tz=UTC)
+
+
+def find_transfer(receipt: Receipt, *, usdc: str, sender: str, recipient: str, units: int) -> Transfer | None:
     """The one transfer check: a Transfer(sender, recipient, units) the USDC contract itself
     emitted in this receipt (any contract can emit a Transfer event), or None."""
     sender, recipient = sender.lower(), recipient.lower()

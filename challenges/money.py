@@ -1,5 +1,5 @@
 """Exact money: a Decimal amount of USDC to the token's integer units. The one conversion every
-check of a transfer uses (a stake: chain/services.py; a prize: chain/payouts.py)."""
+check of a transfer uses (a stake: chain/checks.py; a prize: chain/payouts.py)."""
 
 from decimal import Decimal
 

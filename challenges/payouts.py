@@ -10,12 +10,11 @@ import re
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from config.celery_app import app as celery_app
+from config.public_cache import public_answers_mark_stale
 
-from .cache import invalidate_public_challenge_cache
+from . import hooks
 from .models import Challenge, Payout, PayoutStatus
 
-VERIFY_PAYOUT_TASK = "challenges.verify_payout"  # chain/tasks.py
 TX_HASH = re.compile(r"^0x[0-9a-f]{64}$", re.ASCII)
 TX_HASH_MESSAGE = "A transaction hash is 0x followed by 64 hexadecimal characters."
 
@@ -57,15 +56,16 @@ def payout_record_transaction(*, payout: Payout, transaction_hash: str, user) ->
                 payout.save()
         except IntegrityError as exc:  # recorded for another payout at the same moment
             raise PayoutError("That transaction is already recorded for another payout.") from exc
+        public_answers_mark_stale()  # the winners answer lists each payout's status
         payout_enqueue_verification(payout=payout)
     return payout
 
 
 def payout_enqueue_verification(*, payout: Payout) -> None:
-    """Queue the check on chain once the transaction commits. By task name: the task is
-    chain/tasks.py's, and challenges sits below chain (docs/architecture.md, "Layers")."""
+    """Queue the check on chain once the transaction commits: the chain app's receiver of
+    `payout_recorded` queues it (challenges/hooks.py, connected by chain/apps.py)."""
     payout_id = payout.pk
-    transaction.on_commit(lambda: celery_app.send_task(VERIFY_PAYOUT_TASK, args=[payout_id]))
+    transaction.on_commit(lambda: hooks.payout_recorded.send(sender=Payout, payout_id=payout_id))
 
 
 def payouts_verify_again(*, payouts) -> list[Payout]:
@@ -77,7 +77,7 @@ def payouts_verify_again(*, payouts) -> list[Payout]:
         payout_enqueue_verification(payout=payout)
         queued.append(payout)
     if queued:
-        invalidate_public_challenge_cache()  # the winners answer lists each payout's status
+        public_answers_mark_stale()  # the winners answer lists each payout's status
     return queued
 
 

@@ -4,6 +4,11 @@ import random
 
 from django.conf import settings
 
+# The options of a task that retries until its service can decide (chain/tasks.py, responses/tasks.py):
+# bound (it calls self.retry), acknowledged only once it finished, given back to the broker when its
+# worker dies, its retries bounded by the task itself (CHAIN_VERIFY_MAX_RETRIES).
+RETRYING_TASK = {"bind": True, "acks_late": True, "reject_on_worker_lost": True, "max_retries": None}
+
 
 def retry_countdown(retries: int) -> float:
     """Exponential backoff with jitter: base * 2^n capped at CHAIN_VERIFY_RETRY_MAX_SECONDS, then a

@@ -4,7 +4,7 @@
 - `claim_stored` is sent once a new pending claim is committed (responses/services.py); the chain
   app's receiver queues its verification.
 - `claim_check` runs the part of verification that can refuse a claim while its POST waits
-  (chain/services.py, claim_check_at_post); with no check registered, every claim is stored."""
+  (chain/checks.py, claim_check_at_post); with no check registered, every claim is stored."""
 
 from collections.abc import Callable
 

@@ -1,4 +1,4 @@
-"""Why a claim was rejected: the reason codes verification writes (chain/services.py decides them)
+"""Why a claim was rejected: the reason codes verification writes (chain/checks.py decides them)
 and the sentence shown to the player beside each rejected claim (docs/protocol.md, section 2)."""
 
 

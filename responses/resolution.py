@@ -27,6 +27,7 @@ from challenges.models import (
 from challenges.payouts import PayoutError
 from challenges.selectors import distance_to_solution_sql, latitude_band
 from challenges.services import RESOLUTION_STARTED, ChallengeStateError
+from config.public_cache import public_answers_mark_stale
 
 from .models import Response, ResponseStatus
 from .selectors import challenge_winners
@@ -57,6 +58,7 @@ def challenge_resolve_start(*, challenge: Challenge, user=None, enqueue: bool = 
             challenge.status = ChallengeStatus.CLOSED
             challenge.closed_at = timezone.now()
             challenge.save(update_fields=["status", "closed_at"])
+            public_answers_mark_stale()
         total = Response.objects.filter(challenge=challenge, status=ResponseStatus.CONFIRMED).count()
         try:
             with transaction.atomic():
@@ -141,6 +143,7 @@ def _resolve_finish(*, challenge_id: int) -> ChallengeResolution:
         challenge.resolved_at = now
         challenge.save(update_fields=["status", "resolved_at"])
         payouts = payouts_create(challenge=challenge)
+        public_answers_mark_stale()  # the reveal, every score and every prize, at once
         resolution.status = ResolutionStatus.DONE
         resolution.finished_at = now
         resolution.payouts = len(payouts)

@@ -1,5 +1,5 @@
 """Writes to responses: a claim's life. A claim starts `pending` (response_create); the chain
-verification (chain/services.py) reads the chain, decides, and moves it with response_confirm,
+verification (chain/verification.py) reads the chain, decides, and moves it with response_confirm,
 response_reject or response_unconfirm, which move the challenge's sums in the same transaction.
 
 A stake's hash is public (in the mempool before it is mined), so anyone can post a claim on it.
@@ -99,7 +99,7 @@ def response_create(
 
     One row per (transaction hash, commitment): re-posting the very same claim (a retry after a
     lost answer) returns the stored one. Another claim on a hash that already has a confirmed claim
-    is refused. Otherwise the transaction is read (bounded: chain/services.py, claim_check_at_post,
+    is refused. Otherwise the transaction is read (bounded: chain/checks.py, claim_check_at_post,
     through responses/hooks.py; `client` is the chain client it reads with, None for the default)
     and a claim it shows cannot match is refused with the reason code; when the chain cannot be read
     the claim is stored pending, so a paying player's claim is never lost to an RPC outage."""
@@ -163,7 +163,7 @@ def _replay_or_refuse(
     return ClaimResult(response=existing, created=False)
 
 
-# --- Status changes: the chain decides (chain/services.py), these write -------------------------
+# --- Status changes: the chain decides (chain/verification.py), these write ---------------------
 # Each is one conditional UPDATE on the current status, so two workers deciding the same claim at
 # once cannot count its stake twice: exactly one UPDATE matches, and only that one moves the
 # challenge's staked sum and response count (challenges/services.py, challenge_stake_moved).

@@ -1,23 +1,23 @@
-"""Celery tasks of the responses app: resolving a challenge that staff started. The task names
-keep their `challenges.` prefix: the beat schedule (config/settings/base.py) and queued messages
-name them so."""
+"""Celery tasks of the responses app: resolving a challenge that staff started. The tasks were
+named `challenges.resolve` and `challenges.sweep_resolutions` before; those names stay registered
+for one release (config/task_aliases.py), so messages queued under them still run."""
 
 import logging
 
-from celery import shared_task
 from django.conf import settings
 from django.db import DatabaseError
 from django.utils import timezone
 
 from challenges.models import ChallengeResolution
-from config.retries import retry_countdown
+from config.retries import RETRYING_TASK, retry_countdown
+from config.task_aliases import shared_task_renamed
 
 from .resolution import challenge_resolve_run, resolutions_stale_running
 
 logger = logging.getLogger(__name__)
 
 
-@shared_task(bind=True, name="challenges.resolve", acks_late=True, reject_on_worker_lost=True, max_retries=None)
+@shared_task_renamed(name="responses.resolve", old_name="challenges.resolve", **RETRYING_TASK)
 def resolve_challenge(self, challenge_id: int) -> str:
     """Score and reveal a challenge whose resolution staff started (responses/resolution.py). Safe to
     run twice or after a worker died mid-way: it resumes at the last committed chunk."""
@@ -30,7 +30,7 @@ def resolve_challenge(self, challenge_id: int) -> str:
         raise self.retry(countdown=retry_countdown(self.request.retries), exc=exc) from exc
 
 
-@shared_task(name="challenges.sweep_resolutions", ignore_result=True)
+@shared_task_renamed(name="responses.sweep_resolutions", old_name="challenges.sweep_resolutions", ignore_result=True)
 def sweep_resolutions() -> int:
     """Beat: queue again every resolution that made no progress for CHALLENGE_RESOLVE_STALE_SECONDS
     (its worker was killed, or the message was lost). Running it twice is harmless."""

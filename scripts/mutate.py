@@ -84,20 +84,32 @@ TARGETS: dict[str, list[str]] = {
         "responses/tests/test_api_resolved.py",
         "tests/test_secrets.py",
         "tests/test_chain_order.py",
-        "challenges/tests/test_payouts.py",
+        "chain/tests/test_payouts.py",
     ],
-    "chain/services.py": [
-        "tests/test_mutants_killed.py",
-        "chain/tests/test_verify.py",
-        "chain/tests/test_ledger.py",
-        "chain/tests/test_recheck_canonical.py",
-    ],
-    # What chain/services.py and challenges/selectors.py held before the apps were layered.
+    # Verification and the ledger, one module per job, each guarded by the same tests.
+    **dict.fromkeys(
+        (
+            "chain/checks.py",
+            "chain/verification.py",
+            "chain/ledger.py",
+            "chain/indexer.py",
+            "chain/heads.py",
+            "chain/reorgs.py",
+            "chain/sweeper.py",
+        ),
+        [
+            "tests/test_mutants_killed.py",
+            "chain/tests/test_verify.py",
+            "chain/tests/test_ledger.py",
+            "chain/tests/test_recheck_canonical.py",
+        ],
+    ),
+    # What verification and challenges/selectors.py held before the apps were layered.
     "chain/transfers.py": [
         "tests/test_mutants_killed.py",
         "chain/tests/test_transfers.py",
         "chain/tests/test_verify.py",
-        "challenges/tests/test_payouts.py",
+        "chain/tests/test_payouts.py",
     ],
     "responses/selectors.py": [
         "responses/tests/test_scoring.py",
@@ -116,7 +128,11 @@ TARGETS: dict[str, list[str]] = {
     # so that the mutant is what runs; as a player runs it (`python -S`) otherwise.
     "verify_challenge.py": [
         "tests/test_verify_challenge_vectors.py",
-        "chain/tests/test_verify_accounting.py",
+        "chain/tests/test_verify_honest.py",
+        "chain/tests/test_verify_terms.py",
+        "chain/tests/test_verify_claims.py",
+        "chain/tests/test_verify_payouts.py",
+        "chain/tests/test_verify_records.py",
         "chain/tests/test_verify_challenge.py",
     ],
 }

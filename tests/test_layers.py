@@ -48,7 +48,7 @@ def copy_of_the_apps(tmp_path: Path) -> Path:
         # Inside a function body: the kind of import that hid the loops before.
         (
             "challenges/scoring.py",
-            "def f():\n    from chain import services\n",
+            "def f():\n    from chain import verification\n",
             "challenges is not allowed to import chain",
         ),
         ("challenges/models.py", "import responses.models\n", "challenges is not allowed to import responses"),

@@ -144,11 +144,11 @@ def test_a_block_exactly_at_the_finalized_height_is_deep_enough(settings):
 
 
 def test_the_open_window_counts_the_opening_second_and_the_closing_instant():
-    # Kills (chain/services.py `_in_open_window`): an unpublished challenge counted as open,
+    # Kills (chain/checks.py `_in_open_window`): an unpublished challenge counted as open,
     # `opened <= block_time` -> `<`, `block_time <= closed_at` -> `<`, and microsecond=0 -> 1.
     from datetime import UTC, datetime, timedelta
 
-    from chain.services import _in_open_window
+    from chain.checks import _in_open_window
     from challenges.models import Challenge
 
     opened = datetime(2026, 6, 1, 12, 0, 0, 500_000, tzinfo=UTC)  # a sub-second server time
@@ -232,11 +232,11 @@ def test_calldata_words_take_the_whole_uint256_range_and_a_zero_challenge_id_sta
 
 
 def test_the_verification_deadline_counts_from_creation_or_from_the_reorg(settings):
-    # Kills (chain/services.py verification_deadline): returning None, the branch inverted, and
+    # Kills (chain/verification.py verification_deadline): returning None, the branch inverted, and
     # subtracting the timeout instead of adding it.
     from datetime import UTC, datetime, timedelta
 
-    from chain.services import verification_deadline
+    from chain.verification import verification_deadline
     from responses.models import Response
 
     settings.CHAIN_NOT_FOUND_TIMEOUT_SECONDS = 600
@@ -250,12 +250,12 @@ def test_the_verification_deadline_counts_from_creation_or_from_the_reorg(settin
 
 @pytest.mark.django_db
 def test_a_reorg_marks_the_claims_payment_removed(make_challenge, make_response):
-    # Kills (chain/services.py response_unconfirm_reorged): `removed=True` -> False, which left the
+    # Kills (chain/reorgs.py response_unconfirm_reorged): `removed=True` -> False, which left the
     # payment of a block that left the chain counted in the ledger.
     from decimal import Decimal
 
     from chain.models import Payment
-    from chain.services import response_unconfirm_reorged
+    from chain.reorgs import response_unconfirm_reorged
     from responses.models import Response
 
     claim = make_response(make_challenge(), "29.979175, 31.134258", "2")

@@ -102,8 +102,8 @@ def claim_lookup(api, claim):
 
 def make_claim_in_state(make_response, challenge, state: str, text: str = GUESS):
     """A claim left in the given state by the code that puts claims there: the factory for pending,
-    rejected and confirmed rows, and the reorg service (chain/services.py) for reorged_to_pending."""
-    from chain.services import response_unconfirm_reorged
+    rejected and confirmed rows, and the reorg service (chain/reorgs.py) for reorged_to_pending."""
+    from chain.reorgs import response_unconfirm_reorged
     from responses.models import ResponseStatus
     from responses.reasons import REASON_SENTENCES, Reason
 

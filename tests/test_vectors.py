@@ -123,8 +123,8 @@ def test_terms_anchored_topic_is_the_event_of_the_registry_artifact(vectors):
     exactly that event (contracts/build/TermsRegistry.json), so the verifiers read what it emits."""
     from eth_utils import event_abi_to_log_topic, keccak
 
-    from chain.anchors import TERMS_ANCHORED_TOPIC
     from chain.contracts import load_artifact
+    from chain.registry import TERMS_ANCHORED_TOPIC
 
     anchor = vectors["anchor"]
     assert "0x" + keccak(text=anchor["eventSignature"]).hex() == anchor["topic"] == TERMS_ANCHORED_TOPIC

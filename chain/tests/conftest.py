@@ -4,7 +4,8 @@ holds only ETH) deployed; each test runs on a snapshot of it.
 
 A challenge made with `make_challenge` here is anchored for real: published, its anchor sent by the
 worker's own step (chain/anchors.py, anchor_advance) with the operator key, mined, and confirmed
-CHAIN_CONFIRMATIONS deep (`anchor_on_chain`). `make_challenge(anchored=False)` leaves it queued."""
+CHAIN_CONFIRMATIONS deep (`anchor_on_chain`). `make_challenge(anchored=False)` leaves it queued.
+`played` is such a challenge that three players paid, where most of the verifier's cases start."""
 
 from __future__ import annotations
 
@@ -275,3 +276,31 @@ def post_claim(draft: Draft, tx_hash: str, *, chain_readable: bool = True):
         submission_salt=draft.salt,
         client=None if chain_readable else ChainClient([UNREACHABLE_RPC], timeout=2),
     ).response
+
+
+@pytest.fixture
+def third(chain):
+    """A fifth anvil account with 1,000 USDC: the third player of `played`."""
+    account = chain.w3.eth.accounts[4]
+    mint(chain.w3, chain.usdc, account, 1_000 * 10**6, sender=chain.deployer)
+    return account
+
+
+@pytest.fixture
+def played(chain, draft, make_challenge, third):
+    """Three players paid on an anchored challenge (threshold 100 m): two correct, one wrong. The
+    challenge most of the verifier's cases start from (chain/tests/verifier_support.py)."""
+    from challenges.models import ChallengeAnchor
+
+    from .verifier_support import GIZA, Played, confirm, pay
+
+    challenge = make_challenge(solution=GIZA, threshold=100)
+    assert ChallengeAnchor.objects.get(challenge=challenge).status == "confirmed"
+    drafts = {
+        "right": draft(challenge=challenge, stake="5", text="29.9792, 31.1343"),  # about 5 m
+        "also_right": draft(challenge=challenge, stake="7", text="29.9795, 31.1344", address=chain.other),  # ~39 m
+        "wrong": draft(challenge=challenge, stake="3", text="30.0444, 31.2357", address=third),  # 12 km
+    }
+    claims = {name: post_claim(d, pay(chain, d)) for name, d in drafts.items()}
+    confirm(chain, *claims.values())
+    return Played(challenge, drafts=drafts, **claims).refresh()

@@ -1,6 +1,6 @@
-"""The terms on chain (docs/protocol.md section 6) on a real EVM: the registry contract's rules,
-the worker's anchor step from publish to confirmed, what the site refuses before, and a stake paid
-before the anchor rejected `early`."""
+"""A challenge's terms anchored on a real EVM (docs/protocol.md section 6): the worker's anchor step
+from publish to confirmed (chain/anchors.py), what the site refuses before, and the anchor's state
+and retry in the admin."""
 
 import json
 from datetime import timedelta
@@ -8,61 +8,19 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 from eth_account import Account
-from web3.exceptions import ContractCustomError
 
-from chain.anchors import (
-    AnchorPending,
-    anchor_advance,
-    anchor_calldata,
-    anchor_find,
-    anchor_step_noting,
-    anchor_transaction_send,
-    registry_anchored_at,
-    revert_name,
-)
+from chain.anchors import AnchorPending, anchor_advance, anchor_step_noting
 from chain.client import ChainClient, ChainUnavailable, get_client
-from chain.contracts import contract_at
-from chain.services import payment_verify
+from chain.registry import anchor_calldata, anchor_find, anchor_transaction_send
+from chain.verification import payment_verify
 from challenges.models import AnchorStatus, ChallengeAnchor
 from challenges.selectors import challenge_is_open
 from challenges.services import ChallengeStateError, anchor_queue, anchor_retry, anchors_stale, challenge_publish
 
-from .conftest import UNREACHABLE_RPC, anchor_on_chain, post_claim
+from .conftest import UNREACHABLE_RPC, anchor_on_chain
+from .registry_support import anchor_call, send_signed
 
 pytestmark = pytest.mark.django_db
-
-H1, H2 = "11" * 32, "22" * 32
-
-
-def registry(chain):
-    return contract_at(chain.w3, "TermsRegistry", chain.registry)
-
-
-def send_signed(chain, call, *, key: str) -> dict:
-    """Send a registry call signed by `key` (not an unlocked anvil account) with a fixed gas limit,
-    so a call that reverts is mined and its receipt says so. Returns the receipt."""
-    account = Account.from_key(key)
-    tx = call.build_transaction(
-        {
-            "from": account.address,
-            "nonce": chain.w3.eth.get_transaction_count(account.address),
-            "gas": 200_000,
-            "chainId": chain.w3.eth.chain_id,
-        }
-    )
-    tx_hash = chain.w3.eth.send_raw_transaction(account.sign_transaction(tx).raw_transaction)
-    return chain.w3.eth.wait_for_transaction_receipt(tx_hash, timeout=30)
-
-
-def send_unlocked(chain, call, *, sender: str) -> dict:
-    tx_hash = call.transact({"from": sender, "gas": 200_000})
-    return chain.w3.eth.wait_for_transaction_receipt(tx_hash, timeout=30)
-
-
-def anchor_call(chain, challenge_id, solution=H1, terms=H2, opens_at=1_700_000_000, threshold=150):
-    return registry(chain).functions.anchor(
-        challenge_id, bytes.fromhex(solution), bytes.fromhex(terms), opens_at, threshold
-    )
 
 
 def claim_body(d, tx_hash: str) -> str:
@@ -78,55 +36,7 @@ def claim_body(d, tx_hash: str) -> str:
     )
 
 
-# --- The contract ----------------------------------------------------------------------------
-
-
-def test_only_the_owner_may_anchor_a_strangers_anchor_reverts(chain):
-    assert registry(chain).functions.owner().call() == chain.operator
-    receipt = send_unlocked(chain, anchor_call(chain, 900), sender=chain.player)
-    assert receipt["status"] == 0
-    assert registry(chain).functions.anchoredAt(900).call() == 0
-    assert anchor_find(get_client(), registry=chain.registry, challenge_id=900) is None
-    receipt = send_signed(chain, anchor_call(chain, 900), key=chain.operator_key)
-    assert receipt["status"] == 1
-    assert registry(chain).functions.anchoredAt(900).call() == receipt["blockNumber"]
-
-
-def test_the_first_anchor_wins_a_second_of_the_same_id_reverts_and_nothing_changes(chain):
-    first = send_signed(chain, anchor_call(chain, 901), key=chain.operator_key)
-    assert first["status"] == 1
-    second = send_signed(chain, anchor_call(chain, 901, terms=H1, threshold=5), key=chain.operator_key)
-    assert second["status"] == 0
-    # The revert is the registry's AlreadyAnchored(901), and the anchor is the first one's values.
-    with pytest.raises(ContractCustomError) as caught:
-        anchor_call(chain, 901, terms=H1).call({"from": chain.operator})
-    assert revert_name(caught.value) == "AlreadyAnchored"
-    with pytest.raises(ContractCustomError) as caught:
-        anchor_call(chain, 903).call({"from": chain.player})
-    assert revert_name(caught.value) == "OwnableUnauthorizedAccount"
-    client = get_client()
-    assert registry_anchored_at(client, registry=chain.registry, challenge_id=901) == first["blockNumber"]
-    found = anchor_find(client, registry=chain.registry, challenge_id=901)
-    assert (found.terms_sha256, found.proximity_threshold_m, found.block_number) == (H2, 150, first["blockNumber"])
-    logs = client.get_logs({"address": chain.registry, "fromBlock": 0, "toBlock": "latest"})
-    assert len([log for log in logs if int.from_bytes(bytes(log["topics"][1]), "big") == 901]) == 1
-
-
-def test_ownership_moves_in_two_steps_and_the_pending_owner_cannot_anchor_before_accepting(chain):
-    new_owner = chain.other
-    assert send_signed(chain, registry(chain).functions.transferOwnership(new_owner), key=chain.operator_key)["status"]
-    assert registry(chain).functions.owner().call() == chain.operator  # not moved yet
-    assert registry(chain).functions.pendingOwner().call() == new_owner
-    assert send_unlocked(chain, anchor_call(chain, 902), sender=new_owner)["status"] == 0
-    # Only the pending owner can accept.
-    assert send_unlocked(chain, registry(chain).functions.acceptOwnership(), sender=chain.player)["status"] == 0
-    assert send_unlocked(chain, registry(chain).functions.acceptOwnership(), sender=new_owner)["status"] == 1
-    assert registry(chain).functions.owner().call() == new_owner
-    assert send_signed(chain, anchor_call(chain, 902), key=chain.operator_key)["status"] == 0  # the old key
-    assert send_unlocked(chain, anchor_call(chain, 902), sender=new_owner)["status"] == 1
-
-
-# --- The site: publish, the worker's step, gating ----------------------------------------------
+# --- The site: publish, the worker's step, gating -------------------------------------------------
 
 
 def test_publish_queues_the_anchor_and_the_challenge_opens_only_once_it_is_deep_enough(
@@ -311,48 +221,7 @@ def test_retry_is_refused_while_the_anchor_is_on_its_way_and_allowed_once_it_fai
         anchor_retry(challenge=challenge)
 
 
-# --- Verification: a stake paid before the anchor -----------------------------------------------
-
-
-def test_a_payment_mined_before_the_anchor_and_claimed_after_the_challenge_opened_is_rejected_early(
-    chain, make_challenge, draft
-):
-    challenge = make_challenge(anchored=False)  # active, its anchor queued: the id is public
-    d = draft(challenge=challenge)
-    tx_hash = chain.pay(chain.stake_calldata(d))  # mined before the anchor
-    anchor = anchor_on_chain(chain, challenge)
-    assert chain.w3.eth.get_transaction_receipt(tx_hash)["blockNumber"] < anchor.block_number
-    response = post_claim(d, tx_hash)  # the challenge is open now: the claim is stored
-    outcome = payment_verify(response_id=response.pk)
-    assert (outcome.status, outcome.code) == ("rejected", "early")
-    response.refresh_from_db()
-    assert response.rejection_reason == "The payment was made before the challenge's terms were committed on chain."
-    challenge.refresh_from_db()
-    assert challenge.response_count == 0
-
-
-def test_a_payment_whose_block_time_is_before_the_anchored_opening_is_rejected_early(chain, draft):
-    d = draft()
-    tx_hash = chain.pay(chain.stake_calldata(d))
-    chain.mine(1)
-    response = post_claim(d, tx_hash)
-    block_time = chain.w3.eth.get_block(chain.w3.eth.get_transaction_receipt(tx_hash)["blockNumber"])["timestamp"]
-    # The rule itself: a block after the anchor's, but earlier than the anchored opensAt.
-    ChallengeAnchor.objects.filter(challenge=d.challenge).update(opens_at=block_time + 1)
-    assert payment_verify(response_id=response.pk).code == "early"
-
-
-def test_a_payment_after_the_anchor_at_the_opening_second_counts(chain, draft):
-    d = draft()
-    tx_hash = chain.pay(chain.stake_calldata(d))
-    chain.mine(1)
-    response = post_claim(d, tx_hash)
-    block_time = chain.w3.eth.get_block(chain.w3.eth.get_transaction_receipt(tx_hash)["blockNumber"])["timestamp"]
-    ChallengeAnchor.objects.filter(challenge=d.challenge).update(opens_at=block_time)
-    assert payment_verify(response_id=response.pk).status == "confirmed"
-
-
-# --- The admin: the anchor's state and the retry -------------------------------------------------
+# --- The admin: the anchor's state and the retry --------------------------------------------------
 
 
 @pytest.fixture
@@ -409,31 +278,3 @@ def test_the_admin_shows_the_anchor_and_retries_a_failed_one(
     assert (
         "Retry anchor refused: This challenge&#x27;s anchor is already confirmed on chain." in answer.content.decode()
     )
-
-
-# --- manage.py deploy_registry -------------------------------------------------------------------
-
-
-def test_deploy_registry_deploys_one_owned_by_the_operator_key_and_prints_its_address(chain, settings):
-    import io
-
-    from django.core.management import call_command
-
-    out = io.StringIO()
-    call_command("deploy_registry", stdout=out, stderr=io.StringIO())
-    (line,) = out.getvalue().splitlines()
-    name, _, address = line.partition("=")
-    assert name == "ANCHOR_REGISTRY_ADDRESS" and address != chain.registry
-    assert contract_at(chain.w3, "TermsRegistry", address).functions.owner().call() == chain.operator
-    assert chain.w3.eth.get_code(address)
-
-
-def test_deploy_registry_refuses_when_the_key_has_no_gas(chain, settings):
-    from django.core.management import CommandError, call_command
-
-    settings.ANCHOR_OPERATOR_KEY = "0x" + "42" * 32  # a fresh key: no ETH on this chain
-    address = Account.from_key(settings.ANCHOR_OPERATOR_KEY).address
-    nonce = chain.w3.eth.get_transaction_count(address)
-    with pytest.raises(CommandError, match=f"The operator key's address {address} has no gas"):
-        call_command("deploy_registry")
-    assert chain.w3.eth.get_transaction_count(address) == nonce  # nothing was sent

@@ -22,7 +22,7 @@ from web3 import HTTPProvider, Web3
 
 from chain.client import get_client
 from chain.contracts import deploy, mint
-from chain.services import pending_claims_on_head
+from chain.heads import pending_claims_on_head
 from devtools.processes import anvil
 from responses.models import Response, ResponseStatus
 
@@ -205,7 +205,7 @@ def test_a_worker_whose_rpc_node_refuses_every_connection_retries_the_claim_on_b
 def test_one_head_watcher_runs_at_a_time_and_a_failed_round_leaves_the_head_to_the_next(chain, settings):
     from django.core.cache import cache
 
-    from chain.services import HEAD_SEEN_KEY
+    from chain.heads import HEAD_SEEN_KEY
     from chain.tasks import HEAD_LOCK_KEY, watch_head
 
     cache.delete(HEAD_SEEN_KEY)

@@ -6,17 +6,12 @@ from decimal import Decimal
 
 import pytest
 
+from chain.indexer import INDEX_CURSOR, payments_index
 from chain.models import ChainCursor, Payment
+from chain.reorgs import confirmed_recheck
 from chain.selectors import payments_unclaimed
-from chain.services import (
-    INDEX_CURSOR,
-    Outcome,
-    VerificationPending,
-    confirmed_recheck,
-    payment_verify,
-    payments_index,
-    stale_pending_claims,
-)
+from chain.sweeper import stale_pending_claims
+from chain.verification import Outcome, VerificationPending, payment_verify
 from challenges.models import Challenge
 from responses.models import Response, ResponseStatus
 

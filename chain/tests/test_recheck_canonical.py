@@ -5,7 +5,8 @@ from decimal import Decimal
 
 import pytest
 
-from chain.services import confirmed_recheck, payment_verify
+from chain.reorgs import confirmed_recheck
+from chain.verification import payment_verify
 from challenges.models import Challenge
 from responses.models import ResponseStatus
 

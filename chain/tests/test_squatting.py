@@ -13,9 +13,11 @@ from django.db import IntegrityError, transaction
 from django.test import Client
 from django.urls import reverse
 
+from chain.indexer import payments_index
 from chain.models import Payment
+from chain.reorgs import confirmed_recheck
 from chain.selectors import payments_unclaimed
-from chain.services import confirmed_recheck, payment_verify, payments_index
+from chain.verification import payment_verify
 from challenges.commitments import new_salt
 from challenges.models import Challenge
 from devtools.concurrency import at_once

@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from chain.contracts import contract_at
 from chain.models import Payment
-from chain.services import Outcome, VerificationPending, payment_verify
+from chain.verification import Outcome, VerificationPending, payment_verify
 from challenges.commitments import guess_commitment
 from challenges.models import Challenge
 from devtools.concurrency import at_once

@@ -12,7 +12,7 @@ import pytest
 from django.conf import settings
 
 from chain.contracts import mint
-from chain.services import payment_verify
+from chain.verification import payment_verify
 from challenges.models import Challenge
 from responses.demo import seed_demo
 from responses.models import Response, ResponseStatus

@@ -17,8 +17,7 @@ from challenges.services import challenge_stake_moved
 from responses.models import Response, ResponseStatus
 from responses.services import guess_fields
 
-from .test_verify_accounting import GIZA, resolve
-from .verifier_support import run_verifier
+from .verifier_support import GIZA, resolve, run_verifier
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.integration]
 

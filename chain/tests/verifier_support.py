@@ -4,7 +4,12 @@
 the standard library only) against pytest-django's live server and the session anvil. With
 VERIFY_IN_PROCESS=1 in the environment (scripts/mutate.py sets it for verify_challenge.py) it calls
 the script's `main()` in the test's own process instead, so that a mutant of the script is what runs:
-the same arguments, the same HTTP and JSON-RPC, its stdout and stderr captured."""
+the same arguments, the same HTTP and JSON-RPC, its stdout and stderr captured.
+
+The helpers below serve the verifier's cases (chain/tests/test_verify_*.py), most of which start from
+`played` (chain/tests/conftest.py): an anchored challenge three players paid. Each case asserts the
+DIFFERENCE line of the check that must catch it, so that a verifier without that check fails its
+test (scripts/mutate.py runs these against mutants of the script)."""
 
 from __future__ import annotations
 
@@ -21,8 +26,13 @@ from django.conf import settings
 from web3 import Web3
 
 from chain.contracts import contract_at
+from chain.verification import payment_verify
+from challenges.models import Challenge, Payout
+from responses.models import Response, ResponseStatus
+from responses.resolution import challenge_resolve
 
 SCRIPT = Path(settings.BASE_DIR) / "verify_challenge.py"
+GIZA = "29.979175, 31.134258"
 
 
 @dataclass
@@ -95,3 +105,60 @@ def mine_pending(chain, *, at: int | None = None) -> None:
             chain.mine(1)
     finally:
         chain.w3.provider.make_request("evm_setAutomine", [True])
+
+
+# --- The played challenge ------------------------------------------------------------------------
+
+
+@dataclass
+class Played:
+    challenge: Challenge
+    right: Response  # correct, the earliest
+    also_right: Response  # correct, the highest stake
+    wrong: Response
+    drafts: dict
+
+    def refresh(self) -> Played:
+        self.challenge.refresh_from_db()
+        for claim in (self.right, self.also_right, self.wrong):
+            claim.refresh_from_db()
+        return self
+
+
+def pay(chain, d, **overrides) -> str:
+    return chain.pay(chain.stake_calldata(d, **overrides), sender=d.address)
+
+
+def confirm(chain, *claims) -> None:
+    chain.mine(2)
+    for claim in claims:
+        assert payment_verify(response_id=claim.pk).status == ResponseStatus.CONFIRMED
+
+
+def resolve(chain, challenge) -> Challenge:
+    wait_for_wall_clock_past_head(chain)
+    return challenge_resolve(challenge=Challenge.objects.get(pk=challenge.pk))
+
+
+def verify(live_server, chain, challenge, *args) -> object:
+    result = run_verifier(
+        live_server.url, "--challenge", str(challenge.pk), *args, rpc=chain.url, registry=chain.registry
+    )
+    print(result.stdout, result.stderr)  # for a reader of `pytest -s`
+    return result
+
+
+def assert_differs(result, *expected: str) -> None:
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert result.last_line.startswith("DIFFERENCES FOUND: "), result.stdout
+    text = "\n".join(result.differences())
+    for needle in expected:
+        assert needle in text, (needle, result.stdout)
+
+
+def pay_out(chain, payout: Payout, *, to: str | None = None, units: int | None = None) -> str:
+    tx_hash = treasury_transfer(
+        chain, to=to or payout.address, units=units if units is not None else int(payout.amount * 10**6)
+    )
+    chain.mine(2)
+    return tx_hash

@@ -1,6 +1,6 @@
 """The payouts admin: staff record which transaction paid a prize and can ask for it to be checked
 again. Both go through services (challenges/payouts.py); the check on chain is the chain app's
-(chain/payouts.py), queued by task name."""
+(chain/payouts.py), queued through challenges/hooks.py (payout_recorded)."""
 
 from django import forms
 from django.contrib import admin, messages

@@ -238,7 +238,7 @@ CHAIN_EXPLORER_URL = env("CHAIN_EXPLORER_URL", default=PUBLIC_EXPLORERS.get(CHAI
 # explains the local MetaMask set-up instead of Sepolia's faucets.
 CHAIN_IS_LOCAL = env.bool("CHAIN_IS_LOCAL", default=CHAIN_ID in (1337, 31337))
 CHAIN_RPC_TIMEOUT_SECONDS = env.float("CHAIN_RPC_TIMEOUT_SECONDS", default=10.0)
-# The check of a claim against its transaction while the POST waits (chain.services.claim_check_at_post):
+# The check of a claim against its transaction while the POST waits (chain/checks.py, claim_check_at_post):
 # one RPC call per node with this timeout; a node that does not answer in time leaves the claim pending.
 CHAIN_POST_CHECK_TIMEOUT_SECONDS = env.float("CHAIN_POST_CHECK_TIMEOUT_SECONDS", default=2.0)
 USDC_ADDRESS = env("USDC_ADDRESS", default="0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238")
@@ -382,10 +382,10 @@ CELERY_BEAT_SCHEDULE = {
     # Anchors left queued or sent by a lost message or a dead worker are queued again (chain/tasks.py).
     "chain-sweep-anchors": {"task": "chain.sweep_anchors", "schedule": CHAIN_SWEEP_INTERVAL_SECONDS},
     # Payout transactions left verifying by a lost message are queued again (chain/tasks.py).
-    "challenges-sweep-payouts": {"task": "challenges.sweep_payouts", "schedule": CHAIN_SWEEP_INTERVAL_SECONDS},
+    "chain-sweep-payouts": {"task": "chain.sweep_payouts", "schedule": CHAIN_SWEEP_INTERVAL_SECONDS},
     # Resolutions whose worker died are resumed (responses/tasks.py).
-    "challenges-sweep-resolutions": {
-        "task": "challenges.sweep_resolutions",
+    "responses-sweep-resolutions": {
+        "task": "responses.sweep_resolutions",
         "schedule": CHAIN_SWEEP_INTERVAL_SECONDS,
     },
 }

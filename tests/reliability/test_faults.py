@@ -22,7 +22,7 @@ import pytest
 import requests
 
 from chain.client import ChainClient, ChainUnavailable
-from chain.services import Outcome, payment_verify
+from chain.verification import Outcome, payment_verify
 from devtools import processes
 from responses.models import ResponseStatus
 from responses.services import response_create

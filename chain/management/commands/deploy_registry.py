@@ -10,8 +10,8 @@ ANCHOR_REGISTRY_ADDRESS=<address>: set it in the web and worker environment (REA
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from chain.anchors import RegistryDeployError, operator_account, registry_deploy
 from chain.client import ChainUnavailable, get_client
+from chain.registry import RegistryDeployError, operator_account, registry_deploy
 
 
 class Command(BaseCommand):

@@ -612,7 +612,7 @@ async function checkTerms(
 // --- Rejected claims (check 3) ------------------------------------------------------------------
 
 /** The first rule of docs/protocol.md section 2 the claim's payment fails, in the server's order
- * (chain/services.py, payment_decide), with the terms' `early` before `late` (docs/protocol.md section 6); null
+ * (chain/checks.py, PAYMENT_CHECKS), with the terms' `early` before `late` (docs/protocol.md section 6); null
  * when it passes every rule. No receipt: "not_found" (a dropped transaction: "reorged" too). */
 export function firstFailingRule(
   claim: { submitterAddress: string; submissionStake: string },

@@ -17,6 +17,8 @@ from challenges.payouts import payout_record_transaction
 from devtools.processes import anvil
 from responses.resolution import challenge_resolve, payouts_create
 
+from .conftest import OPERATOR_KEY, deploy_registry
+
 pytestmark = [pytest.mark.django_db, pytest.mark.integration]
 
 
@@ -32,6 +34,8 @@ class Node:
         for token in (self.usdc, self.other_token):
             for holder in (self.treasury, self.stranger):
                 mint(self.w3, token, holder, 1_000_000 * 10**6, sender=self.deployer)
+        # The chain tests' make_challenge anchors a challenge's terms for real (chain/tests/conftest.py).
+        self.registry = deploy_registry(self.w3, deployer=self.deployer)
 
     def send(self, tx: dict) -> str:
         tx_hash = self.w3.eth.send_transaction({"gas": 200_000, "value": 0, **tx})
@@ -63,6 +67,8 @@ def chain(node, settings):
     settings.TREASURY_ADDRESS = node.treasury
     settings.OPERATIONS_ADDRESS = ""
     settings.CHAIN_CONFIRMATIONS = "2"
+    settings.ANCHOR_REGISTRY_ADDRESS = node.registry
+    settings.ANCHOR_OPERATOR_KEY = OPERATOR_KEY
     try:
         yield node
     finally:

@@ -1,0 +1,131 @@
+"""The indexer (beat: chain/tasks.py, index_payments): every USDC Transfer to the treasury into the
+ledger (chain/ledger.py), one bounded block range per call, whether or not a claim names it: the
+completeness list (chain/selectors.py, payments_unclaimed) reads it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.conf import settings
+from django.db import transaction
+from eth_utils import to_checksum_address
+
+from responses.models import Response, ResponseStatus
+
+from .calldata import CalldataError, DecodedTransfer, decode_transfer
+from .client import ChainClient, get_client
+from .ledger import payment_claim, payment_upsert
+from .models import ChainCursor, Payment
+from .transfers import TRANSFER_TOPIC, block_time, to_hex, transfer_from_log
+
+INDEX_CURSOR = "usdc-transfers-to-treasury"
+
+
+@dataclass(frozen=True)
+class IndexResult:
+    from_block: int
+    to_block: int
+    recorded: int
+    removed: int
+    pending_claims: list[int]
+
+
+def _address_topic(address: str) -> str:
+    return "0x" + bytes.fromhex(address[2:]).rjust(32, b"\0").hex()
+
+
+def payments_index(*, client: ChainClient | None = None) -> IndexResult | None:
+    """Record every USDC Transfer to the treasury in the ledger, one bounded block range per call.
+
+    The range starts CHAIN_REORG_DEPTH_BLOCKS below the stored cursor, so recent blocks are read
+    again: a log that is no longer there (its block was replaced) is marked removed, a log that
+    moved to another block gets its new position. Returns the pending claims the new logs name,
+    for the caller to verify now rather than at their next retry."""
+    client = client or get_client()
+    head = client.block_number()
+    cursor = ChainCursor.objects.filter(name=INDEX_CURSOR).first()
+    if cursor is None:
+        start = settings.CHAIN_INDEX_START_BLOCK or max(0, head - settings.CHAIN_REORG_DEPTH_BLOCKS)
+        last = start - 1
+    else:
+        last = cursor.block_number
+    from_block = max(0, min(last + 1, head) - settings.CHAIN_REORG_DEPTH_BLOCKS)
+    if settings.CHAIN_INDEX_START_BLOCK:
+        from_block = max(from_block, settings.CHAIN_INDEX_START_BLOCK)
+    to_block = min(head, max(last, from_block) + settings.CHAIN_INDEX_MAX_BLOCKS)
+    if to_block < from_block:
+        return None
+    logs = client.get_logs(
+        {
+            "address": to_checksum_address(settings.USDC_ADDRESS),
+            "topics": [to_hex(TRANSFER_TOPIC), None, _address_topic(settings.TREASURY_ADDRESS)],
+            "fromBlock": from_block,
+            "toBlock": to_block,
+        }
+    )
+    seen: set[tuple[str, int]] = set()
+    tx_hashes: set[str] = set()
+    recorded = 0
+    block_times: dict[int, datetime | None] = {}
+    with transaction.atomic():
+        for log in logs:
+            if log.get("removed"):
+                continue
+            transfer = transfer_from_log(log)
+            if transfer is None or transfer.token.lower() != settings.USDC_ADDRESS.lower():
+                continue
+            key = (transfer.transaction_hash, transfer.log_index)
+            seen.add(key)
+            tx_hashes.add(transfer.transaction_hash)
+            number = int(transfer.block_number or 0)
+            if number not in block_times:
+                block = client.get_block(number)
+                block_times[number] = block_time(block) if block is not None else None
+            existing = Payment.objects.filter(transaction_hash=key[0], log_index=key[1]).first()
+            decoded = None
+            if existing is None or not existing.commitment:
+                decoded = _stake_calldata(client, transfer.transaction_hash)
+            payment_upsert(
+                transfer,
+                block_number=number,
+                block_hash=transfer.block_hash,
+                transaction_index=int(transfer.transaction_index or 0),
+                block_time=block_times[number],
+                decoded_input=decoded,
+                response=payment_claim(
+                    transaction_hash=transfer.transaction_hash, commitment=_ledger_commitment(existing, decoded)
+                ),
+            )
+            recorded += 1
+        # Ledger rows in the scanned range that the canonical chain no longer holds.
+        gone = [
+            p.pk
+            for p in Payment.objects.filter(block_number__gte=from_block, block_number__lte=to_block, removed=False)
+            if (p.transaction_hash, p.log_index) not in seen
+        ]
+        removed = Payment.objects.filter(pk__in=gone).update(removed=True)
+        ChainCursor.objects.update_or_create(name=INDEX_CURSOR, defaults={"block_number": to_block})
+    pending = list(
+        Response.objects.filter(transaction_hash__in=tx_hashes, status=ResponseStatus.PENDING).values_list(
+            "pk", flat=True
+        )
+    )
+    return IndexResult(from_block, to_block, recorded, removed, pending)
+
+
+def _stake_calldata(client: ChainClient, transaction_hash: str) -> DecodedTransfer | None:
+    """The calldata of a direct USDC call, read back for its commitment; None for any other call."""
+    tx = client.get_transaction(transaction_hash)
+    if tx is None or str(tx.get("to") or "").lower() != settings.USDC_ADDRESS.lower():
+        return None
+    try:
+        return decode_transfer(bytes(tx["input"]))
+    except CalldataError:
+        return None
+
+
+def _ledger_commitment(existing: Payment | None, decoded: DecodedTransfer | None) -> str:
+    if decoded is not None and decoded.commitment:
+        return decoded.commitment
+    return existing.commitment if existing is not None else ""

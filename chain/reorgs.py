@@ -1,0 +1,53 @@
+"""Reorgs (beat: chain/tasks.py, recheck_confirmed): a confirmed claim whose block left the
+canonical chain goes back to pending, and its verification runs again (docs/chain.md)."""
+
+from __future__ import annotations
+
+import logging
+
+from django.conf import settings
+from django.db import transaction
+
+from responses.models import Response, ResponseStatus
+from responses.services import response_unconfirm
+
+from .client import ChainClient, get_client
+from .ledger import payments_mark_removed
+from .transfers import to_hex
+
+logger = logging.getLogger(__name__)
+
+
+def response_unconfirm_reorged(*, response: Response) -> bool:
+    """A confirmed claim whose block left the canonical chain goes back to pending; its stake
+    leaves the challenge's sums in the same transaction. Conditional on the block hash it was
+    confirmed in, so a claim re-confirmed meanwhile in a new block is left alone."""
+    with transaction.atomic():
+        changed = response_unconfirm(response=response)
+        if changed:
+            payments_mark_removed(transaction_hash=response.transaction_hash, block_hash=response.block_hash)
+    if changed:
+        logger.warning("response %s: block %s left the chain; pending again", response.pk, response.block_hash)
+    return changed
+
+
+def confirmed_recheck(*, client: ChainClient | None = None) -> list[int]:
+    """Check the confirmed claims of the last CHAIN_REORG_DEPTH_BLOCKS blocks against the canonical
+    chain; returns the ids moved back to pending (the caller queues their verification)."""
+    client = client or get_client()
+    head = client.block_number()
+    since = max(0, head - settings.CHAIN_REORG_DEPTH_BLOCKS)
+    moved = []
+    # Demo claims (seed_demo) were never on a chain: there is nothing to re-check them against.
+    recent = Response.objects.filter(status=ResponseStatus.CONFIRMED, block_number__gte=since, is_demo=False).order_by(
+        "block_number"
+    )
+    canonical: dict[int, str | None] = {}
+    for response in recent:
+        number = response.block_number
+        if number not in canonical:
+            block = client.get_block(number)
+            canonical[number] = to_hex(block["hash"]) if block is not None else None
+        if canonical[number] != response.block_hash.lower() and response_unconfirm_reorged(response=response):
+            moved.append(response.pk)
+    return moved

@@ -1,0 +1,57 @@
+"""The shapes of what the JSON-RPC nodes answer, as the chain app reads them. web3's answers
+(AttributeDict, chain/client.py) and the formatted results of the head watcher's batches are both
+mappings with these keys; only the keys the app reads are listed. Numbers are ints (web3's
+formatters convert them); hashes are bytes (web3's HexBytes) or 0x text."""
+
+from __future__ import annotations
+
+from typing import Protocol, TypedDict
+
+HexData = bytes | str
+
+# "from" is a Python keyword: the functional form of TypedDict.
+Transaction = TypedDict(
+    "Transaction",
+    {"hash": HexData, "from": str, "to": str | None, "input": bytes, "value": int},
+)
+
+
+class Log(TypedDict, total=False):
+    address: str
+    topics: list[HexData]
+    data: HexData
+    logIndex: int
+    transactionHash: HexData
+    transactionIndex: int
+    blockNumber: int
+    blockHash: HexData
+    removed: bool
+
+
+class Receipt(TypedDict):
+    transactionHash: HexData
+    status: int
+    blockNumber: int
+    blockHash: HexData
+    transactionIndex: int
+    logs: list[Log]
+    contractAddress: str | None
+
+
+class Block(TypedDict):
+    number: int
+    hash: HexData
+    timestamp: int
+
+
+class ChainReader(Protocol):
+    """What verification reads the chain through: the live client (chain/client.py, ChainClient)
+    or what one round of the head watcher read in batches (chain/heads.py, ChainReads)."""
+
+    def block_number(self) -> int: ...
+
+    def get_block(self, block: int | str) -> Block | None: ...
+
+    def get_transaction(self, tx_hash: str) -> Transaction | None: ...
+
+    def get_receipt(self, tx_hash: str) -> Receipt | None: ...
