@@ -1,5 +1,5 @@
 """The public answers after a real confirmation: a claim paid on anvil and confirmed by verification
-(chain/services.py, payment_verify), committed for real, then the Active Challenge read through its
+(chain/verification.py, payment_verify), committed for real, then the Active Challenge read through its
 API. The total bids and the response count are the new ones, and the ETag the page sent no longer
 matches; a reorg that takes the payment away takes them back. With the test settings' local-memory
 cache, and with Redis and this process's copy of the answers (config/public_copy.py) as in
@@ -10,7 +10,8 @@ import time
 
 import pytest
 
-from chain.services import confirmed_recheck, payment_verify
+from chain.reorgs import confirmed_recheck
+from chain.verification import payment_verify
 from config import public_cache
 from responses.models import ResponseStatus
 
