@@ -36,12 +36,19 @@ class MutantTimeout(Exception):
 
 
 class _Scopes:
-    """Stands for "the session and the first test's module" where pytest asks for the next item:
-    tearing down to it leaves no test function set up (re-running a test that is still set up
-    would skip its fixtures), while the database and anvil stay up."""
+    """Stands for "the collectors every test shares" (the session, and the folders that hold them
+    all) where pytest asks for the next item: tearing down to it leaves no test function or module
+    set up, so any test may run next (a mutant runs a subset of the tests, in its own order), while
+    session fixtures such as the database and anvil stay up."""
 
-    def __init__(self, item):
-        self.chain = item.listchain()[:-1]
+    def __init__(self, items):
+        chains = [item.listchain()[:-1] for item in items]
+        shared = []
+        for collectors in zip(*chains, strict=False):
+            if any(collector is not collectors[0] for collector in collectors):
+                break
+            shared.append(collectors[0])
+        self.chain = [collector for collector in shared if not isinstance(collector, pytest.Module)]
 
     def listchain(self):
         return self.chain
@@ -76,7 +83,7 @@ def _run_items(session, items, deadline: float) -> tuple[bool, str]:
     """True and the first failing test's id when a test fails (the mutant is killed). However the
     run ends, fixtures are torn down back to the first collected test's scope, so the next run
     starts from the same state (session fixtures such as the database and anvil stay up)."""
-    home = _Scopes(session.items[0])
+    home = _Scopes(session.items)
 
     def on_alarm(signum, frame):
         raise MutantTimeout

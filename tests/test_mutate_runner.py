@@ -40,6 +40,15 @@ def test_positive_is_weak():
     assert positive(5)
 """
 
+# A second test module: a mutant's tests then cross modules (each run starts from the shared scope).
+OTHER_TESTS = """
+from {package}.target import positive
+
+
+def test_zero_is_not_positive():
+    assert not positive(0)
+"""
+
 
 @pytest.fixture
 def package():
@@ -48,6 +57,7 @@ def package():
     folder.mkdir(parents=True)
     (folder / "target.py").write_text(TARGET)
     (folder / "test_target.py").write_text(TESTS.format(package=f"var.{folder.name}"))
+    (folder / "test_other.py").write_text(OTHER_TESTS.format(package=f"var.{folder.name}"))
     (folder / "pytest.ini").write_text("[pytest]\n")
     yield folder
     shutil.rmtree(folder)
@@ -60,7 +70,7 @@ def test_each_mutant_runs_only_the_tests_that_call_its_function(package: Path):
         sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:django",
         "-p", "scripts.mutate_plugin", f"--mutate-module={module}", f"--mutate-result={result}",
         f"--rootdir={package}", f"--confcutdir={package}", "-c", str(package / "pytest.ini"),
-        str(package / "test_target.py"),
+        str(package / "test_target.py"), str(package / "test_other.py"),
     ]  # fmt: skip
     done = subprocess.run(
         command, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=120
@@ -77,8 +87,8 @@ def test_each_mutant_runs_only_the_tests_that_call_its_function(package: Path):
             "killed": False,
             "by": "not reached by any test",
         }
-    # The weak test: `x > 0` -> `x >= 0` and `0` -> `1` still hold for 5; only test_positive_is_weak ran.
-    assert not mutants[("positive", "Gt -> GtE")]["killed"]
+    # `0 -> 1` holds for 5 and for 0: the two tests that call positive() ran, neither in the other module.
     assert not mutants[("positive", "0 -> 1")]["killed"]
-    assert mutants[("positive", "Gt -> GtE")]["tests"] == 1
-    assert mutants[("positive", "return None")]["by"].endswith("test_positive_is_weak")
+    assert mutants[("positive", "0 -> 1")]["tests"] == 2
+    # `x >= 0` is caught only by the second module's test, after the weak one of the first ran.
+    assert mutants[("positive", "Gt -> GtE")]["by"].endswith("test_other.py::test_zero_is_not_positive")
