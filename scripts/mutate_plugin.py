@@ -133,6 +133,7 @@ def pytest_runtestloop(session):
         chosen = _tests_for(mutant.function, items, reached, durations, killers.get(mutant.function, []))
         if not chosen:
             results.append({**_describe(mutant), "killed": False, "by": "not reached by any test", "seconds": 0})
+            _write(result_path, module_path, baseline, results)
             print(f"mutate: #{mutant.number} line {mutant.line} {mutant.function}: {mutant.change}: NOT REACHED")
             continue
         budget = sum(durations[item.nodeid] for item in chosen)
@@ -168,10 +169,16 @@ def pytest_runtestloop(session):
                 "seconds": time.monotonic() - mutant_started,
             }
         )
+        # Written after every mutant, so that a run stopped part way still reports what it ran.
+        _write(result_path, module_path, baseline, results)
         state = f"killed by {by}" if killed else "SURVIVED"
         print(f"mutate: #{mutant.number} line {mutant.line} {mutant.function}: {mutant.change}: {state}", flush=True)
-    result_path.write_text(json.dumps({"module": module_path, "baseline_seconds": baseline, "mutants": results}))
+    _write(result_path, module_path, baseline, results)
     return True
+
+
+def _write(result_path: Path, module_path: str, baseline: float, results: list[dict]) -> None:
+    result_path.write_text(json.dumps({"module": module_path, "baseline_seconds": baseline, "mutants": results}))
 
 
 def _describe(mutant) -> dict:
