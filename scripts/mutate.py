@@ -6,7 +6,9 @@ one anvil between processes, and on this 2-core machine a pytest start costs 10-
 Here one pytest session per module collects the module's tests once (the database, anvil and the
 Django app start once) and a plugin swaps each mutated function's code object in place
 (`function.__code__`), so every reference to the function, also `from x import f` elsewhere,
-runs the mutant; the tests run until the first failure; the original code is put back.
+runs the mutant; the tests run until the first failure; the original code is put back. A mutant
+runs only the tests that call its function on the original code (recorded by the baseline run),
+earlier killers first (scripts/mutate_plugin.py).
 
 Operators (inside function bodies only; docstrings, log calls and message strings are left alone):
 comparison flipped (< <=, > >=, == !=, in / not in, is / is not), and/or swapped, `not` dropped,
@@ -339,6 +341,7 @@ def main() -> int:
         summary.extend(
             f"  survivor #{s['number']} line {s['line']} {s['function']}: {s['change']}"
             + (" (unsure: state left behind)" if s["killed"] else "")
+            + (" (not reached: no test calls it)" if s["by"] == "not reached by any test" else "")
             for s in survivors
         )
     report = "\n".join(summary)
