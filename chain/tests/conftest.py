@@ -206,6 +206,19 @@ def deploy_registry(w3: Web3, *, deployer: str, operator_key: str = OPERATOR_KEY
     return deploy(w3, "TermsRegistry", operator, sender=deployer)
 
 
+@contextmanager
+def anvil_mining_every(seconds: int):
+    """anvil mining a block every `seconds` (not on each transaction), with its own TestUSDC (the
+    player holds 1,000,000) and terms registry (owned by the tests' operator key: the worker anchors
+    there). Yields (url, w3, treasury, player, usdc, registry)."""
+    with anvil("--block-time", str(seconds)) as (url, _proc):
+        w3 = Web3(HTTPProvider(url, request_kwargs={"timeout": 10}))
+        deployer, treasury, player = w3.eth.accounts[:3]
+        usdc = deploy(w3, "TestUSDC", sender=deployer)
+        mint(w3, usdc, player, 1_000_000 * 10**6, sender=deployer)
+        yield url, w3, treasury, player, usdc, deploy_registry(w3, deployer=deployer)
+
+
 def wait_anchor_confirmed(challenge, *, within: float = 30.0, logs=lambda: "") -> None:
     """Until a worker confirmed the challenge's anchor (the challenge is then open)."""
     from challenges.models import AnchorStatus, ChallengeAnchor

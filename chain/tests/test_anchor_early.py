@@ -29,12 +29,18 @@ def test_a_payment_mined_before_the_anchor_and_claimed_after_the_challenge_opene
     assert challenge.response_count == 0
 
 
-def test_a_payment_whose_block_time_is_before_the_anchored_opening_is_rejected_early(chain, draft):
-    d = draft()
+def _claim_paid_in_a_block(chain, d):
+    """A stake paid and mined, and its claim posted: (the claim, its block's time)."""
     tx_hash = chain.pay(chain.stake_calldata(d))
     chain.mine(1)
     response = post_claim(d, tx_hash)
     block_time = chain.w3.eth.get_block(chain.w3.eth.get_transaction_receipt(tx_hash)["blockNumber"])["timestamp"]
+    return response, block_time
+
+
+def test_a_payment_whose_block_time_is_before_the_anchored_opening_is_rejected_early(chain, draft):
+    d = draft()
+    response, block_time = _claim_paid_in_a_block(chain, d)
     # The rule itself: a block after the anchor's, but earlier than the anchored opensAt.
     ChallengeAnchor.objects.filter(challenge=d.challenge).update(opens_at=block_time + 1)
     assert payment_verify(response_id=response.pk).code == "early"
@@ -42,9 +48,6 @@ def test_a_payment_whose_block_time_is_before_the_anchored_opening_is_rejected_e
 
 def test_a_payment_after_the_anchor_at_the_opening_second_counts(chain, draft):
     d = draft()
-    tx_hash = chain.pay(chain.stake_calldata(d))
-    chain.mine(1)
-    response = post_claim(d, tx_hash)
-    block_time = chain.w3.eth.get_block(chain.w3.eth.get_transaction_receipt(tx_hash)["blockNumber"])["timestamp"]
+    response, block_time = _claim_paid_in_a_block(chain, d)
     ChallengeAnchor.objects.filter(challenge=d.challenge).update(opens_at=block_time)
     assert payment_verify(response_id=response.pk).status == "confirmed"

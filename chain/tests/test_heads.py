@@ -18,16 +18,20 @@ from decimal import Decimal
 
 import pytest
 from django.db import connection
-from web3 import HTTPProvider, Web3
 
 from chain.client import get_client
-from chain.contracts import deploy, mint
 from chain.heads import pending_claims_on_head
-from devtools.processes import anvil
 from responses.models import Response, ResponseStatus
 
 from . import test_worker
-from .conftest import OPERATOR_KEY, UNREACHABLE_RPC, deploy_registry, keep_clock, post_claim, wait_anchor_confirmed
+from .conftest import (
+    OPERATOR_KEY,
+    UNREACHABLE_RPC,
+    anvil_mining_every,
+    keep_clock,
+    post_claim,
+    wait_anchor_confirmed,
+)
 from .test_worker import _body, draft_claim, post
 
 # Fixtures of test_worker, used here as they are: the module's own redis-server and the test's
@@ -115,14 +119,9 @@ AFTER_DEEP_ENOUGH_SECONDS = 2.5  # the beat's 1 s interval plus a round on a loa
 
 @pytest.fixture(scope="module")
 def slow_chain():
-    """anvil mining a block every BLOCK_SECONDS, with its own TestUSDC."""
-    with anvil("--block-time", str(BLOCK_SECONDS)) as (url, _proc):
-        w3 = Web3(HTTPProvider(url, request_kwargs={"timeout": 10}))
-        deployer, treasury, player = w3.eth.accounts[:3]
-        usdc = deploy(w3, "TestUSDC", sender=deployer)
-        mint(w3, usdc, player, 1_000_000 * 10**6, sender=deployer)
-        registry = deploy_registry(w3, deployer=deployer)
-        yield url, w3, treasury, player, usdc, registry
+    """anvil mining a block every BLOCK_SECONDS, with its own TestUSDC and registry."""
+    with anvil_mining_every(BLOCK_SECONDS) as chain:
+        yield chain
 
 
 @pytest.mark.integration

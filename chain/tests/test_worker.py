@@ -26,10 +26,9 @@ from decimal import Decimal
 import pytest
 from django.db import connections
 from rest_framework.test import APIClient
-from web3 import HTTPProvider, Web3
+from web3 import Web3
 
 from chain.calldata import encode_stake_transfer
-from chain.contracts import deploy, mint
 from chain.models import Payment
 from chain.tasks import sweep_pending
 from challenges.commitments import guess_commitment, new_salt
@@ -37,11 +36,16 @@ from challenges.coordinates import parse_coordinates
 from challenges.models import Challenge
 from config.celery_app import app as celery_app
 from devtools import workers
-from devtools.processes import anvil
 from devtools.workers import CeleryProcesses, anvil_chain_settings
 from responses.models import Response, ResponseStatus
 
-from .conftest import ANVIL_CHAIN_ID, OPERATOR_KEY, deploy_registry, keep_clock, wait_anchor_confirmed
+from .conftest import (
+    ANVIL_CHAIN_ID,
+    OPERATOR_KEY,
+    anvil_mining_every,
+    keep_clock,
+    wait_anchor_confirmed,
+)
 
 pytestmark = [
     pytest.mark.integration,
@@ -151,14 +155,9 @@ def assert_counted_once(challenge: Challenge, stakes: list[Decimal]) -> None:
 @pytest.fixture(scope="module")
 def timed_chain():
     """anvil mining a block every second (not on each transaction), with its own TestUSDC and terms
-    registry (owned by the tests' operator key: the worker anchors there)."""
-    with anvil("--block-time", "1") as (url, _proc):
-        w3 = Web3(HTTPProvider(url, request_kwargs={"timeout": 10}))
-        deployer, treasury, player = w3.eth.accounts[:3]
-        usdc = deploy(w3, "TestUSDC", sender=deployer)
-        mint(w3, usdc, player, 1_000_000 * 10**6, sender=deployer)
-        registry = deploy_registry(w3, deployer=deployer)
-        yield url, w3, treasury, player, usdc, registry
+    registry."""
+    with anvil_mining_every(1) as chain:
+        yield chain
 
 
 def test_ten_claims_go_from_post_to_confirmed_through_the_worker_on_one_second_blocks(

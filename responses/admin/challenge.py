@@ -32,6 +32,22 @@ from .challenge_display import ChallengeDisplayMixin
 from .challenge_export import ChallengeExportMixin
 from .challenge_form import LOCKED_FIELDS, LOCKED_MESSAGE, RESOLVING_REFRESH_SECONDS, ChallengeForm
 
+# Shown on a saved challenge, below what staff write, and never editable: the commitment, the
+# state, the anchor, the sums, the winners and the page's preview.
+SHOWN_FIELDS = (
+    "solution_sha256",
+    "salt_display",
+    "status_display",
+    "start_timestamp",
+    "anchor_display",
+    "closed_at",
+    "resolved_at",
+    "staked_sum",
+    "response_count",
+    "winners_display",
+    "preview",
+)
+
 
 @admin.register(Challenge)
 class ChallengeAdmin(ChallengeDisplayMixin, ChallengeExportMixin, admin.ModelAdmin):
@@ -65,36 +81,14 @@ class ChallengeAdmin(ChallengeDisplayMixin, ChallengeExportMixin, admin.ModelAdm
             authored.insert(4, "solution_input")
         else:
             authored.insert(4, "solution")
-        shown = [
-            "solution_sha256",
-            "salt_display",
-            "status_display",
-            "start_timestamp",
-            "anchor_display",
-            "closed_at",
-            "resolved_at",
-        ]
         if obj is None:
             return authored
-        return [*authored, *shown, "staked_sum", "response_count", "winners_display", "preview"]
+        return [*authored, *SHOWN_FIELDS]
 
     def get_readonly_fields(self, request, obj=None):
-        always = [
-            "solution_sha256",
-            "salt_display",
-            "status_display",
-            "start_timestamp",
-            "anchor_display",
-            "closed_at",
-            "resolved_at",
-            "staked_sum",
-            "response_count",
-            "winners_display",
-            "preview",
-        ]
         if obj is not None and obj.is_published:
-            return [*LOCKED_FIELDS, "is_demo", *always]
-        return always
+            return [*LOCKED_FIELDS, "is_demo", *SHOWN_FIELDS]
+        return list(SHOWN_FIELDS)
 
     def has_delete_permission(self, request, obj=None) -> bool:
         # A published challenge has public history (and maybe stakes): it is never deleted.
