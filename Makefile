@@ -121,15 +121,18 @@ load: $(VENV)/.installed
 # (scripts/mutate_ts.mjs). Not part of `make test`. Survivors: var/mutate/report.txt and
 # var/mutate/report-ts.txt; the recorded runs and why each survivor is harmless: docs/reliability.md.
 # MUTATE_MODULES=... runs only those Python modules, MUTATE_TS_MODULES=... only those TypeScript
-# files; MUTATE_PY=0 or MUTATE_TS=0 skips a half. The Python half uses PostgreSQL (DATABASE_URL,
-# else $(PG_URL)) and anvil, about 30 minutes on this 2-core machine (chain/checks.py and
-# chain/verification.py are 15 of them); the TypeScript half about 15 minutes (verify-outcomes.ts is 7 of them).
+# files; MUTATE_PY=0 or MUTATE_TS=0 skips a half; MUTATE_FROM=N resumes a Python module's run at
+# mutant N. The Python half uses PostgreSQL (DATABASE_URL, else $(PG_URL)) and anvil: about 30
+# minutes on this 2-core machine for the server's modules, and hours for verify_challenge.py (634
+# mutants; a survivor re-runs every chain test that reaches it); the TypeScript half about 15
+# minutes (verify-outcomes.ts is 7 of them).
 MUTATE_MODULES ?=
+MUTATE_FROM ?= 1
 MUTATE_TS_MODULES ?=
 MUTATE_PY ?= 1
 MUTATE_TS ?= 1
 .PHONY: mutate
 mutate: $(VENV)/.installed node_modules/.installed
 	@if [ "$(MUTATE_PY)" != 0 ]; then \
-		DATABASE_URL="$${DATABASE_URL:-$(PG_URL)}" $(PY) scripts/mutate.py $(MUTATE_MODULES) || exit 1; fi
+		DATABASE_URL="$${DATABASE_URL:-$(PG_URL)}" $(PY) scripts/mutate.py --from $(MUTATE_FROM) $(MUTATE_MODULES) || exit 1; fi
 	@if [ "$(MUTATE_TS)" != 0 ]; then node scripts/mutate_ts.mjs $(MUTATE_TS_MODULES) || exit 1; fi

@@ -15,7 +15,7 @@ comparison flipped (< <=, > >=, == !=, in / not in, is / is not), and/or swapped
 + - * / // swapped, an integer constant +1, True/False swapped, `return x` -> `return None`, and in
 `order_by(...)` each field dropped or its direction flipped.
 
-Usage: python scripts/mutate.py [--list] [module ...]   (default: every module in TARGETS)
+Usage: python scripts/mutate.py [--list] [--from N] [module ...]   (default: every module in TARGETS)
 Writes var/mutate/report.txt: per module, mutants, killed, survivors with their line and change."""
 
 from __future__ import annotations
@@ -298,6 +298,13 @@ def main() -> int:
     parser.add_argument("modules", nargs="*", default=list(TARGETS))
     parser.add_argument("--list", action="store_true", help="print the mutants and exit")
     parser.add_argument("--max-seconds-per-mutant", type=float, default=120.0)
+    parser.add_argument(
+        "--from",
+        dest="first",
+        type=int,
+        default=1,
+        help="start at mutant number N (resume a run stopped part way; its report covers N and after)",
+    )
     args = parser.parse_args()
     REPORT_DIR.mkdir(parents=True, exist_ok=True)
     summary = []
@@ -308,7 +315,8 @@ def main() -> int:
                 print(f"{module}:{m.line} #{m.number} {m.function}: {m.change}")
             summary.append(f"{module}: {len(mutants)} mutants")
             continue
-        result_file = REPORT_DIR / (module.replace("/", "_") + ".json")
+        suffix = f".from-{args.first}" if args.first > 1 else ""
+        result_file = REPORT_DIR / (module.replace("/", "_") + suffix + ".json")
         result_file.unlink(missing_ok=True)
         started = time.monotonic()
         command = [
@@ -323,6 +331,7 @@ def main() -> int:
             f"--mutate-module={module}",
             f"--mutate-result={result_file}",
             f"--mutate-max-seconds={args.max_seconds_per_mutant}",
+            f"--mutate-from={args.first}",
             *TARGETS[module],
         ]
         print(f"== {module}: {len(mutants)} mutants, tests: {' '.join(TARGETS[module])}", flush=True)

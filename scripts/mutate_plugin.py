@@ -29,6 +29,7 @@ def pytest_addoption(parser):
     parser.addoption("--mutate-module", required=True)
     parser.addoption("--mutate-result", required=True)
     parser.addoption("--mutate-max-seconds", type=float, default=120.0)
+    parser.addoption("--mutate-from", type=int, default=1)
 
 
 class MutantTimeout(Exception):
@@ -129,7 +130,8 @@ def pytest_runtestloop(session):
 
     results = []
     killers: dict[str, list[str]] = {}  # function -> nodeids of the tests that killed its mutants
-    for mutant in mutants_of(Path(source_file).read_text()):
+    first = config.getoption("--mutate-from")
+    for mutant in mutants_of(Path(source_file).read_text())[first - 1 :]:
         chosen = _tests_for(mutant.function, items, reached, durations, killers.get(mutant.function, []))
         if not chosen:
             results.append({**_describe(mutant), "killed": False, "by": "not reached by any test", "seconds": 0})

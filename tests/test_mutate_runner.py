@@ -63,20 +63,26 @@ def package():
     shutil.rmtree(folder)
 
 
-def test_each_mutant_runs_only_the_tests_that_call_its_function(package: Path):
+def run_mutants(package: Path, *extra: str) -> dict:
+    """The plugin's results on the package's module, by (function, change)."""
     result = package / "result.json"
+    result.unlink(missing_ok=True)
     module = package.relative_to(ROOT) / "target.py"
     command = [
         sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:django",
         "-p", "scripts.mutate_plugin", f"--mutate-module={module}", f"--mutate-result={result}",
         f"--rootdir={package}", f"--confcutdir={package}", "-c", str(package / "pytest.ini"),
-        str(package / "test_target.py"), str(package / "test_other.py"),
+        str(package / "test_target.py"), str(package / "test_other.py"), *extra,
     ]  # fmt: skip
     done = subprocess.run(
         command, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=120
     )
     assert result.exists(), done.stdout + done.stderr
-    mutants = {(m["function"], m["change"]): m for m in json.loads(result.read_text())["mutants"]}
+    return {(m["function"], m["change"]): m for m in json.loads(result.read_text())["mutants"]}
+
+
+def test_each_mutant_runs_only_the_tests_that_call_its_function(package: Path):
+    mutants = run_mutants(package)
 
     assert mutants[("double", "Mult -> Div")]["killed"]
     assert mutants[("double", "Mult -> Div")]["by"].endswith("test_double")
@@ -92,3 +98,10 @@ def test_each_mutant_runs_only_the_tests_that_call_its_function(package: Path):
     assert mutants[("positive", "0 -> 1")]["tests"] == 2
     # `x >= 0` is caught only by the second module's test, after the weak one of the first ran.
     assert mutants[("positive", "Gt -> GtE")]["by"].endswith("test_other.py::test_zero_is_not_positive")
+
+
+def test_a_run_resumes_at_a_mutant_number(package: Path):
+    everything = run_mutants(package)
+    numbers = sorted(m["number"] for m in everything.values())
+    resumed = run_mutants(package, "--mutate-from=4")
+    assert sorted(m["number"] for m in resumed.values()) == numbers[3:]
