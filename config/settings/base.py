@@ -217,7 +217,7 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = 2_621_440  # Django's default; the admin keeps it.
 # --- Game and chain -------------------------------------------------------------------------
 STAKE_MIN = Decimal("1.00")
 # The form's step (spec: "step 0.01"): a stake a player posts is a whole number of cents, refused
-# otherwise by the form and by the API alike (docs/decisions.md, stake precision).
+# otherwise by the form and by the API alike (docs/decisions.md, "Stake step").
 STAKE_STEP = Decimal("0.01")
 STAKE_MAX = Decimal(env.str("STAKE_MAX", default="1000000"))
 TOKEN_DECIMALS = 6
@@ -272,7 +272,7 @@ CHAIN_REORG_DEPTH_BLOCKS = env.int("CHAIN_REORG_DEPTH_BLOCKS", default=64)
 # RPC cost: one eth_blockNumber per interval whether or not anything is pending (2/s = 172,800 a day at
 # the default 0.5 s; 1 s halves it), plus one batch per new block while claims are pending. A claim is
 # confirmed up to one interval after the block that makes it deep enough: at 1 s the page showed it
-# p95 2.04 s after that block, at 0.5 s 0.96 s (issue 16's goal: 1.5 s; docs/performance.md, section 5).
+# p95 2.04 s after that block, at 0.5 s 0.96 s (the goal: 1.5 s, docs/performance.md section 5).
 CHAIN_HEAD_INTERVAL_SECONDS = env.float("CHAIN_HEAD_INTERVAL_SECONDS", default=0.5)
 CHAIN_HEAD_MAX_CLAIMS = env.int("CHAIN_HEAD_MAX_CLAIMS", default=1000)
 CHAIN_RPC_BATCH_SIZE = env.int("CHAIN_RPC_BATCH_SIZE", default=100)
