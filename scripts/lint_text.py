@@ -4,9 +4,9 @@
    point to a file in the repository, not to a tracker a reader of the code may not have.
 2. No Python module in challenges/, responses/, chain/ or config/ (tests included, migrations aside)
    over 350 lines: a module that long does more than one job, and a newcomer cannot hold it in mind.
-3. Every pointer into docs/ holds: the file exists; `docs/decisions.md, "<title>"` names a row of
-   that table; `docs/<file>.md, "<heading>"` (architecture, chain, reliability) names a heading;
-   `docs/protocol.md section N` and `docs/performance.md section N` name a numbered heading.
+3. Every pointer into docs/ holds: the file exists; a quoted title after the path of decisions.md
+   names a row of its table (the first cell), one after architecture.md, chain.md or reliability.md
+   names a heading; "section N" after protocol.md or performance.md names a numbered heading.
 
 Usage: python scripts/lint_text.py [--root DIR]. Prints each finding as `path:line: what`, exits 1 if
 there is any, 0 otherwise. Markdown files are prose and history and are not checked; the lock file
@@ -36,8 +36,9 @@ SIZED_APPS = ("challenges", "responses", "chain", "config")
 MAX_MODULE_LINES = 350
 
 DOCS_PATH = re.compile(r"(?<![\w/.-])docs/[\w./-]*\w\.md")
-# After a path: an optional comma or colon and "section", then a quoted title (a row or a heading).
-QUOTED_TITLE = re.compile(r'[,:]?[ ]?(?:section[ ])?"([^"]+(?:"[^"]+")*?)"(?=[^\w"]|$)')
+# After a path: an optional comma or colon and "section", then a quoted title (a row or a heading)
+# that starts with a letter, a digit or a backtick (so the closing quote of a string is not one).
+QUOTED_TITLE = re.compile(r'[,:]?[ ]?(?:section[ ])?"([\w`][^"]*(?:"[^"]+")*?)"(?=[^\w"]|$)')
 SECTION_NUMBER = re.compile(r",?[ ]sections?[ ](\d+(?:\.\d+)?[a-z]?)")
 HEADED_DOCS = {"docs/architecture.md", "docs/chain.md", "docs/reliability.md"}
 NUMBERED_DOCS = {"docs/protocol.md", "docs/performance.md"}

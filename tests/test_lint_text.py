@@ -10,8 +10,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "scripts" / "lint_text.py"
-# Written in two parts so that this file does not hold what the check looks for.
+# Written in parts so that this file does not hold what the checks look for.
 ISSUE = "issue"
+DOCS = "docs"
 
 DECISIONS = "# Decisions\n\n| topic | decision | why |\n|---|---|---|\n| Stake step | 0.01 | cents |\n"
 RELIABILITY = "# Reliability\n\n## Known limits\n\nNone.\n"
@@ -37,16 +38,16 @@ def tree(tmp_path: Path) -> Path:
     write(
         tmp_path,
         {
-            "docs/decisions.md": DECISIONS,
-            "docs/reliability.md": RELIABILITY,
+            f"{DOCS}/decisions.md": DECISIONS,
+            f"{DOCS}/reliability.md": RELIABILITY,
             # History and generated files may name issues; a migration may be long.
-            "docs/history.md": f"Done in {ISSUE} 13.\n",
+            f"{DOCS}/history.md": f"Done in {ISSUE} 13.\n",
             "package-lock.json": f'{{"note": "{ISSUE} #4"}}\n',
             "challenges/migrations/0001_initial.py": "x = 1\n" * 400,
             # 350 lines is allowed; a module outside the four apps may be longer.
-            "challenges/services.py": '"""Stakes (docs/decisions.md, "Stake step")."""\n' + "x = 1\n" * 349,
+            "challenges/services.py": f'"""Stakes ({DOCS}/decisions.md, "Stake step")."""\n' + "x = 1\n" * 349,
             "bench/report.py": "x = 1\n" * 400,
-            "config/limits.py": '# See docs/reliability.md, "Known\n# limits".\nTISSUE_5 = 1\n',
+            "config/limits.py": f'# See {DOCS}/reliability.md, "Known\n# limits".\nTISSUE_5 = 1\n',
         },
     )
     return tmp_path
@@ -71,8 +72,8 @@ def test_each_offence_is_named_with_its_file_and_line(tree: Path) -> None:
             "frontend/src/app.tsx": f"// Fixed in {ISSUE.title()} #7\nexport {{}};\n",
             "Makefile": f"# {ISSUE.upper()} 22\nall:\n",
             "chain/tests/test_big.py": "x = 1\n" * 351,
-            "config/settings/extra.py": '# (docs/decisions.md, "Stake precision")\n# docs/missing.md\n',
-            "responses/parsers.py": '"""Its tests: docs/reliability.md, section\n"Issue numbers"."""\n',
+            "config/settings/extra.py": f'# ({DOCS}/decisions.md, "Stake precision")\n# {DOCS}/missing.md\n',
+            "responses/parsers.py": f'"""Its tests: {DOCS}/reliability.md, section\n"Issue numbers"."""\n',
         },
     )
     result = lint_text(tree)
@@ -88,9 +89,9 @@ def test_each_offence_is_named_with_its_file_and_line(tree: Path) -> None:
         "responses/views.py:3",
     ], result.stdout
     assert "351 lines, over 350" in result.stdout
-    assert 'docs/decisions.md has no row "Stake precision"' in result.stdout
-    assert "docs/missing.md does not exist" in result.stdout
-    assert 'docs/reliability.md has no heading "Issue numbers"' in result.stdout
+    assert f'{DOCS}/decisions.md has no row "Stake precision"' in result.stdout
+    assert f"{DOCS}/missing.md does not exist" in result.stdout
+    assert f'{DOCS}/reliability.md has no heading "Issue numbers"' in result.stdout
 
 
 def test_a_file_that_is_not_tracked_is_not_read(tree: Path) -> None:
