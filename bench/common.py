@@ -24,7 +24,7 @@ BUNDLE = ROOT / "var" / "bench-bundle"  # a snapshot of frontend/build and its w
 REDIS_URL = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/8")
 # One database for every benchmark, dropped and created afresh by each (they run one after another).
 DATABASE = os.environ.get("BENCH_DATABASE", "geopoem_bench")
-# The beat's head watcher interval the chain benchmarks run with (and report): config/settings/base.py's
+# The beat's head watcher interval the chain benchmarks run with (and report): config/settings/chain.py's
 # default unless the environment says otherwise; passed to their stacks explicitly.
 HEAD_INTERVAL_SECONDS = os.environ.get("CHAIN_HEAD_INTERVAL_SECONDS", "0.5")
 

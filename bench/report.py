@@ -68,7 +68,7 @@ def api_section(r: dict) -> list[str]:
             + f". nginx's X-Cache-Status of two requests in a row: {r.get('nginxCacheStatus', {})} (the floor is "
             "never cached: it sends no caching headers). The answers' `Cache-Control: public, max-age=0, "
             "must-revalidate, s-maxage=1` lets a shared cache answer for 1 s and then revalidate with "
-            'If-None-Match (a 304 from the origin); browsers revalidate every time (docs/protocol.md, "Caching").',
+            "If-None-Match (a 304 from the origin); browsers revalidate every time (docs/protocol.md section 3.4b).",
         ]
     cpu = r.get("cpuPerRequestUs")
     if cpu:

@@ -1,4 +1,4 @@
-"""The HTML allow-list for poems and instructions (docs/decisions.md, "Poem HTML").
+"""The HTML allow-list for poems and instructions (docs/decisions.md, "Poem HTML allow-list").
 
 Staff write poem and instruction HTML in the admin; players' browsers render it as HTML. nh3
 (the Ammonia sanitiser) keeps only the tags and attributes below and drops everything else, so a

@@ -1,5 +1,5 @@
 """A per-process copy of the rendered public answers, invalidated by Redis pub/sub
-(docs/decisions.md, "Public answers: a copy in each process"). config/public_cache.py owns it: it
+(docs/decisions.md, "A copy in each process"). config/public_cache.py owns it: it
 creates one per process when the default cache is Redis and hands it the way to connect and the
 channel; nothing else uses this module.
 

@@ -1,8 +1,9 @@
 """The API's one JSON parser. Whatever the body, it answers a value or a 4xx ApiError saying what is
 wrong, in bounded time and memory: a number literal is bounded before it is converted (a Decimal
 of 1e999999999999999999 is cheap to build but formatting it needs an exabyte), a charset that is not
-UTF-8 is refused (JSON is UTF-8, RFC 8259), and a body nested deeper than 32 levels is refused. The promise and
-its tests: docs/reliability.md, section "Issue 13"."""
+UTF-8 is refused (JSON is UTF-8, RFC 8259), and a body nested deeper than 32 levels is refused. The promise
+and its tests: docs/reliability.md, "No body answers 500, secrets guarded in every claim state, mutation
+testing"."""
 
 import json
 import re

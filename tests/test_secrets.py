@@ -62,9 +62,9 @@ def test_a_draft_is_invisible(api, make_challenge, make_response):
 
 
 def test_after_resolution_the_reveal_and_the_guess_salts_are_public(api, make_challenge, make_response):
-    """Issue 13: once resolved, every outcome must be re-checkable from public data, so each guess's
-    salt (which opens the commitment its payment carried) is published with it; before resolution
-    it never is (test_nothing_secret_leaks_before_resolution, responses/tests/test_api_outcomes.py)."""
+    """Once resolved, every outcome must be re-checkable from public data (docs/protocol.md section 5),
+    so each guess's salt (which opens the commitment its payment carried) is published with it; before
+    resolution it never is (test_nothing_secret_leaks_before_resolution, responses/tests/test_api_outcomes.py)."""
     challenge = make_challenge(solution=SECRET_SOLUTION)
     claim = make_response(challenge, GUESS, "3")
     challenge_resolve(challenge=challenge)
@@ -87,7 +87,7 @@ def test_the_page_embeds_only_public_config(api, make_challenge):
     assert "secret" not in json.dumps(config).lower()
 
 
-# --- Every claim state (issue 13, part 4) ----------------------------------------------------------
+# --- Every claim state ---------------------------------------------------------------------------
 # The tests above build their claims confirmed (the factory's default); a claim can also be pending,
 # rejected, or confirmed and then sent back to pending by a reorg. None of them may show its text,
 # coordinates or salt through any public answer before the challenge is resolved.

@@ -189,7 +189,7 @@ def test_the_sweeper_picks_only_stale_pending_claims(chain, draft, settings):
 
 
 def test_the_reorg_recheck_leaves_the_demo_claims_alone(chain):
-    """seed_demo's claims are confirmed with made-up blocks (docs/decisions.md: Demo data); on a young chain
+    """seed_demo's claims are confirmed with made-up blocks (docs/decisions.md, "Demo data"); on a young chain
     (anvil, `make run`) those blocks are in the re-checked window and missing, which must not move
     them back to pending and empty the resolved demo challenges."""
     from responses.demo import seed_demo

@@ -196,7 +196,7 @@ def test_bad_coordinates_get_the_spec_sentence(api, make_challenge, text):
         ("abc", "Stake must be a decimal amount of USDC with at most 6 decimals."),
         (True, "Stake must be a decimal amount of USDC with at most 6 decimals."),
         ("1000000.01", "Maximum stake amount is 1000000 USDC"),
-        # The form's step is 0.01: the API refuses what the form refuses (docs/decisions.md).
+        # The form's step is 0.01: the API refuses what the form refuses (docs/decisions.md, "Stake step").
         ("1.005", "Stake amount must be a multiple of 0.01 USDC (at most 2 decimals)."),
         ("2.000001", "Stake amount must be a multiple of 0.01 USDC (at most 2 decimals)."),
     ],

@@ -1,6 +1,7 @@
-"""The winners answer does not grow with the responses (issue 16, goal 5): a challenge of 200
-responses answers with the same fields and entries as one of 3 with the same winners, and only the
-values that count, sum or identify are longer. `make bench` measures the same at a million (bench/scale.py)."""
+"""The winners answer does not grow with the responses (docs/performance.md section 2, "size of the
+winners answer"): a challenge of 200 responses answers with the same fields and entries as one of 3
+with the same winners, and only the values that count, sum or identify are longer. `make bench`
+measures the same at a million (bench/scale.py)."""
 
 import pytest
 

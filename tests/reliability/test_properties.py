@@ -1,5 +1,6 @@
 """Property tests (Hypothesis) for the two pieces of arithmetic players' money and guesses depend on:
-the canonical coordinate form (docs/protocol.md section 1) and the 40/40/20 prize split (section 4)."""
+the canonical coordinate form (docs/protocol.md section 1) and the 40/40/20 prize split
+(docs/protocol.md section 4)."""
 
 from decimal import Decimal
 
