@@ -1,7 +1,8 @@
 """Pure scoring rules (docs/protocol.md section 4): distance, correctness, winners and the prize split.
 
-The database applies the same haversine in bulk at resolution (challenges/selectors.py, distance_to_solution_sql, run by responses/resolution.py);
-these functions are the reference it is tested against."""
+The database applies the same haversine in bulk at resolution (challenges/selectors.py,
+distance_to_solution_sql, run by responses/resolution.py); these functions are the reference it is
+tested against."""
 
 import math
 from collections.abc import Sequence
