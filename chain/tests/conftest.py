@@ -218,7 +218,7 @@ def anvil_mining_every(seconds: int):
     there). Yields (url, w3, treasury, player, usdc, registry)."""
     with anvil("--block-time", str(seconds)) as (url, _proc):
         w3 = Web3(HTTPProvider(url, request_kwargs={"timeout": 10}))
-        deployer, treasury, player = w3.eth.accounts[:3]
+        deployer, treasury, player = list(w3.eth.accounts)[:3]  # list(): as in chain_node
         usdc = deploy(w3, "TestUSDC", sender=deployer)
         mint(w3, usdc, player, 1_000_000 * 10**6, sender=deployer)
         yield url, w3, treasury, player, usdc, deploy_registry(w3, deployer=deployer)
