@@ -15,7 +15,7 @@ help:
 	@echo "make run       - local anvil + test USDC, migrate, seed the demo, web + worker + beat on http://$(HOST):$(PORT)"
 	@echo "make test      - every test suite (PostgreSQL on 127.0.0.1:5432 when reachable, else SQLite); what CI runs"
 	@echo "make test-fast - the inner loop: the Python tests not marked integration, and the front end's unit tests (no browser)"
-	@echo "make lint      - ruff check and format, the apps' layering (lint-imports), the text checks (scripts/lint_text.py), and the front end's tsc, ESLint and Prettier (CI runs it before make test)"
+	@echo "make lint      - ruff check and format, the apps' layering (lint-imports), the text checks (scripts/lint_text.py), mypy, and the front end's tsc, ESLint and Prettier (CI runs it before make test)"
 
 # Development installs requirements-dev.txt (the runtime set in requirements.txt plus the tools);
 # production installs requirements.txt alone (the Python buildpack reads it).
@@ -95,12 +95,14 @@ bench: build
 
 # Every linter CI runs before `make test`: ruff (check and format), the apps' layering, the text
 # checks of scripts/lint_text.py (no issue numbers in code, no app module over 350 lines, pointers
-# into docs/ that hold) and `npm run lint` (tsc, ESLint, prettier --check; package.json).
+# into docs/ that hold), mypy over the apps and config (pyproject.toml, [tool.mypy]) and `npm run lint`
+# (tsc, ESLint, prettier --check; package.json).
 lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/lint-imports
 	$(PY) scripts/lint_text.py
+	$(VENV)/bin/mypy
 	npm run --silent lint
 
 clean:

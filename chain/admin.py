@@ -55,7 +55,7 @@ class PaymentAdmin(ChainSearchMixin, admin.ModelAdmin):
     ]
     list_filter = [ClaimFilter, "removed"]
     search_fields = ["=transaction_hash", "=from_address"]
-    fields = [
+    readonly_fields = (
         "tx_display",
         "log_index",
         "block_number",
@@ -73,8 +73,8 @@ class PaymentAdmin(ChainSearchMixin, admin.ModelAdmin):
         "removed",
         "created_at",
         "updated_at",
-    ]
-    readonly_fields = fields
+    )
+    fields = readonly_fields
 
     @admin.display(description="Transaction", ordering="transaction_hash")
     def tx_display(self, obj: Payment) -> str:

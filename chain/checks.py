@@ -154,7 +154,8 @@ def _after_anchor(challenge: Challenge, block_number: int, block_time: datetime)
         anchor = challenge.anchor  # joined by the callers' select_related
     except ChallengeAnchor.DoesNotExist:
         return False
-    if anchor.status != AnchorStatus.CONFIRMED:
+    # A confirmed anchor always has its block (challenges/services.py, anchor_confirmed sets both).
+    if anchor.status != AnchorStatus.CONFIRMED or anchor.block_number is None:
         return False
     return block_number > anchor.block_number and int(block_time.timestamp()) >= anchor.opens_at
 

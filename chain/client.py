@@ -13,6 +13,7 @@ from typing import Any, TypeVar, cast
 
 import requests
 from django.conf import settings
+from eth_typing import HexStr
 from web3 import HTTPProvider, Web3
 from web3._utils.method_formatters import (
     BLOCK_RESULT_FORMATTERS,
@@ -21,8 +22,9 @@ from web3._utils.method_formatters import (
     type_aware_apply_formatters_to_dict,
 )
 from web3.exceptions import BlockNotFound, ProviderConnectionError, TransactionNotFound, Web3RPCError
+from web3.types import FilterParams, RPCEndpoint
 
-from .rpc import Block, Log, Receipt, Transaction
+from .rpc import Block, BlockTag, Log, Receipt, Transaction
 
 logger = logging.getLogger(__name__)
 
@@ -89,7 +91,7 @@ class ChainClient:
     # web3 types its answers with its own TypedDicts (web3.types); chain/rpc.py names the keys this
     # app reads, so the answers are cast to those.
 
-    def get_block(self, block: int | str) -> Block | None:
+    def get_block(self, block: int | BlockTag) -> Block | None:
         """A block by number or tag ("latest", "finalized"), or None when the node has none."""
 
         def fetch(w3: Web3) -> Block | None:
@@ -103,7 +105,7 @@ class ChainClient:
     def get_transaction(self, tx_hash: str) -> Transaction | None:
         def fetch(w3: Web3) -> Transaction | None:
             try:
-                return cast(Transaction, w3.eth.get_transaction(tx_hash))
+                return cast(Transaction, w3.eth.get_transaction(HexStr(tx_hash)))
             except TransactionNotFound:
                 return None
 
@@ -112,13 +114,13 @@ class ChainClient:
     def get_receipt(self, tx_hash: str) -> Receipt | None:
         def fetch(w3: Web3) -> Receipt | None:
             try:
-                return cast(Receipt, w3.eth.get_transaction_receipt(tx_hash))
+                return cast(Receipt, w3.eth.get_transaction_receipt(HexStr(tx_hash)))
             except TransactionNotFound:
                 return None
 
         return self.call("eth_getTransactionReceipt", fetch)
 
-    def get_logs(self, filter_params: dict) -> list[Log]:
+    def get_logs(self, filter_params: FilterParams) -> list[Log]:
         return self.call("eth_getLogs", lambda w3: cast(list[Log], list(w3.eth.get_logs(filter_params))))
 
     def chain_id(self) -> int:
@@ -159,7 +161,9 @@ class ChainClient:
             chunk = calls[start : start + size]
 
             def fetch(w3: Web3, chunk: Sequence[tuple[str, list[Any], Hashable]] = chunk) -> list[object]:
-                answers = w3.provider.make_batch_request([(method, params) for method, params, _ in chunk])
+                # The nodes are HTTPProviders (__init__); Web3 types its provider as the base class.
+                provider = cast(HTTPProvider, w3.provider)
+                answers = provider.make_batch_request([(RPCEndpoint(method), params) for method, params, _ in chunk])
                 if not isinstance(answers, list) or len(answers) != len(chunk):
                     raise ValueError("batch: malformed answer")
                 results: list[object] = []

@@ -29,7 +29,7 @@ def deploy(w3: Web3, name: str, *args: Any, sender: str, timeout: float = 30) ->
     factory = w3.eth.contract(abi=artifact["abi"], bytecode=artifact["bytecode"])
     tx_hash = factory.constructor(*args).transact({"from": sender})
     receipt = w3.eth.wait_for_transaction_receipt(tx_hash, timeout=timeout)
-    if receipt["status"] != 1:
+    if receipt["status"] != 1 or receipt["contractAddress"] is None:
         raise RuntimeError(f"deploying {name} failed in {tx_hash.hex()}")
     return Web3.to_checksum_address(receipt["contractAddress"])
 

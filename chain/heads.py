@@ -13,7 +13,7 @@ from django.utils import timezone
 from responses.models import Response, ResponseStatus
 
 from .client import ChainClient, get_client
-from .rpc import Block, Receipt, Transaction
+from .rpc import Block, BlockTag, Receipt, Transaction
 from .transfers import depth_reached, finality_by_tag
 from .verification import VerificationPending, payment_decide
 
@@ -31,7 +31,7 @@ class ChainReads:
         *,
         head: int,
         receipts: dict[str, Receipt | None],
-        blocks: dict[int | str, Block | None],
+        blocks: dict[int | BlockTag, Block | None],
         transactions: dict[str, Transaction | None],
     ) -> None:
         self.head = head
@@ -45,7 +45,7 @@ class ChainReads:
     def get_receipt(self, tx_hash: str) -> Receipt | None:
         return self._receipts.get(tx_hash)
 
-    def get_block(self, block: int | str) -> Block | None:
+    def get_block(self, block: int | BlockTag) -> Block | None:
         return self._blocks.get(block)
 
     def get_transaction(self, tx_hash: str) -> Transaction | None:
@@ -93,7 +93,7 @@ def pending_claims_on_head(*, client: ChainClient | None = None, last_head: int 
     hashes = sorted({c.transaction_hash for c in claims})
     receipts = client.receipts(hashes)
     finalized = None
-    extra_blocks: dict[int | str, Block | None] = {}
+    extra_blocks: dict[BlockTag, Block | None] = {}
     if finality_by_tag():
         block = client.get_block("finalized")
         extra_blocks["finalized"] = block
@@ -103,7 +103,9 @@ def pending_claims_on_head(*, client: ChainClient | None = None, last_head: int 
     transactions: dict[str, Transaction | None] = {}
     if deep:
         blocks, transactions = client.blocks_and_transactions(sorted(set(deep.values())), sorted(deep))
-    reads = ChainReads(head=head, receipts=receipts, blocks={**blocks, **extra_blocks}, transactions=transactions)
+    read_blocks: dict[int | BlockTag, Block | None] = dict(blocks.items())
+    read_blocks.update(extra_blocks.items())
+    reads = ChainReads(head=head, receipts=receipts, blocks=read_blocks, transactions=transactions)
     decided = 0
     for response in claims:
         try:

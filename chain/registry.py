@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from django.conf import settings
 from eth_account import Account
 from eth_account.signers.local import LocalAccount
+from eth_account.types import TransactionDictType
+from eth_typing import HexStr
 from eth_utils import keccak, to_checksum_address
 from web3 import Web3
 from web3.exceptions import ContractCustomError, ContractLogicError
@@ -135,7 +137,7 @@ def anchor_simulate(client: ChainClient, *, registry: str, sender: str, calldata
 
     def run(w3: Web3) -> str | None:
         try:
-            w3.eth.call({"from": sender, "to": registry, "data": calldata, "gas": ANCHOR_GAS})
+            w3.eth.call({"from": sender, "to": registry, "data": HexStr(calldata), "gas": ANCHOR_GAS})
         except (ContractCustomError, ContractLogicError) as exc:
             return revert_name(exc)
         return None
@@ -168,13 +170,13 @@ def anchor_transaction_send(
         use_nonce = nonce if nonce is not None else w3.eth.get_transaction_count(account.address, "pending")
         base_fee = int(w3.eth.get_block("latest").get("baseFeePerGas") or 0)
         tip = max(int(w3.eth.max_priority_fee), 10**9)  # at least 1 gwei, Sepolia's usual floor
-        tx = {
+        tx: TransactionDictType = {
             "type": 2,
             "chainId": w3.eth.chain_id,
             "nonce": use_nonce,
             "to": to_checksum_address(registry),
             "value": 0,
-            "data": calldata,
+            "data": HexStr(calldata),
             "gas": ANCHOR_GAS,
             "maxPriorityFeePerGas": tip * bump,
             "maxFeePerGas": (2 * base_fee + tip) * bump,

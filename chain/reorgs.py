@@ -45,6 +45,8 @@ def confirmed_recheck(*, client: ChainClient | None = None) -> list[int]:
     canonical: dict[int, str | None] = {}
     for response in recent:
         number = response.block_number
+        if number is None:  # excluded by the filter (block_number__gte); narrows the type
+            continue
         if number not in canonical:
             block = client.get_block(number)
             canonical[number] = to_hex(block["hash"]) if block is not None else None

@@ -5,9 +5,12 @@ formatters convert them); hashes are bytes (web3's HexBytes) or 0x text."""
 
 from __future__ import annotations
 
-from typing import Protocol, TypedDict
+from typing import Literal, Protocol, TypedDict
 
 HexData = bytes | str
+
+# The block tags the app asks for by name (a subset of web3.types.BlockParams).
+BlockTag = Literal["latest", "finalized"]
 
 # "from" is a Python keyword: the functional form of TypedDict.
 Transaction = TypedDict(
@@ -50,7 +53,7 @@ class ChainReader(Protocol):
 
     def block_number(self) -> int: ...
 
-    def get_block(self, block: int | str) -> Block | None: ...
+    def get_block(self, block: int | BlockTag) -> Block | None: ...
 
     def get_transaction(self, tx_hash: str) -> Transaction | None: ...
 

@@ -20,7 +20,7 @@ class CoordinatePart(Func):
         self.part = part
         super().__init__(expression)
 
-    def as_sql(self, compiler, connection, **extra_context):
+    def as_sql(self, compiler, connection, function=None, template=None, arg_joiner=None, **extra_context):
         text, params = compiler.compile(self.source_expressions[0])
         return f"split_part({text}, ', ', {int(self.part)})", params
 

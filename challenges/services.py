@@ -4,6 +4,7 @@ responses/resolution.py (docs/architecture.md, "Layers")."""
 
 import logging
 from datetime import datetime, timedelta
+from typing import TypedDict
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
@@ -163,9 +164,18 @@ def _anchor_announce(challenge_id: int) -> None:
     transaction.on_commit(send)
 
 
-def anchor_values(*, challenge: Challenge) -> dict:
+class AnchorValues(TypedDict):
+    solution_sha256: str
+    terms_sha256: str
+    opens_at: int
+    proximity_threshold_m: int
+
+
+def anchor_values(*, challenge: Challenge) -> AnchorValues:
     """What is anchored for a published challenge: its solution commitment, the terms hash of the
     texts as the API serves them, the opening time floored to the second, the threshold (0: none)."""
+    if challenge.start_timestamp is None:
+        raise ChallengeStateError("Only a published challenge (one with an opening time) is anchored.")
     return {
         "solution_sha256": challenge.solution_sha256,
         "terms_sha256": terms_commitment(

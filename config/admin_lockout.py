@@ -3,8 +3,9 @@ carries the user name tried and `Access-Control-Allow-Origin: *`; this one tells
 locked-out address needs to know: that it is locked out and for how long. No user name, no CORS
 header, for a form post and an XHR alike."""
 
+# axes.conf is Django's settings with axes' defaults filled in (AXES_HTTP_RESPONSE_CODE among them).
+from axes.conf import settings
 from axes.helpers import get_cool_off
-from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 

@@ -34,6 +34,8 @@ def conditional_json(
     if not any(header in request.META for header in _PRECONDITIONS):
         return response  # no precondition: what get_conditional_response would return, without parsing
     conditional = get_conditional_response(request, etag=etag, response=response)
+    if conditional is None:  # only when no response is passed in; narrows the type
+        return response
     if conditional.status_code == 304:
         conditional["Cache-Control"] = cache_control
     return conditional

@@ -25,7 +25,7 @@ import logging
 import re
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from django.conf import settings
 from django.core.cache import caches
@@ -106,7 +106,7 @@ def public_answer(name: str, build: Callable[[], Any], request: HttpRequest | No
         except Exception as exc:  # noqa: BLE001
             logger.warning("public cache unavailable (%s): %s not stored", type(exc).__name__, name)
             return _answer(request, body)
-    if epoch is not None:
+    if copy is not None and epoch is not None:  # epoch is only set from the copy
         copy.put(name, body, epoch)
     return _answer(request, body)
 
@@ -210,7 +210,8 @@ class RedisStore:
             self.client.set(self.version_key, get_random_string(12), nx=True)
             version = self.client.get(self.version_key)
         if entry is not None:
-            stored, _, body = entry.partition(b"\n")
+            # The client does not decode (no decode_responses in OPTIONS): Redis answers bytes.
+            stored, _, body = cast(bytes, entry).partition(b"\n")
             if stored == version:
                 return version, body
         return version, None

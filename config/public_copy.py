@@ -42,8 +42,12 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from .conditional import body_etag
+
+if TYPE_CHECKING:
+    from redis.connection import ConnectionInterface
 
 logger = logging.getLogger(__name__)
 
@@ -60,7 +64,7 @@ class PublicCopy:
     """The process's copy. `connect` makes a new, unconnected redis-py Connection (RESP2) to the
     cache's Redis; `channel` is where the bumps are published."""
 
-    def __init__(self, connect: Callable[[], object], channel: str) -> None:
+    def __init__(self, connect: Callable[[], ConnectionInterface], channel: str) -> None:
         self._connect = connect
         self.channel = channel
         self._reset()
@@ -75,7 +79,7 @@ class PublicCopy:
         self._heard_sent_at = 0.0  # when the latest answered PING (or the SUBSCRIBE) was sent
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
-        self._connection = None
+        self._connection: ConnectionInterface | None = None
         self.messages = 0  # invalidation messages received, for tests and the benchmark
         self.last_message_at = 0.0  # time.time() when the latest one was read
         self.subscriptions = 0  # how many times the thread has (re)subscribed

@@ -34,7 +34,7 @@ def verify_challenge_script(request: HttpRequest) -> HttpResponse:
     return response
 
 
-def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
     """Django's own 400 (a body its form parser refuses, a bad Host): JSON in the API's error shape
     under /api/, Django's plain page elsewhere."""
     if request.path.startswith("/api/"):

@@ -138,6 +138,7 @@ def _demo_block(at, story_start) -> int:
 
 def _add_demo_responses(challenge: Challenge, poem: DemoPoem, *, now) -> None:
     start = challenge.start_timestamp
+    assert start is not None  # seed_demo back-dates the published challenge's start before this
     story_start = now - timedelta(days=STORY_DAYS)
     for index, (coordinates, stake, hours) in enumerate(poem.guesses):
         address = DEMO_ADDRESSES[index % len(DEMO_ADDRESSES)]

@@ -178,7 +178,8 @@ def payouts_create(*, challenge: Challenge) -> list[Payout]:
     if challenge.status != ChallengeStatus.RESOLVED:
         raise PayoutError("Payouts exist only for a resolved challenge.")
     winners = challenge_winners(challenge=challenge)
-    if winners.earliest is None:
+    # Both are picked from the same correct responses: both or neither (the check narrows the types).
+    if winners.earliest is None or winners.highest is None:
         return []
     prizes: list[tuple[str, object, str, Decimal, str]] = [
         (PayoutKind.EARLIEST, winners.earliest, winners.earliest.submitter_address, winners.split.earliest, ""),

@@ -2,8 +2,11 @@
 from the correct responses (the only rows resolution writes), so their cost does not grow with
 the number of responses."""
 
+from __future__ import annotations
+
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import TYPE_CHECKING, TypedDict
 
 from django.db import connection
 from django.db.models import BooleanField, Case, CharField, F, FloatField, Func, Q, QuerySet, Value, When
@@ -15,6 +18,20 @@ from challenges.selectors import distance_to_own_solution_sql
 
 from .models import Response, ResponseStatus
 from .reasons import NOT_THE_PAYERS_CLAIM
+
+if TYPE_CHECKING:
+    from django_stubs_ext import WithAnnotations
+
+
+class ResponseScores(TypedDict):
+    """What responses_with_scores annotates on each row."""
+
+    distance_meters: float | None
+    correct: bool | None
+
+
+if TYPE_CHECKING:
+    ScoredResponse = WithAnnotations[Response, ResponseScores]
 
 
 def response_list_public(*, challenge_id: int | None = None, after_id: int = 0) -> QuerySet[Response]:
@@ -77,7 +94,7 @@ def response_get_by_hash(*, transaction_hash: str, commitment: str | None = None
     return first_two[0] if len(first_two) == 1 else None
 
 
-def responses_with_scores(queryset: QuerySet[Response]) -> QuerySet[Response]:
+def responses_with_scores(queryset: QuerySet[Response]) -> QuerySet[ScoredResponse]:
     """Annotate `distance_meters` and `correct` (the public contract of a scored response): both
     None unless the response is confirmed and its challenge resolved. The distance is computed per
     row read (a page is at most a thousand), `correct` is the flag resolution wrote on the correct
@@ -96,7 +113,7 @@ def responses_with_scores(queryset: QuerySet[Response]) -> QuerySet[Response]:
 def response_export_rows(*, challenge: Challenge):
     """Every response of a challenge in chain order as the staff CSV shows it (after the record
     and id columns of the export header): text-ready columns, so PostgreSQL can write the CSV."""
-    text = {"output_field": CharField()}
+    text: dict[str, CharField] = {"output_field": CharField()}
     timestamp = Func(
         F("submission_timestamp"),
         template="to_char(%(expressions)s AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"+00:00\"')",
@@ -139,8 +156,8 @@ def response_export_rows(*, challenge: Challenge):
 @dataclass(frozen=True)
 class Winners:
     challenge: Challenge
-    earliest: Response | None
-    highest: Response | None
+    earliest: ScoredResponse | None
+    highest: ScoredResponse | None
     split: PrizeSplit
 
     @property
@@ -172,7 +189,13 @@ def challenge_winners(*, challenge: Challenge) -> Winners:
 
 
 # How far along a payout is, least first: a response that won both prizes shows the one less far along.
-_PAYOUT_PROGRESS = [PayoutStatus.FAILED, PayoutStatus.DUE, PayoutStatus.VERIFYING, PayoutStatus.PAID, PayoutStatus.KEPT]
+_PAYOUT_PROGRESS: list[str] = [
+    PayoutStatus.FAILED,
+    PayoutStatus.DUE,
+    PayoutStatus.VERIFYING,
+    PayoutStatus.PAID,
+    PayoutStatus.KEPT,
+]
 
 
 def response_outcomes(*, responses: list[Response]) -> dict[int, dict]:
@@ -183,7 +206,7 @@ def response_outcomes(*, responses: list[Response]) -> dict[int, dict]:
     A response that won both prizes shows their sum, the status of the one less far along, and the
     transaction of the earliest prize once paid (else of the highest)."""
     scored = [r for r in responses if r.status == ResponseStatus.CONFIRMED and r.challenge.is_resolved]
-    payouts: dict[int, list[Payout]] = {}
+    payouts: dict[int | None, list[Payout]] = {}
     if scored:
         rows = Payout.objects.filter(response_id__in=[r.pk for r in scored]).order_by("kind")
         for payout in rows:

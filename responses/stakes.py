@@ -54,4 +54,6 @@ def stake_step_error(amount: Decimal) -> str | None:
     step = settings.STAKE_STEP
     if amount % step == 0:
         return None
-    return STAKE_STEP_MESSAGE.format(step=step, places=-step.as_tuple().exponent)
+    exponent = step.as_tuple().exponent
+    assert isinstance(exponent, int)  # a finite Decimal; only NaN and infinity have a letter here
+    return STAKE_STEP_MESSAGE.format(step=step, places=-exponent)

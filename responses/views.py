@@ -246,8 +246,8 @@ class ChallengeWinnersView(PublicAnswerView):
         """Both winners of a resolved challenge with distances and prizes, and the operations share."""
         return public_answer(self.public_name(challenge_id=challenge_id), lambda: self.build(challenge_id), request)
 
-    def public_name(self, *, challenge_id: int, **kwargs) -> str:
-        return f"winners:{challenge_id}"
+    def public_name(self, **kwargs) -> str:
+        return f"winners:{kwargs['challenge_id']}"
 
     @staticmethod
     def build(challenge_id: int) -> dict:

@@ -13,14 +13,19 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import TYPE_CHECKING, cast
 
 import pytest
 from eth_account import Account
 from web3 import HTTPProvider, Web3
+from web3.types import RPCEndpoint, TxParams
 
 from chain.calldata import encode_stake_transfer
 from chain.contracts import contract_at, deploy, mint
 from devtools.processes import ANVIL_CHAIN_ID, anvil
+
+if TYPE_CHECKING:
+    from challenges.models import Challenge
 
 # The registry's owner in the tests: a fixed key no anvil account uses, given ETH only (never USDC).
 OPERATOR_KEY = "0x" + "5e" * 32
@@ -43,19 +48,19 @@ class Chain:
     operator_key: str
 
     def snapshot(self) -> str:
-        return self.w3.provider.make_request("evm_snapshot", [])["result"]
+        return self.w3.provider.make_request(RPCEndpoint("evm_snapshot"), [])["result"]
 
     def revert(self, snapshot: str) -> None:
         """Drop every block after the snapshot (a reorg, as far as a reader of the chain can tell)."""
-        assert self.w3.provider.make_request("evm_revert", [snapshot])["result"] is True
+        assert self.w3.provider.make_request(RPCEndpoint("evm_revert"), [snapshot])["result"] is True
         keep_clock(self.w3)
 
     def mine(self, blocks: int = 1) -> None:
-        self.w3.provider.make_request("anvil_mine", [hex(blocks)])
+        self.w3.provider.make_request(RPCEndpoint("anvil_mine"), [hex(blocks)])
 
     def send(self, tx: dict) -> str:
         """Send from an unlocked anvil account; anvil mines it at once. Returns the 0x hash."""
-        tx_hash = self.w3.eth.send_transaction(tx)
+        tx_hash = self.w3.eth.send_transaction(cast(TxParams, tx))
         self.w3.eth.wait_for_transaction_receipt(tx_hash, timeout=30)
         return "0x" + bytes(tx_hash).hex()
 
@@ -85,14 +90,14 @@ def keep_clock(w3: Web3) -> None:
     """anvil's clock falls behind the wall clock after an evm_revert; a challenge published "now"
     must not see the test's next blocks as older than itself. Later blocks keep pace from here."""
     latest = w3.eth.get_block("latest")["timestamp"]
-    w3.provider.make_request("evm_setNextBlockTimestamp", [max(latest + 1, int(time.time()) + 1)])
+    w3.provider.make_request(RPCEndpoint("evm_setNextBlockTimestamp"), [max(latest + 1, int(time.time()) + 1)])
 
 
 @pytest.fixture(scope="session")
 def chain_node():
     with anvil() as (url, _proc):
         w3 = Web3(HTTPProvider(url, request_kwargs={"timeout": 10}))
-        accounts = w3.eth.accounts
+        accounts = list(w3.eth.accounts)  # list(): web3 annotates `accounts` as a tuple of one address
         deployer, treasury, player, other = accounts[0], accounts[1], accounts[2], accounts[3]
         usdc = deploy(w3, "TestUSDC", sender=deployer)
         other_token = deploy(w3, "TestUSDC", sender=deployer)
@@ -123,7 +128,7 @@ def chain_node():
 @pytest.fixture
 def chain(chain_node, settings):
     """The session node, reverted after the test, with the settings pointing at it."""
-    snapshot = chain_node.w3.provider.make_request("evm_snapshot", [])["result"]
+    snapshot = chain_node.w3.provider.make_request(RPCEndpoint("evm_snapshot"), [])["result"]
     keep_clock(chain_node.w3)
     settings.CHAIN_RPC_URLS = [chain_node.url]
     settings.CHAIN_ID = ANVIL_CHAIN_ID
@@ -136,7 +141,7 @@ def chain(chain_node, settings):
     try:
         yield chain_node
     finally:
-        chain_node.w3.provider.make_request("evm_revert", [snapshot])
+        chain_node.w3.provider.make_request(RPCEndpoint("evm_revert"), [snapshot])
 
 
 def anchor_on_chain(chain: Chain, challenge, *, confirm: bool = True):
@@ -202,7 +207,7 @@ def make_challenge(make_challenge, request):
 def deploy_registry(w3: Web3, *, deployer: str, operator_key: str = OPERATOR_KEY) -> str:
     """A TermsRegistry owned by the operator key's address, which gets 10 ETH (and never USDC)."""
     operator = Account.from_key(operator_key).address
-    w3.provider.make_request("anvil_setBalance", [operator, hex(10 * 10**18)])
+    w3.provider.make_request(RPCEndpoint("anvil_setBalance"), [operator, hex(10 * 10**18)])
     return deploy(w3, "TermsRegistry", operator, sender=deployer)
 
 
@@ -213,7 +218,7 @@ def anvil_mining_every(seconds: int):
     there). Yields (url, w3, treasury, player, usdc, registry)."""
     with anvil("--block-time", str(seconds)) as (url, _proc):
         w3 = Web3(HTTPProvider(url, request_kwargs={"timeout": 10}))
-        deployer, treasury, player = w3.eth.accounts[:3]
+        deployer, treasury, player = list(w3.eth.accounts)[:3]  # list(): as in chain_node
         usdc = deploy(w3, "TestUSDC", sender=deployer)
         mint(w3, usdc, player, 1_000_000 * 10**6, sender=deployer)
         yield url, w3, treasury, player, usdc, deploy_registry(w3, deployer=deployer)
@@ -237,7 +242,7 @@ def wait_anchor_confirmed(challenge, *, within: float = 30.0, logs=lambda: "") -
 class Draft:
     """A guess before its payment: the commitment the calldata must carry."""
 
-    challenge: object
+    challenge: Challenge
     text: str
     stake: Decimal
     address: str
@@ -253,7 +258,7 @@ def draft(chain, make_challenge):
 
     from challenges.commitments import guess_commitment, new_salt
 
-    active = []  # at most one active challenge: every draft of a test shares it
+    active: list[Challenge] = []  # at most one active challenge: every draft of a test shares it
 
     def make(*, challenge=None, stake="2.5", address=None, text="29.979, 31.134") -> Draft:
         if challenge is None:

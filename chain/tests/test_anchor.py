@@ -86,6 +86,7 @@ def test_publish_queues_the_anchor_and_the_challenge_opens_only_once_it_is_deep_
     }
     # The anchored values are the challenge's, as a verifier reads them from the chain.
     found = anchor_find(get_client(), registry=chain.registry, challenge_id=challenge.pk)
+    assert found is not None
     assert found.values() == {
         "solution_sha256": challenge.solution_sha256,
         "terms_sha256": anchor.terms_sha256,

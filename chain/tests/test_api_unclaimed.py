@@ -81,7 +81,8 @@ def test_pages_follow_the_link_header(api, make_challenge):
     challenge = make_challenge(solution=GIZA)
     rows = [ledger_row(n, challenge_id=challenge.pk) for n in range(1, 6)]
     challenge_resolve(challenge=challenge)
-    seen, url = [], f"/api/challenges/{challenge.pk}/unclaimed?limit=2"
+    seen: list[str] = []
+    url: str | None = f"/api/challenges/{challenge.pk}/unclaimed?limit=2"
     while url:
         answer = api.get(url)
         seen += [r["transactionHash"] for r in answer.json()]

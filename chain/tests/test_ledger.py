@@ -47,7 +47,7 @@ def test_a_payment_with_no_claim_is_unclaimed_until_its_claim_is_posted(chain, d
     tx = chain.pay(chain.stake_calldata(d))
     chain.mine(1)
     result = payments_index()
-    assert result.recorded == 1 and result.pending_claims == []
+    assert result is not None and result.recorded == 1 and result.pending_claims == []
     [payment] = payments_unclaimed()
     assert payment.transaction_hash == tx
     assert (payment.from_address, payment.to_address, payment.amount_units) == (chain.player, chain.treasury, 2_500_000)
@@ -68,7 +68,8 @@ def test_the_indexer_names_pending_claims_for_verification(chain, draft, setting
     d = draft()
     tx = chain.pay(chain.stake_calldata(d))
     response = post_claim(d, tx)
-    assert payments_index().pending_claims == [response.pk]
+    result = payments_index()
+    assert result is not None and result.pending_claims == [response.pk]
     assert Payment.objects.get().response_id == response.pk
 
 
@@ -96,6 +97,7 @@ def test_the_indexer_reads_bounded_ranges_from_its_cursor(chain, draft, settings
     ranges = []
     while True:
         result = payments_index()
+        assert result is not None
         ranges.append((result.from_block, result.to_block))
         assert result.to_block - result.from_block <= 3 + 2
         if result.to_block == head:
@@ -116,7 +118,8 @@ def test_a_reorg_marks_the_ledger_row_removed(chain, draft, settings):
     assert Payment.objects.filter(removed=False).count() == 1
     chain.revert(snapshot)
     chain.mine(4)
-    assert payments_index().removed == 1
+    result = payments_index()
+    assert result is not None and result.removed == 1
     assert not payments_unclaimed().exists()
 
 
@@ -285,7 +288,8 @@ def test_two_payments_in_one_block_keep_their_own_transaction_indexes(chain, dra
     receipts = [w3.eth.get_transaction_receipt(h) for h in hashes]
     assert receipts[0]["blockNumber"] == receipts[1]["blockNumber"]
 
-    assert payments_index().recorded == 2
+    result = payments_index()
+    assert result is not None and result.recorded == 2
     indexes = dict(Payment.objects.values_list("transaction_hash", "transaction_index"))
     assert indexes == {hashes[0]: 0, hashes[1]: 1}
 

@@ -3,11 +3,13 @@ with the project's TestUSDC, the treasury paying winners for real. Only an exact
 from the treasury to the winner marks a payout paid."""
 
 from decimal import Decimal
+from typing import cast
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.urls import reverse
 from web3 import HTTPProvider, Web3
+from web3.types import RPCEndpoint, TxParams
 
 from chain.contracts import contract_at, deploy, mint
 from chain.payouts import PayoutPending, payout_verify
@@ -26,7 +28,7 @@ class Node:
     def __init__(self, url: str) -> None:
         self.url = url
         self.w3 = Web3(HTTPProvider(url, request_kwargs={"timeout": 10}))
-        accounts = self.w3.eth.accounts
+        accounts = list(self.w3.eth.accounts)  # list(): web3 annotates `accounts` as a tuple of one address
         self.deployer, self.treasury, self.winner, self.stranger = accounts[:4]
         self.usdc = deploy(self.w3, "TestUSDC", sender=self.deployer)
         self.other_token = deploy(self.w3, "TestUSDC", sender=self.deployer)
@@ -38,7 +40,7 @@ class Node:
         self.registry = deploy_registry(self.w3, deployer=self.deployer)
 
     def send(self, tx: dict) -> str:
-        tx_hash = self.w3.eth.send_transaction({"gas": 200_000, "value": 0, **tx})
+        tx_hash = self.w3.eth.send_transaction(cast(TxParams, {"gas": 200_000, "value": 0, **tx}))
         self.w3.eth.wait_for_transaction_receipt(tx_hash, timeout=30)
         return "0x" + bytes(tx_hash).hex()
 
@@ -49,7 +51,7 @@ class Node:
         return self.send({"from": sender or self.treasury, "to": token or self.usdc, "data": data})
 
     def mine(self, blocks: int = 1) -> None:
-        self.w3.provider.make_request("anvil_mine", [hex(blocks)])
+        self.w3.provider.make_request(RPCEndpoint("anvil_mine"), [hex(blocks)])
 
 
 @pytest.fixture(scope="module")

@@ -27,6 +27,7 @@ def cache_kind(request):
     if request.param == "redis":
         request.getfixturevalue("redis_cache")
         copy = public_cache.copy_for_process()
+        assert copy is not None
         copy.get("warm-up")  # starts the subscriber
         deadline = time.monotonic() + 5
         while not copy.live:
@@ -56,7 +57,8 @@ def test_a_claim_confirmed_by_verification_shows_in_the_active_answer_at_once(ap
     response = post_claim(d, tx)
     assert active(api, etag).status_code == 304  # a pending claim changes no public answer
     if cache_kind == "redis":
-        assert len(public_cache.copy_for_process()) == 1  # the answer is in this process's memory
+        copy = public_cache.copy_for_process()
+        assert copy is not None and len(copy) == 1  # the answer is in this process's memory
 
     assert payment_verify(response_id=response.pk).status == ResponseStatus.CONFIRMED
     confirmed = active(api, etag)

@@ -9,6 +9,7 @@ from web3.exceptions import ContractCustomError
 from chain.client import get_client
 from chain.contracts import contract_at
 from chain.registry import anchor_find, registry_anchored_at, revert_name
+from chain.transfers import to_bytes
 
 from .registry_support import H1, H2, anchor_call, registry, send_signed, send_unlocked
 
@@ -44,9 +45,10 @@ def test_the_first_anchor_wins_a_second_of_the_same_id_reverts_and_nothing_chang
     client = get_client()
     assert registry_anchored_at(client, registry=chain.registry, challenge_id=901) == first["blockNumber"]
     found = anchor_find(client, registry=chain.registry, challenge_id=901)
+    assert found is not None
     assert (found.terms_sha256, found.proximity_threshold_m, found.block_number) == (H2, 150, first["blockNumber"])
     logs = client.get_logs({"address": chain.registry, "fromBlock": 0, "toBlock": "latest"})
-    assert len([log for log in logs if int.from_bytes(bytes(log["topics"][1]), "big") == 901]) == 1
+    assert len([log for log in logs if int.from_bytes(to_bytes(log["topics"][1]), "big") == 901]) == 1
 
 
 def test_ownership_moves_in_two_steps_and_the_pending_owner_cannot_anchor_before_accepting(chain):

@@ -6,6 +6,7 @@ import json
 import socket
 import time
 from decimal import Decimal
+from functools import partial
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -256,7 +257,7 @@ def race(bodies: list[dict]) -> list[int]:
     def one(index: int) -> int:
         return post(Client(REMOTE_ADDR=f"10.0.{index // 250}.{index % 250 + 1}"), bodies[index]).status_code
 
-    return at_once([lambda i=i: one(i) for i in range(len(bodies))], timeout=120)
+    return at_once([partial(one, i) for i in range(len(bodies))], timeout=120)
 
 
 @pytest.mark.postgresql
@@ -290,7 +291,7 @@ def test_twenty_squatters_stored_unchecked_then_verified_at_once_confirm_only_th
     ids = list(Response.objects.values_list("pk", flat=True))
     assert len(ids) == SQUATTERS + 1
 
-    at_once([lambda i=i: payment_verify(response_id=i) for i in ids], timeout=120)
+    at_once([partial(payment_verify, response_id=i) for i in ids], timeout=120)
     [confirmed] = Response.objects.filter(status=ResponseStatus.CONFIRMED)
     assert confirmed.commitment == d.commitment
     assert Response.objects.filter(status=ResponseStatus.REJECTED).count() == SQUATTERS

@@ -144,6 +144,7 @@ def test_a_demo_challenge_is_checked_off_chain_and_says_so(chain, live_server, w
     the verifier says so instead of failing; everything else about them is checked."""
     seed_demo()
     demo = Challenge.objects.filter(is_demo=True, status="resolved").order_by("id").first()
+    assert demo is not None
     result = run_verifier(live_server.url, demo.pk, chain.url if with_rpc else None)
     assert result.returncode == 0, result.stdout + result.stderr
     count = demo.response_count
@@ -156,7 +157,9 @@ def test_a_demo_challenge_is_checked_off_chain_and_says_so(chain, live_server, w
 def test_a_demo_claim_changed_after_resolution_still_fails(chain, live_server):
     seed_demo()
     demo = Challenge.objects.filter(is_demo=True, status="resolved").order_by("id").first()
+    assert demo is not None
     target = demo.responses.order_by("id").first()
+    assert target is not None
     Response.objects.filter(pk=target.pk).update(submission_text="1, 1")
     result = run_verifier(live_server.url, demo.pk, chain.url)
     assert result.returncode == 1

@@ -62,6 +62,7 @@ def test_an_honest_challenge_with_every_kind_of_claim_and_payment_is_reproduced(
     late_claim = post_claim(late, late_tx)
     wait_for_wall_clock_past_head(chain)
     closed = challenge_close(challenge=challenge)
+    assert closed.closed_at is not None
     mine_pending(chain, at=int(closed.closed_at.timestamp()) + 2)
     chain.mine(2)
     assert payment_verify(response_id=late_claim.pk).code == "late"

@@ -9,6 +9,7 @@ import time
 from datetime import UTC, datetime
 from decimal import Decimal
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
 
@@ -30,7 +31,9 @@ def rpc(chain, calls: list[tuple[str, list]]) -> list:
     """One JSON-RPC batch, straight to anvil (web3's per-call overhead would dominate here)."""
     import requests
 
-    payload = [{"jsonrpc": "2.0", "id": i, "method": m, "params": p} for i, (m, p) in enumerate(calls)]
+    payload: list[dict[str, Any]] = [
+        {"jsonrpc": "2.0", "id": i, "method": m, "params": p} for i, (m, p) in enumerate(calls)
+    ]
     answer = requests.post(chain.url, json=payload, timeout=120).json()
     by_id = {item["id"]: item for item in answer}
     errors = [by_id[i] for i in range(len(calls)) if "result" not in by_id[i]]

@@ -64,7 +64,8 @@ broker = workers.broker  # this module's own redis-server, which a test stops an
 class Processes(CeleryProcesses):
     """celery worker / beat processes of one test, on the chain given by `configure`."""
 
-    def configure(
+    # Only the chain's settings, where the base class takes any environment variable.
+    def configure(  # type: ignore[override]
         self, *, rpc_url: str = "", usdc: str = "", treasury: str = "", registry: str = "", operator_key: str = ""
     ) -> None:
         super().configure(

@@ -140,7 +140,7 @@ def resolve(chain, challenge) -> Challenge:
     return challenge_resolve(challenge=Challenge.objects.get(pk=challenge.pk))
 
 
-def verify(live_server, chain, challenge, *args) -> object:
+def verify(live_server, chain, challenge, *args) -> Run:
     result = run_verifier(
         live_server.url, "--challenge", str(challenge.pk), *args, rpc=chain.url, registry=chain.registry
     )

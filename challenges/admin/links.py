@@ -1,11 +1,21 @@
 """Helpers every admin of the project shares: explorer links, hash-or-address search, money."""
 
 from decimal import Decimal
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.utils.html import format_html
 
 from challenges.scoring import TOKEN_UNIT
+
+if TYPE_CHECKING:
+    from django.contrib.admin import ModelAdmin
+
+    # The admins' mixins are only ever mixed into a ModelAdmin: to the type checker they are one,
+    # so their super() calls and ModelAdmin attributes resolve. At run time they stay plain classes.
+    AdminMixinBase = ModelAdmin[Any]
+else:
+    AdminMixinBase = object
 
 # --- Explorer links, shared by the responses and chain admins ------------------------------------
 
@@ -30,7 +40,7 @@ def address_link(address: str) -> str:
     )
 
 
-class ChainSearchMixin:
+class ChainSearchMixin(AdminMixinBase):
     """Search by transaction hash or address in whatever case staff paste: hashes are stored
     lowercase, addresses checksummed. `address_field` names the model's address column."""
 

@@ -102,8 +102,8 @@ class PayoutInline(admin.TabularInline):
     extra = 0
     can_delete = False
     show_change_link = True
-    fields = ["kind", "address", "amount", "status", "transaction_hash", "verified_at"]
-    readonly_fields = fields
+    readonly_fields = ("kind", "address", "amount", "status", "transaction_hash", "verified_at")
+    fields = readonly_fields
 
     def has_add_permission(self, request, obj=None) -> bool:
         return False

@@ -149,7 +149,7 @@ if REDIS_URL:
         }
     }
     CELERY_BROKER_URL = REDIS_URL
-    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600, **_REDIS_SOCKET_OPTIONS}
+    CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {"visibility_timeout": 3600, **_REDIS_SOCKET_OPTIONS}
     CELERY_BROKER_USE_SSL = _REDIS_TLS or None
     # Give up publishing after two quick retries: the sweeper re-queues what was not sent.
     CELERY_TASK_PUBLISH_RETRY_POLICY = {

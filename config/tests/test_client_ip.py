@@ -3,6 +3,7 @@ throttle, the admin lockout (django-axes) and the request log all see the same c
 client-written X-Forwarded-For never moves anyone to another bucket."""
 
 import logging
+from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -31,7 +32,7 @@ ROUTER = "10.1.2.3"  # the address every request comes from behind a platform ro
 )
 def test_the_client_is_the_nth_address_from_the_right(settings, hops, forwarded, expected):
     settings.TRUSTED_PROXY_HOPS = hops
-    meta = {"REMOTE_ADDR": ROUTER}
+    meta: dict[str, Any] = {"REMOTE_ADDR": ROUTER}
     if forwarded:
         meta["HTTP_X_FORWARDED_FOR"] = forwarded
     assert client_ip(RequestFactory().get("/", **meta)) == expected

@@ -7,6 +7,7 @@ import secrets
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -161,7 +162,7 @@ def test_build_time_collectstatic_runs_without_the_runtime_config_vars(tmp_path)
         f"from config.settings.production import *  # noqa: F403\nSTATICFILES_DIRS = [{str(build)!r}]\n"
     )
     only_addons = {"DATABASE_URL": REQUIRED["DATABASE_URL"], "REDIS_URL": REQUIRED["REDIS_URL"]}
-    common = {
+    common: dict[str, Any] = {  # manage()'s keyword arguments: `drop` and the environment
         "drop": tuple(REQUIRED),
         "DJANGO_SETTINGS_MODULE": "buildcheck_settings",
         "PYTHONPATH": f"{tmp_path}{os.pathsep}{ROOT}",

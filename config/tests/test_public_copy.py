@@ -58,7 +58,7 @@ def _read_before(make_challenge):
     (the challenge, the copy, the builds so far, the reader)."""
     challenge = make_challenge(title="Before")
     copy = _live_copy()
-    builds = []
+    builds: list[int] = []
     read = _title_answer(challenge.pk, builds)
     assert read() == "Before"
     return challenge, copy, builds, read
@@ -115,6 +115,7 @@ def test_another_process_commit_reaches_this_process_copy_within_one_message(red
             assert time.monotonic() - started < 60, "the change never reached this process"
             time.sleep(0.001)
         seen = time.time()
+        assert writer.stdout is not None
         committing_at = float(writer.stdout.readline())
         published_at = float(writer.stdout.readline())
     finally:
@@ -205,6 +206,7 @@ def test_a_store_after_a_bump_is_refused(redis_cache):
     assert copy.put("active", b"old", epoch) is False
     assert copy.get("active")[0] is None
     _, epoch = copy.get("active")
+    assert epoch is not None
     assert copy.put("active", b"new", epoch) is True
     assert copy.get("active") == (b"new", None)
 
@@ -213,6 +215,7 @@ def test_the_copy_keeps_a_bounded_number_of_answers(redis_cache):
     copy = _live_copy()
     for n in range(public_copy.MAX_ENTRIES + 10):
         _, epoch = copy.get(f"winners:{n}")
+        assert epoch is not None
         assert copy.put(f"winners:{n}", b"{}", epoch)
     assert len(copy) == public_copy.MAX_ENTRIES
     assert copy.get("winners:0")[0] is None  # the oldest went
@@ -224,6 +227,7 @@ def test_an_answer_is_kept_at_most_max_age_without_a_message(redis_cache, monkey
     copy = _live_copy()
     monkeypatch.setattr(public_copy, "MAX_AGE_SECONDS", 0.3)
     _, epoch = copy.get("active")
+    assert epoch is not None
     copy.put("active", b"kept", epoch)
     assert copy.get("active") == (b"kept", None)
     time.sleep(0.4)
@@ -236,6 +240,7 @@ def test_a_forked_child_starts_empty_and_subscribes_itself(redis_cache):
     entries and no subscriber thread of the parent's; it subscribes on its own first read."""
     copy = _live_copy()
     _, epoch = copy.get("active")
+    assert epoch is not None
     copy.put("active", b"parent's", epoch)
     pid = os.fork()
     if pid == 0:  # the child: report through the exit code only
@@ -257,8 +262,10 @@ def test_the_bump_sets_the_version_and_publishes_in_one_step(redis_cache):
     url, _ = redis_cache
     listener = redis.Redis.from_url(url, protocol=2).pubsub()
     store = public_cache.store_for_process()
+    assert isinstance(store, public_cache.RedisStore)
     assert store.channel == ":1:challenges:public:bumped@db0"  # this deployment's, not global
-    assert public_cache.copy_for_process().channel == store.channel
+    copy = public_cache.copy_for_process()
+    assert copy is not None and copy.channel == store.channel
     listener.subscribe(store.channel)
     assert listener.get_message(timeout=1)["type"] == "subscribe"
     assert store.bump("token-1") is True

@@ -77,10 +77,14 @@ def test_styles_are_allowed_by_a_fresh_nonce_the_page_can_read_never_unsafe_inli
     for _ in range(2):
         answer = client.get("/")
         policy = answer.headers["Content-Security-Policy"]
-        style_src = re.search(r"style-src ([^;]*)", policy).group(1).split()
+        style_found = re.search(r"style-src ([^;]*)", policy)
+        assert style_found, policy
+        style_src = style_found.group(1).split()
         assert "'unsafe-inline'" not in policy
         assert style_src[0] == "'self'" and len(style_src) == 2
-        nonce = re.fullmatch(r"'nonce-([A-Za-z0-9+/=_-]{16,})'", style_src[1]).group(1)
+        nonce_found = re.fullmatch(r"'nonce-([A-Za-z0-9+/=_-]{16,})'", style_src[1])
+        assert nonce_found, style_src
+        nonce = nonce_found.group(1)
         assert f'<meta property="csp-nonce" nonce="{nonce}">' in answer.content.decode()
         nonces.append(nonce)
     assert nonces[0] != nonces[1]  # one per answer

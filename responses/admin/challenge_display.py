@@ -1,6 +1,9 @@
 """The read-only parts of the Challenge admin's page: status and progress, threshold, salt, the
 preview of what players see, and the winners with their prizes."""
 
+from decimal import Decimal
+from typing import TYPE_CHECKING
+
 from django.conf import settings
 from django.contrib import admin
 from django.utils.html import escape, format_html, format_html_join
@@ -12,6 +15,9 @@ from challenges.sanitize import sanitize_html
 from responses.selectors import challenge_winners
 
 from .challenge_form import resolution_text
+
+if TYPE_CHECKING:
+    from responses.selectors import ScoredResponse
 
 
 def _chain_link(kind: str, value: str) -> str:
@@ -117,13 +123,14 @@ class ChallengeDisplayMixin:
         if not obj.is_resolved:
             return "Scored at resolution."
         winners = challenge_winners(challenge=obj)
-        if winners.earliest is None:
+        # Both are picked from the same correct responses: both or neither (the check narrows the types).
+        if winners.earliest is None or winners.highest is None:
             return format_html(
                 "No correct response: no prize is due. Unallocated: {} USDC of {} USDC.",
                 usdc(winners.unallocated),
                 usdc(winners.split.total),
             )
-        rows = [
+        rows: list[tuple[str, ScoredResponse, Decimal | None]] = [
             ("Earliest correct", winners.earliest, winners.earliest_prize),
             ("Highest staked correct", winners.highest, winners.highest_prize),
         ]

@@ -7,11 +7,12 @@ from collections.abc import Iterable, Iterator
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.db import connection
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, StreamingHttpResponse
+from django.http import HttpRequest, HttpResponseRedirect, StreamingHttpResponse
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from django.utils import timezone
 
+from challenges.admin.links import AdminMixinBase
 from challenges.models import Challenge, Payout
 from responses.selectors import response_export_rows
 
@@ -41,7 +42,7 @@ def csv_response(filename: str, lines: Iterable[str | bytes]) -> StreamingHttpRe
     return response
 
 
-class ChallengeExportMixin:
+class ChallengeExportMixin(AdminMixinBase):
     @admin.action(description="Export responses and payouts (CSV)")
     def export_selected(self, request, queryset):
         if queryset.count() != 1:
@@ -70,7 +71,7 @@ class ChallengeExportMixin:
         "is_correct",
     ]
 
-    def export_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+    def export_view(self, request: HttpRequest, object_id: str) -> StreamingHttpResponse:
         challenge = get_object_or_404(Challenge, pk=object_id)
         if not self.has_view_permission(request, challenge):
             raise PermissionDenied

@@ -1,6 +1,8 @@
 """Players' claims, for staff to look at: everything is read-only, because every field is either
 what the player sent or what the chain said. Claims change only through verification."""
 
+from typing import TYPE_CHECKING
+
 from django.contrib import admin
 from django.db.models import Q
 
@@ -8,6 +10,9 @@ from challenges.admin.links import ChainSearchMixin, address_link, tx_link
 from challenges.models import ChallengeStatus
 from responses.models import Response, ResponseStatus
 from responses.selectors import responses_with_scores
+
+if TYPE_CHECKING:
+    from responses.selectors import ScoredResponse
 
 
 class CorrectFilter(admin.SimpleListFilter):
@@ -49,7 +54,7 @@ class ResponseAdmin(ChainSearchMixin, admin.ModelAdmin):
     search_fields = ["=submitter_address", "=transaction_hash"]
     list_select_related = ["challenge"]
     date_hierarchy = "created_at"
-    fields = [
+    readonly_fields = (
         "challenge",
         "status",
         "rejection_code",
@@ -68,19 +73,19 @@ class ResponseAdmin(ChainSearchMixin, admin.ModelAdmin):
         "correct_display",
         "created_at",
         "updated_at",
-    ]
-    readonly_fields = fields
+    )
+    fields = readonly_fields
 
     def get_queryset(self, request):
         # Distance and correctness are computed for the rows of the page shown (not stored).
         return responses_with_scores(super().get_queryset(request))
 
     @admin.display(description="Distance (m)")
-    def distance_display(self, obj: Response) -> str:
+    def distance_display(self, obj: "ScoredResponse") -> str:
         return "-" if obj.distance_meters is None else f"{obj.distance_meters:.2f}"
 
     @admin.display(description="Correct", boolean=True)
-    def correct_display(self, obj: Response) -> bool | None:
+    def correct_display(self, obj: "ScoredResponse") -> bool | None:
         return obj.correct
 
     @admin.display(description="Submitter", ordering="submitter_address")

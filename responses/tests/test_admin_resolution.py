@@ -42,6 +42,7 @@ def test_resolve_scores_by_the_rules_and_creates_exact_payouts(
     far, edge, late_high, early_high = (
         responses_with_scores(Response.objects.filter(pk=r.pk)).get() for r in (far, edge, late_high, early_high)
     )
+    assert far.distance_meters is not None and edge.distance_meters is not None
     assert far.correct is False and far.distance_meters > 1000
     assert edge.correct is True and 100 < edge.distance_meters < 150
     assert late_high.correct and early_high.correct
@@ -133,6 +134,7 @@ def test_staff_record_a_payout_transaction_and_it_waits_for_verification(
 def test_payouts_cannot_be_added_or_deleted_by_hand(staff, resolved):
     assert staff.get(reverse("admin:challenges_payout_add")).status_code == 403
     payout = Payout.objects.filter(challenge=resolved).first()
+    assert payout is not None
     assert staff.post(reverse("admin:challenges_payout_delete", args=[payout.pk]), {"post": "yes"}).status_code == 403
 
 

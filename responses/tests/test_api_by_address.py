@@ -67,7 +67,8 @@ def test_only_that_address_newest_first_and_not_strangers_claims_naming_it(api, 
 def test_pages_newest_first_through_the_link_header(api, make_challenge, make_response):
     challenge = make_challenge()
     ids = [make_response(challenge, GIZA, address=PAYER).id for _ in range(5)]
-    seen, url = [], f"/api/responses?address={PAYER}&limit=2"
+    seen: list[int] = []
+    url: str | None = f"/api/responses?address={PAYER}&limit=2"
     while url:
         answer = api.get(url)
         assert answer.status_code == 200

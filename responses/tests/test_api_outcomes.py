@@ -78,5 +78,6 @@ def test_the_closing_time_is_public_once_closed(api, make_challenge):
     assert api.get("/api/challenges/active").json()["closedTimestamp"] is None
     challenge = challenge_resolve(challenge=challenge)
     [data] = api.get("/api/challenges/resolved").json()
+    assert challenge.closed_at is not None
     assert data["closedTimestamp"] == int(challenge.closed_at.timestamp())
     assert data["closedTimestamp"] <= data["resolvedTimestamp"]

@@ -54,7 +54,8 @@ def test_cursor_pagination_walks_every_row_once(api, make_challenge, make_respon
     challenge = make_challenge(solution=GIZA)
     ids = [make_response(challenge, GIZA).pk for _ in range(7)]
     challenge_resolve(challenge=challenge)
-    seen, url, pages = [], "/api/responses?limit=3", 0
+    url: str | None = "/api/responses?limit=3"
+    seen, pages = [], 0
     while url:
         answer = api.get(url)
         assert answer.status_code == 200

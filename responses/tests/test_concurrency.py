@@ -1,6 +1,7 @@
 """Twenty browsers posting claims on one transaction hash at the same moment, on PostgreSQL."""
 
 import json
+from functools import partial
 
 import pytest
 from django.core.cache import cache
@@ -19,7 +20,7 @@ def hammer(bodies: list[dict]) -> list[int]:
     def one(body: dict) -> int:
         return Client().post("/api/responses", data=json.dumps(body), content_type="application/json").status_code
 
-    return at_once([lambda body=body: one(body) for body in bodies], timeout=60)
+    return at_once([partial(one, body) for body in bodies], timeout=60)
 
 
 def claim(challenge, salt_byte: int) -> dict:

@@ -124,6 +124,7 @@ def held_at_fourth_chunk(challenge: Challenge, workers: CeleryProcesses) -> Chal
     wait_for(lambda: (r := resolution_of(challenge)) and r.scored == 3 * CHUNK, "three chunks", workers)
     time.sleep(1.0)
     resolution = resolution_of(challenge)
+    assert resolution is not None
     assert resolution.scored == 3 * CHUNK and resolution.status == ResolutionStatus.RUNNING
     return resolution
 
@@ -179,7 +180,11 @@ def test_staff_resolve_in_the_worker_see_progress_and_cannot_start_twice(staff, 
     finally:
         lock.release()
 
-    wait_for(lambda: resolution_of(challenge).status == ResolutionStatus.DONE, "the end of resolution", workers)
+    wait_for(
+        lambda: ChallengeResolution.objects.get(challenge=challenge).status == ResolutionStatus.DONE,
+        "the end of resolution",
+        workers,
+    )
     challenge.refresh_from_db()
     assert challenge.status == ChallengeStatus.RESOLVED
     page = staff.get(change).content.decode()
@@ -187,6 +192,7 @@ def test_staff_resolve_in_the_worker_see_progress_and_cannot_start_twice(staff, 
     assert 'http-equiv="refresh"' not in page
     assert actual_result(challenge) == expected_result(challenge, responses)
     resolution = resolution_of(challenge)
+    assert resolution is not None
     assert (resolution.scored, resolution.correct, resolution.runs) == (COUNT, COUNT // 10, 1)
 
 
@@ -204,6 +210,7 @@ def test_a_worker_killed_mid_resolution_is_resumed_and_gives_the_same_result(sta
     # Killed mid-way: three chunks committed, nothing revealed, no payout.
     time.sleep(1.0)
     resolution = resolution_of(challenge)
+    assert resolution is not None
     assert resolution.scored == 3 * CHUNK and resolution.status == ResolutionStatus.RUNNING
     challenge.refresh_from_db()
     assert challenge.status == ChallengeStatus.CLOSED and not Payout.objects.filter(challenge=challenge).exists()
@@ -211,10 +218,15 @@ def test_a_worker_killed_mid_resolution_is_resumed_and_gives_the_same_result(sta
     # A new worker and the beat: the sweep finds no progress for 2 s and queues the task again.
     workers.worker()
     workers.beat()
-    wait_for(lambda: resolution_of(challenge).status == ResolutionStatus.DONE, "the resumed resolution", workers)
+    wait_for(
+        lambda: ChallengeResolution.objects.get(challenge=challenge).status == ResolutionStatus.DONE,
+        "the resumed resolution",
+        workers,
+    )
     challenge.refresh_from_db()
     assert challenge.status == ChallengeStatus.RESOLVED
     resolution = resolution_of(challenge)
+    assert resolution is not None
     assert (resolution.scored, resolution.correct, resolution.payouts) == (COUNT, COUNT // 10, 3)
     assert resolution.runs >= 2
     assert actual_result(challenge) == expected_result(challenge, responses)

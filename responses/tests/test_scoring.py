@@ -1,6 +1,7 @@
 """Scoring at resolution: distances written in bulk by the database, correctness, winners, prizes."""
 
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -11,12 +12,15 @@ from responses.models import Response, ResponseStatus
 from responses.resolution import challenge_resolve
 from responses.selectors import challenge_winners, responses_with_scores
 
+if TYPE_CHECKING:
+    from responses.selectors import ScoredResponse
+
 pytestmark = pytest.mark.django_db
 
 GIZA = "29.979175, 31.134258"
 
 
-def scored(response: Response) -> Response:
+def scored(response: Response) -> "ScoredResponse":
     """The response as the public reads it after resolution: distance and correctness annotated."""
     return responses_with_scores(Response.objects.filter(pk=response.pk)).get()
 
@@ -94,6 +98,7 @@ def test_earliest_is_chain_order_not_insertion_order(make_challenge, make_respon
     make_response(challenge, "0, 0", "1", block=1)  # earliest of all, but wrong
     challenge_resolve(challenge=challenge)
     winners = challenge_winners(challenge=challenge)
+    assert winners.earliest is not None
     assert winners.earliest.pk == earlier_same_block.pk
     assert later.pk != winners.earliest.pk
 
@@ -103,7 +108,8 @@ def test_log_index_breaks_a_tie_within_one_transaction_index(make_challenge, mak
     second = make_response(challenge, GIZA, block=7, tx_index=2, log_index=5)
     first = make_response(challenge, GIZA, block=7, tx_index=2, log_index=1)
     challenge_resolve(challenge=challenge)
-    assert challenge_winners(challenge=challenge).earliest.pk == first.pk != second.pk
+    earliest = challenge_winners(challenge=challenge).earliest
+    assert earliest is not None and earliest.pk == first.pk != second.pk
 
 
 def test_highest_stake_ties_go_to_the_earliest(make_challenge, make_response):
@@ -114,7 +120,7 @@ def test_highest_stake_ties_go_to_the_earliest(make_challenge, make_response):
     make_response(challenge, "0, 0", "500", block=2)  # the largest stake is wrong
     challenge_resolve(challenge=challenge)
     winners = challenge_winners(challenge=challenge)
-    assert winners.highest.pk == tie_early.pk != tie_late.pk
+    assert winners.highest is not None and winners.highest.pk == tie_early.pk != tie_late.pk
     assert winners.split.total == Decimal("545")
     assert winners.earliest_prize == winners.highest_prize == Decimal("218.000000")
     assert winners.operations == Decimal("109.000000")
@@ -127,6 +133,7 @@ def test_one_response_can_win_both_shares(make_challenge, make_response):
     make_response(challenge, "0, 0", "3.33", block=1)
     challenge_resolve(challenge=challenge)
     winners = challenge_winners(challenge=challenge)
+    assert winners.earliest is not None and winners.highest is not None
     assert winners.earliest.pk == winners.highest.pk == only.pk
     # 40 % of 13.33 rounded down to token units, twice; 20 % for operations.
     assert winners.earliest_prize == Decimal("5.332000")

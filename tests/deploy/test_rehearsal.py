@@ -455,5 +455,6 @@ def test_the_manifests_say_what_the_rehearsal_did(deployed):
         ["python", "-m", "pip", "freeze"], cwd=deployed.app, env=deployed.env, capture_output=True, text=True,
         check=True,
     ).stdout.lower()  # fmt: skip
-    for tool in ("pytest", "schemathesis", "locust", "ruff", "eth-tester", "py-evm", "hypothesis", "honcho"):
+    tools = "pytest schemathesis locust ruff mypy django-stubs eth-tester py-evm hypothesis honcho".split()
+    for tool in tools:
         assert f"\n{tool}==" not in "\n" + frozen, tool
