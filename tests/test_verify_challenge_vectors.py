@@ -7,6 +7,7 @@ from decimal import Decimal
 import pytest
 
 import verify_challenge as v
+from chain.calldata import CalldataError, decode_transfer
 from challenges.scoring import haversine_m
 
 
@@ -30,6 +31,21 @@ def test_calldata_decodes_back_to_its_words(vectors):
     plain = vectors["calldata"][0]["data"][: 2 + 2 * 68]
     assert v.decode_stake_calldata(plain) is None
     assert v.decode_stake_calldata("0x23b872dd" + vectors["calldata"][0]["data"][10:]) is None
+
+
+@pytest.mark.parametrize("byte", [0, 11])
+def test_a_recipient_word_with_dirty_upper_bytes_is_not_a_transfer_to_anyone(vectors, byte):
+    """The recipient word is an address padded with 12 zero bytes; anything else in those bytes
+    names no address (a token reading only the low 20 bytes would still pay the treasury), so the
+    script and the server both refuse it as calldata, for the stake's words and the plain ones."""
+    stake = vectors["calldata"][0]["data"]
+    at = 10 + 2 * byte  # after "0x" and the selector
+    dirty = stake[:at] + "ff" + stake[at + 2 :]
+    for data in (dirty, dirty[: 2 + 2 * 68]):
+        assert v.decode_transfer_calldata(data) is None
+        with pytest.raises(CalldataError):
+            decode_transfer(data)
+    assert v.decode_transfer_calldata(stake) is not None
 
 
 def test_distances_agree_with_the_server_formula(vectors):
