@@ -4,8 +4,13 @@ without site-packages (`-S`: the standard library only), against the site served
 It must reproduce every outcome of an honest resolution, and name the response whose stored row
 was changed after resolution (text, stake, salt, chain order)."""
 
+import json
+import threading
 import time
+import urllib.request
+from contextlib import contextmanager
 from decimal import Decimal
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -181,3 +186,84 @@ def test_the_page_may_connect_to_the_public_rpc_node(client):
     policy = client.get("/")["Content-Security-Policy"]
     connect = next(part for part in policy.split(";") if part.strip().startswith("connect-src"))
     assert f"{rpc.scheme}://{rpc.netloc}" in connect.split()
+
+
+REFUSED = {"code": -32600, "message": "batch too large"}
+
+
+@contextmanager
+def node_refusing_batches_over(limit: int, upstream: str, *, style: str = "object"):
+    """A loopback JSON-RPC endpoint in front of anvil that refuses a batch of more than `limit`
+    calls, as hosted providers do (anvil takes any batch, so the refusal has to be made here): with
+    one error object ("object"), a list of one error ("short"), or an error for each call ("each").
+    Yields (its URL, the sizes of the batches it was sent)."""
+    sizes: list[int] = []
+
+    def refusal(calls: list) -> object:
+        if style == "object":
+            return {"jsonrpc": "2.0", "id": None, "error": REFUSED}
+        if style == "short":
+            return [{"jsonrpc": "2.0", "id": None, "error": REFUSED}]
+        return [{"jsonrpc": "2.0", "id": call.get("id"), "error": REFUSED} for call in calls]
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self):
+            body = self.rfile.read(int(self.headers["Content-Length"]))
+            calls = json.loads(body)
+            if isinstance(calls, list):
+                sizes.append(len(calls))
+            if isinstance(calls, list) and len(calls) > limit:
+                answer = json.dumps(refusal(calls)).encode()
+            else:
+                request = urllib.request.Request(upstream, data=body, headers={"Content-Type": "application/json"})
+                with urllib.request.urlopen(request, timeout=10) as upstream_answer:
+                    answer = upstream_answer.read()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(answer)))
+            self.end_headers()
+            self.wfile.write(answer)
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", sizes
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
+@pytest.mark.parametrize("style", ["object", "short"])
+@pytest.mark.parametrize(("limit", "batch"), [(1, 8), (3, 12)])
+def test_a_node_that_refuses_large_batches_is_read_in_smaller_ones(chain, resolved, live_server, limit, batch, style):
+    challenge, _claims = resolved
+    with node_refusing_batches_over(limit, chain.url, style=style) as (url, sizes):
+        result = run(
+            live_server.url, "--challenge", str(challenge.pk), "--batch", str(batch), rpc=url, registry=chain.registry
+        )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.rstrip().endswith("5 of 5 outcomes reproduced")
+    # Refused, it asked again with half the batch each time (8 -> 4 -> 2 -> 1; a batch is never
+    # more than the calls left) until the node took one, then used batches as large as the node
+    # takes, never larger.
+    first_refused = next(i for i, size in enumerate(sizes) if size > limit)
+    settled = next(i for i in range(first_refused, len(sizes)) if sizes[i] <= limit)
+    refused = sizes[first_refused:settled]
+    assert refused == sorted(refused, reverse=True) and len(refused) <= 4, sizes
+    assert max(sizes[settled:]) == limit, sizes
+
+
+@pytest.mark.parametrize("style", ["object", "each"])
+def test_a_node_that_refuses_every_batch_leaves_the_verifier_undecided(chain, resolved, live_server, style):
+    challenge, _claims = resolved
+    with node_refusing_batches_over(0, chain.url, style=style) as (url, _sizes):
+        result = run(
+            live_server.url, "--challenge", str(challenge.pk), "--batch", "4", rpc=url, registry=chain.registry
+        )
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "reproduced" not in result.stdout
