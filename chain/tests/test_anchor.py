@@ -142,12 +142,13 @@ def test_a_retry_that_finds_its_own_anchor_already_on_chain_adopts_it(chain, mak
         threshold=anchor.proximity_threshold_m,
     )
     lost = anchor_transaction_send(get_client(), registry=chain.registry, calldata=calldata)
-    nonce_before = chain.w3.eth.get_transaction_count(chain.operator)
+    # Counted with the pending pool: the lost transaction may not be mined yet on a loaded machine.
+    nonce_before = chain.w3.eth.get_transaction_count(chain.operator, "pending")
     with pytest.raises(AnchorPending):
         anchor_advance(challenge_id=challenge.pk)
     anchor.refresh_from_db()
     assert (anchor.status, anchor.transaction_hash, anchor.attempts) == (AnchorStatus.SENT, lost.transaction_hash, 0)
-    assert chain.w3.eth.get_transaction_count(chain.operator) == nonce_before  # nothing sent again
+    assert chain.w3.eth.get_transaction_count(chain.operator, "pending") == nonce_before  # nothing sent again
     chain.mine(1)
     assert anchor_advance(challenge_id=challenge.pk) == AnchorStatus.CONFIRMED
 
