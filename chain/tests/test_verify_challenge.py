@@ -17,6 +17,7 @@ import pytest
 from django.conf import settings
 
 from chain.contracts import mint
+from chain.transfers import TRANSFER_TOPIC
 from chain.verification import payment_verify
 from challenges.models import Challenge
 from responses.demo import seed_demo
@@ -189,15 +190,29 @@ def test_the_page_may_connect_to_the_public_rpc_node(client):
 
 
 REFUSED = {"code": -32600, "message": "batch too large"}
+TRANSFER_LOGS = "0x" + bytes(TRANSFER_TOPIC).hex()
 
 
 @contextmanager
-def node_refusing_batches_over(limit: int, upstream: str, *, style: str = "object"):
+def node_refusing_batches_over(limit: int, upstream: str, *, style: str = "object", log_blocks: int = 0):
     """A loopback JSON-RPC endpoint in front of anvil that refuses a batch of more than `limit`
     calls, as hosted providers do (anvil takes any batch, so the refusal has to be made here): with
     one error object ("object"), a list of one error ("short"), or an error for each call ("each").
-    Yields (its URL, the sizes of the batches it was sent)."""
+    With `log_blocks`, it also refuses an eth_getLogs of Transfer logs (the completeness scan's) over
+    more blocks than that, and records the ranges it answered. Yields (its URL, the sizes of the
+    batches it was sent, the log ranges it answered)."""
     sizes: list[int] = []
+    ranges: list[tuple[int, int]] = []
+
+    def too_wide(calls: list) -> bool:
+        for call in calls:
+            scan = call.get("method") == "eth_getLogs" and call["params"][0]["topics"][0] == TRANSFER_LOGS
+            if scan and log_blocks:
+                first, last = (int(call["params"][0][key], 16) for key in ("fromBlock", "toBlock"))
+                if last - first + 1 > log_blocks:
+                    return True
+                ranges.append((first, last))
+        return False
 
     def refusal(calls: list) -> object:
         if style == "object":
@@ -214,6 +229,8 @@ def node_refusing_batches_over(limit: int, upstream: str, *, style: str = "objec
                 sizes.append(len(calls))
             if isinstance(calls, list) and len(calls) > limit:
                 answer = json.dumps(refusal(calls)).encode()
+            elif isinstance(calls, list) and too_wide(calls):
+                answer = json.dumps([{"jsonrpc": "2.0", "id": c.get("id"), "error": REFUSED} for c in calls]).encode()
             else:
                 request = urllib.request.Request(upstream, data=body, headers={"Content-Type": "application/json"})
                 with urllib.request.urlopen(request, timeout=10) as upstream_answer:
@@ -231,7 +248,7 @@ def node_refusing_batches_over(limit: int, upstream: str, *, style: str = "objec
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", sizes
+        yield f"http://127.0.0.1:{server.server_address[1]}", sizes, ranges
     finally:
         server.shutdown()
         server.server_close()
@@ -242,7 +259,7 @@ def node_refusing_batches_over(limit: int, upstream: str, *, style: str = "objec
 @pytest.mark.parametrize(("limit", "batch"), [(1, 8), (3, 12)])
 def test_a_node_that_refuses_large_batches_is_read_in_smaller_ones(chain, resolved, live_server, limit, batch, style):
     challenge, _claims = resolved
-    with node_refusing_batches_over(limit, chain.url, style=style) as (url, sizes):
+    with node_refusing_batches_over(limit, chain.url, style=style) as (url, sizes, _ranges):
         result = run(
             live_server.url, "--challenge", str(challenge.pk), "--batch", str(batch), rpc=url, registry=chain.registry
         )
@@ -261,9 +278,26 @@ def test_a_node_that_refuses_large_batches_is_read_in_smaller_ones(chain, resolv
 @pytest.mark.parametrize("style", ["object", "each"])
 def test_a_node_that_refuses_every_batch_leaves_the_verifier_undecided(chain, resolved, live_server, style):
     challenge, _claims = resolved
-    with node_refusing_batches_over(0, chain.url, style=style) as (url, _sizes):
+    with node_refusing_batches_over(0, chain.url, style=style) as (url, _sizes, _ranges):
         result = run(
             live_server.url, "--challenge", str(challenge.pk), "--batch", "4", rpc=url, registry=chain.registry
         )
     assert result.returncode == 2, result.stdout + result.stderr
     assert "reproduced" not in result.stdout
+
+
+def test_a_node_that_refuses_wide_log_ranges_is_scanned_in_narrower_ones(chain, resolved, live_server):
+    """The completeness scan asks for 16 blocks of Transfer logs at a time; this node answers at
+    most 2. The scan halves its range until the node answers, and the ranges it was answered cover
+    every block from the anchor's to the head once: no block skipped, none read twice."""
+    challenge, _claims = resolved
+    with node_refusing_batches_over(100, chain.url, log_blocks=2) as (url, _sizes, ranges):
+        result = run(
+            live_server.url, "--challenge", str(challenge.pk), "--log-range", "16", rpc=url, registry=chain.registry
+        )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.rstrip().endswith("5 of 5 outcomes reproduced")
+    assert ranges, "the scan never got an answer"
+    assert all(last - first + 1 <= 2 for first, last in ranges), ranges
+    assert [first for first, _ in ranges[1:]] == [last + 1 for _, last in ranges[:-1]], ranges
+    assert ranges[-1][1] == chain.w3.eth.block_number, ranges
