@@ -149,6 +149,15 @@ def actual_result(challenge: Challenge) -> dict:
     }
 
 
+def wait_resolved(challenge, what: str, workers) -> None:
+    """Until the worker has finished the challenge's resolution; the challenge is then resolved."""
+    wait_for(
+        lambda: ChallengeResolution.objects.get(challenge=challenge).status == ResolutionStatus.DONE, what, workers
+    )
+    challenge.refresh_from_db()
+    assert challenge.status == ChallengeStatus.RESOLVED
+
+
 def test_staff_resolve_in_the_worker_see_progress_and_cannot_start_twice(staff, challenge, workers):
     challenge, responses = challenge
     workers.worker()
@@ -180,13 +189,7 @@ def test_staff_resolve_in_the_worker_see_progress_and_cannot_start_twice(staff, 
     finally:
         lock.release()
 
-    wait_for(
-        lambda: ChallengeResolution.objects.get(challenge=challenge).status == ResolutionStatus.DONE,
-        "the end of resolution",
-        workers,
-    )
-    challenge.refresh_from_db()
-    assert challenge.status == ChallengeStatus.RESOLVED
+    wait_resolved(challenge, "the end of resolution", workers)
     page = staff.get(change).content.decode()
     assert f"Resolved: {COUNT // 10} correct of {COUNT} scored; 3 payout(s) created." in page
     assert 'http-equiv="refresh"' not in page
@@ -218,13 +221,7 @@ def test_a_worker_killed_mid_resolution_is_resumed_and_gives_the_same_result(sta
     # A new worker and the beat: the sweep finds no progress for 2 s and queues the task again.
     workers.worker()
     workers.beat()
-    wait_for(
-        lambda: ChallengeResolution.objects.get(challenge=challenge).status == ResolutionStatus.DONE,
-        "the resumed resolution",
-        workers,
-    )
-    challenge.refresh_from_db()
-    assert challenge.status == ChallengeStatus.RESOLVED
+    wait_resolved(challenge, "the resumed resolution", workers)
     resolution = resolution_of(challenge)
     assert resolution is not None
     assert (resolution.scored, resolution.correct, resolution.payouts) == (COUNT, COUNT // 10, 3)
