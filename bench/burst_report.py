@@ -1,0 +1,145 @@
+"""docs/performance.md's section on the burst (bench/burst.py): the same burst with no delay and
+with the provider's delay side by side, their ratios, each round, what was reconciled, and the
+server before the change when bench/results/burst-before.json holds its run."""
+
+from __future__ import annotations
+
+SIDE_ROWS = (
+    # label, key, format; None: no ratio
+    ("claims per second (answered / from the first release to the last answer)", "claimsPerSecond", "{:.0f}"),
+    ("claim latency p50 (from its scheduled release)", "p50Seconds", "{:.2f} s"),
+    ("claim latency p99", "p99Seconds", "{:.2f} s"),
+    ("claim latency max", "maxSeconds", "{:.2f} s"),
+    ("public reads alone, p50", "readsAloneP50Seconds", "{:.3f} s"),
+    ("public reads alone, p99", "readsAloneP99Seconds", "{:.3f} s"),
+    ("public reads during the burst, p50", "readsDuringP50Seconds", "{:.3f} s"),
+    ("public reads during the burst, p99", "readsDuringP99Seconds", "{:.3f} s"),
+    ("public reads during the burst, answered per second", "readsDuringPerSecond", "{:.0f}"),
+    ("RPC requests per claim (counted by the proxy)", "rpcRequestsPerClaim", "{:.2f}"),
+    ("web process CPU per claim (its reads included)", "webCpuMsPerClaim", "{:.1f} ms"),
+    ("database connections at once, at most (all rounds)", "peakDatabaseConnections", "{:.0f}"),
+)
+
+
+def _cell(side: dict, key: str, fmt: str) -> str:
+    value = side.get(key)
+    return "–" if value is None else fmt.format(value)
+
+
+def _ratio(far: dict, near: dict, key: str) -> str:
+    a, b = far.get(key), near.get(key)
+    return f"{a / b:.2f}" if a is not None and b else "–"
+
+
+def side_by_side(r: dict) -> list[str]:
+    near, far = r["sides"][0], r["sides"][-1]
+    lines = [
+        f"| figure (median of the rounds) | {near['delayMs']} ms per RPC | {far['delayMs']} ms per RPC | ratio |",
+        "|---|---:|---:|---:|",
+    ]
+    for label, key, fmt in SIDE_ROWS:
+        lines.append(f"| {label} | {_cell(near, key, fmt)} | {_cell(far, key, fmt)} | {_ratio(far, near, key)} |")
+    lines.append(
+        f"| claims not answered 201, reads not answered 200 (all rounds) | {near['claimsNot201']}, "
+        f"{near['readsNot200']} | {far['claimsNot201']}, {far['readsNot200']} | |"
+    )
+    return lines
+
+
+def rounds(r: dict) -> list[str]:
+    lines = [
+        "| burst | delay | claims/s | p50 | p99 | max | answers | reads during p50 / p99 | web CPU | machine busy "
+        "| load average before → after |",
+        "|---:|---:|---:|---:|---:|---:|---|---|---:|---:|---|",
+    ]
+    for n, b in enumerate(r["bursts"], 1):
+        c, d = b["claims"], b["readsDuring"]
+        lines.append(
+            f"| {n} | {b['delayMs']} ms | {c['perSecond']:.0f} | {c['p50']:.2f} s | {c['p99']:.2f} s | "
+            f"{c['max']:.2f} s | {', '.join(f'{s}: {k}' for s, k in c['statuses'].items())} | "
+            f"{d['p50']:.3f} / {d['p99']:.3f} s | {b['webCpuMsPerClaim']:.1f} ms | {b['machineBusy']:.0%} | "
+            f"{' / '.join(str(x) for x in b['loadAverageBefore'])} → "
+            f"{' / '.join(str(x) for x in b['loadAverageAfter'])} |"
+        )
+    return lines
+
+
+def reconciled(c: dict) -> str:
+    return (
+        f"Nothing lost ({'yes' if c['nothingLost'] else '**no**'}): {c['claims']} claims posted in all (the bursts "
+        f"and the warm-up), {c['answeredNot201']} answered other than 201; {c['rows']} rows stored, "
+        f"{c['missingRows']} missing, {c['rowsNotOnce']} stored more than once, {c['unexpectedRows']} unexpected; "
+        f"{c['verificationMessagesQueued']} verification messages queued for the worker; the request log's claim "
+        f"lines by status: {c['requestLogClaims']}."
+    )
+
+
+def before_lines(before: dict, after: dict) -> list[str]:
+    b_far, a_far = before["sides"][-1], after["sides"][-1]
+    b_near, a_near = before["sides"][0], after["sides"][0]
+
+    def pair(side: dict) -> str:
+        return (
+            f"{side['claimsPerSecond']:.0f} claims/s, p50 {side['p50Seconds']:.2f} s, p99 {side['p99Seconds']:.2f} s, "
+            f"reads during it p99 {side['readsDuringP99Seconds']:.3f} s"
+        )
+
+    return [
+        "",
+        f"Before, the same benchmark on the web process as it was (`{before['webCommand']}`), measured "
+        f"{before['measuredAt']} (load average {' / '.join(str(x) for x in before['loadAverage'])}; "
+        f"`{before['command']}`):",
+        "",
+        "| | before: 0 ms | before: 200 ms | now: 0 ms | now: 200 ms |",
+        "|---|---:|---:|---:|---:|",
+        f"| claims per second | {b_near['claimsPerSecond']:.0f} | {b_far['claimsPerSecond']:.0f} | "
+        f"{a_near['claimsPerSecond']:.0f} | {a_far['claimsPerSecond']:.0f} |",
+        f"| claim latency p50 / p99 | {b_near['p50Seconds']:.2f} / {b_near['p99Seconds']:.2f} s | "
+        f"{b_far['p50Seconds']:.2f} / {b_far['p99Seconds']:.2f} s | {a_near['p50Seconds']:.2f} / "
+        f"{a_near['p99Seconds']:.2f} s | {a_far['p50Seconds']:.2f} / {a_far['p99Seconds']:.2f} s |",
+        f"| public reads during the burst p50 / p99 | {b_near['readsDuringP50Seconds']:.3f} / "
+        f"{b_near['readsDuringP99Seconds']:.3f} s | {b_far['readsDuringP50Seconds']:.3f} / "
+        f"{b_far['readsDuringP99Seconds']:.3f} s | {a_near['readsDuringP50Seconds']:.3f} / "
+        f"{a_near['readsDuringP99Seconds']:.3f} s | {a_far['readsDuringP50Seconds']:.3f} / "
+        f"{a_far['readsDuringP99Seconds']:.3f} s |",
+        f"| claims per second, 200 ms / 0 ms | {b_far['claimsPerSecond'] / b_near['claimsPerSecond']:.2f} | | "
+        f"{a_far['claimsPerSecond'] / a_near['claimsPerSecond']:.2f} | |",
+        f"| database connections at once, at most | {b_near['peakDatabaseConnections']} | "
+        f"{b_far['peakDatabaseConnections']} | {a_near['peakDatabaseConnections']} | "
+        f"{a_far['peakDatabaseConnections']} |",
+        "",
+        f"(Before: {pair(b_far)} at 200 ms; now: {pair(a_far)}.)",
+    ]
+
+
+def burst_section(r: dict, before: dict | None, la) -> list[str]:
+    goals = r["goals"]
+    far = r["sides"][-1]
+    met = "met" if r["meetsGoal"] else "**missed**"
+    lines = [
+        "## 6. A burst of claims at opening, with the chain provider far away",
+        "",
+        f"Goal: with {goals['delayMs']} ms added to every RPC request (a hosted provider's round trip), at least "
+        f"{goals['claimsPerSecondAtLeast']:g} claims per second at p99 <= {goals['p99SecondsAtMost']:g} s through "
+        "the Procfile's web process on this 2-core machine, every claim stored exactly once and none answered "
+        f"5xx, and the public reads kept while it runs: **{far['claimsPerSecond']:.0f} claims/s at p99 "
+        f"{far['p99Seconds']:.2f} s** ({met}). Each claim POST reads its transaction once on chain while it waits "
+        "(chain/checks.py, claim_check_at_post), so each holds a web thread for one provider round trip.",
+        "",
+        f"Command: `{r['command']}` · measured {r['measuredAt']} (load average {la(r)}; `uptime` at the end: "
+        f"{r['uptime']})",
+        "",
+        *[f"- {k}: {v}" for k, v in r["setup"].items()],
+        "",
+        *side_by_side(r),
+        "",
+        "Every burst, in the order run (the machine is shared: its load average and how busy it was while each "
+        "burst ran say what else was running):",
+        "",
+        *rounds(r),
+        "",
+        reconciled(r["reconciled"]),
+    ]
+    if before is not None:
+        lines += before_lines(before, r)
+    return lines
