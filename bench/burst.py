@@ -320,6 +320,7 @@ def csrf_token(base: str) -> str:
 
 
 def run() -> Path:
+    web_line = procfile.procfile_command("web")  # as the server below is started (the file may change meanwhile)
     bursts_count = ROUNDS * len(DELAYS_MS)
     url = recreate_database(DATABASE)
     flush_redis()
@@ -379,8 +380,8 @@ def run() -> Path:
                 "BENCH_BURST_READ_RATE",
                 "WEB_CONCURRENCY",
             ),  # fmt: skip
-            "setup": setup(),
-            "webCommand": procfile.procfile_command("web"),
+            "setup": setup(web_line),
+            "webCommand": web_line,
             "goals": {
                 "claimsPerSecondAtLeast": GOAL_PER_SECOND,
                 "p99SecondsAtMost": GOAL_P99_SECONDS,
@@ -402,11 +403,12 @@ def run() -> Path:
     )
 
 
-def setup() -> dict:
+def setup(web_line: str) -> dict:
     return {
-        "web": f"the Procfile's `web` command line as it stands ({procfile.loopback_web_command()}), run by bash "
-        f"with WEB_CONCURRENCY {os.environ.get('WEB_CONCURRENCY', 'unset (the Procfile default)')}, bound to "
-        "127.0.0.1; production settings (bench.settings), LOG_LEVEL INFO (the request log), TRUSTED_PROXY_HOPS 1",
+        "web": f"the Procfile's `web` command line ({web_line}), run by bash with its bind on 127.0.0.1 "
+        f"and WEB_CONCURRENCY {os.environ.get('WEB_CONCURRENCY', 'unset')}, WEB_THREADS "
+        f"{os.environ.get('WEB_THREADS', 'unset')} (unset: the Procfile's defaults); production settings "
+        "(bench.settings), LOG_LEVEL INFO (the request log), TRUSTED_PROXY_HOPS 1",
         "chain": f"anvil with the test USDC behind devtools/rpc_delay.py (a loopback JSON-RPC proxy adding its delay "
         f"before each HTTP request it forwards); {CLAIMS} players, every claim a real stake transfer mined beforehand",
         "burst": f"{CLAIMS} claim POSTs, one per player, released open-loop at {RATE:g} per second, each on a new "
