@@ -31,10 +31,10 @@ import threading
 import time
 from pathlib import Path
 
-from devtools import processes
+from devtools import processes, procfile
 from devtools.rpc_delay import delaying_proxy
 
-from . import burst_load, procfile
+from . import burst_load
 from .common import (
     DATABASE,
     PG_BASE,

@@ -18,7 +18,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from bench import burst_load, procfile
+from bench import burst_load
+from devtools import procfile
 from devtools.processes import anvil
 from devtools.rpc_delay import delaying_proxy
 

@@ -1,7 +1,8 @@
 """The Procfile's `web` process as production runs it, on loopback: its own command line, read from
 the Procfile and run by bash (so its `${VAR:-default}` expansions are bash's, as the platform's), with
 one change only: it binds 127.0.0.1 instead of 0.0.0.0, so nothing outside this machine can reach a
-benchmark's server. Started in a session of its own and stopped by that process group's id."""
+test's or a benchmark's server. Started in a session of its own and stopped by that process group's
+id. No app is imported (docs/architecture.md): bench/ uses it before Django is set up."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from devtools import processes
+from . import processes
 
 ROOT = Path(__file__).resolve().parent.parent
 PROCFILE = ROOT / "Procfile"
