@@ -110,7 +110,7 @@ def pay_stakes(rpc_url: str, info: dict, challenge_id: int, count: int) -> list[
                 "submissionSalt": salt,
             },
             address=f"10.{n % CLAIMS // 62500 + 1}.{n % CLAIMS // 250 % 250}.{n % 250 + 1}",
-        )  # fmt: skip
+        )
         for (n, player, text, stake, salt), tx_hash in zip(drafts, hashes, strict=True)
     ]
 
@@ -328,7 +328,7 @@ def run() -> Path:
     # CLAIMS players (anvil's account 9 is the treasury, devchain.TREASURY_INDEX).
     with processes.anvil("--accounts", str(CLAIMS + 1), chain_id=devchain.DEFAULT_CHAIN_ID, log=None,
                          stop_timeout=20) as (rpc_url, anvil):  # fmt: skip
-        log(f"anvil with {CLAIMS} players: minting their test USDC")
+        log(f"anvil with {CLAIMS} players: minting their test USDC; logs in {workdir}")
         info = devchain.setup_chain(rpc_url)
         with delaying_proxy(rpc_url, delay_ms=0, log=workdir / "proxy.log") as proxy:
             env = django_env(url, **devchain.chain_env(info, proxy.url), TRUSTED_PROXY_HOPS="1", LOG_LEVEL="INFO")
@@ -378,15 +378,17 @@ def run() -> Path:
                 "BENCH_BURST_RATE",
                 "BENCH_BURST_ROUNDS",
                 "BENCH_BURST_READ_RATE",
+                "BENCH_BURST_NAME",
                 "WEB_CONCURRENCY",
-            ),  # fmt: skip
+                "WEB_THREADS",
+            ),
             "setup": setup(web_line),
             "webCommand": web_line,
             "goals": {
                 "claimsPerSecondAtLeast": GOAL_PER_SECOND,
                 "p99SecondsAtMost": GOAL_P99_SECONDS,
                 "delayMs": DELAYS_MS[-1],
-            },  # fmt: skip
+            },
             "meetsGoal": bool(
                 far["claimsPerSecond"]
                 and far["claimsPerSecond"] >= GOAL_PER_SECOND
@@ -394,7 +396,7 @@ def run() -> Path:
                 and far["p99Seconds"] <= GOAL_P99_SECONDS
                 and checked["nothingLost"]
                 and far["readsNot200"] == 0
-            ),  # fmt: skip
+            ),
             "sides": sides,
             "reconciled": checked,
             "bursts": bursts,
