@@ -4,6 +4,14 @@ server before the change when bench/results/burst-before.json holds its run."""
 
 from __future__ import annotations
 
+# Processes against threads at the same 48 threads, measured by this benchmark with BENCH_BURST_ROUNDS=1
+# and WEB_CONCURRENCY / WEB_THREADS set, the two shapes alternating twice (2026-11-25 14:50-14:54 UTC,
+# load average 3.7-8.6 from others' work): 200 ms per RPC, claims/s and web CPU per claim.
+SHAPES = {
+    "2 processes x 24 threads": {"claimsPerSecond": (125, 115), "cpuMsPerClaim": (8.7, 10.1), "p99": (0.59, 0.73)},
+    "3 processes x 16 threads": {"claimsPerSecond": (98, 91), "cpuMsPerClaim": (12.1, 11.4), "p99": (1.17, 1.29)},
+}
+
 SIDE_ROWS = (
     # label, key, format; None: no ratio
     ("claims per second (answered / from the first release to the last answer)", "claimsPerSecond", "{:.0f}"),
@@ -72,6 +80,22 @@ def reconciled(c: dict) -> str:
         f"{c['verificationMessagesQueued']} verification messages queued for the worker; the request log's claim "
         f"lines by status: {c['requestLogClaims']}."
     )
+
+
+def shapes() -> list[str]:
+    return [
+        "Why 2 processes of 24 threads (the Procfile's defaults) and not 3 of 16, the same 48 threads: on two "
+        "cores a third process only adds contention. The same burst at 200 ms per RPC, one round of each shape, "
+        "alternating twice: "
+        + "; ".join(
+            f"{name}: {' and '.join(str(x) for x in v['claimsPerSecond'])} claims/s, p99 "
+            f"{' and '.join(f'{x:.2f}' for x in v['p99'])} s, web CPU "
+            f"{' and '.join(str(x) for x in v['cpuMsPerClaim'])} ms per claim"
+            for name, v in SHAPES.items()
+        )
+        + " (2026-11-25 14:50-14:54 UTC, load average 3.7-8.6; `WEB_CONCURRENCY=... WEB_THREADS=... "
+        "BENCH_BURST_ROUNDS=1 .venv/bin/python -m bench.run burst`).",
+    ]
 
 
 def limits(r: dict) -> list[str]:
@@ -157,6 +181,8 @@ def burst_section(r: dict, before: dict | None, la) -> list[str]:
         reconciled(r["reconciled"]),
         "",
         *limits(r),
+        "",
+        *shapes(),
     ]
     if before is not None:
         lines += before_lines(before, r)
