@@ -3,7 +3,8 @@ with production settings, bound to loopback), while every claim POST waits on a 
 anvil behind devtools/rpc_delay.py, 1.5 s per request. Each POST reads its transaction once before
 it stores the claim (chain/checks.py, claim_check_at_post), so a web process that serves one request
 at a time (3 sync workers) would take 12 such claims in 4 rounds of 1.5 s and keep every public read
-waiting behind them. The threaded workers take them side by side, and read on meanwhile."""
+waiting behind them. The threaded workers take them side by side, read on meanwhile, and keep their
+database connections for the next request."""
 
 from __future__ import annotations
 
@@ -46,6 +47,17 @@ def post_claim(base: str, challenge_id: int, n: int) -> tuple[int, float]:
     return answer.status_code, time.monotonic() - started
 
 
+def server_connections() -> int:
+    """Connections to the test database other than this test's own."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
+        return cursor.fetchone()[0]
+
+
 def test_claims_waiting_on_a_far_provider_are_served_side_by_side_and_reads_go_on(
     transactional_db, make_challenge, tmp_path
 ):
@@ -81,6 +93,8 @@ def test_claims_waiting_on_a_far_provider_are_served_side_by_side_and_reads_go_o
                 wall = time.monotonic() - started
                 reader.join()
                 asked = proxy.stats()["requests"] - before
+                time.sleep(0.5)  # every request has finished on the server's side too
+                kept = server_connections()
     finally:
         processes.stop(redis)
 
@@ -92,3 +106,6 @@ def test_claims_waiting_on_a_far_provider_are_served_side_by_side_and_reads_go_o
     assert wall < 4 * DELAY_MS / 1000 * 2 / 3, (wall, answers)
     # The public read did not queue behind the claims' chain reads.
     assert reads and reads[0][0] == 200 and reads[0][1] < 1.0, reads
+    # The threads that served them keep their connections for the next request (DATABASE_CONN_MAX_AGE),
+    # at most one each: none is opened per request, and none left over.
+    assert 1 <= kept <= CLAIMS + 1, kept
