@@ -104,13 +104,17 @@ def limits(r: dict) -> list[str]:
     rate = r["setup"]["burst"].split("released open-loop at ")[1].split(" per second")[0]
     return [
         f"How to read it: the claims are released at {rate} a second, so a server that keeps up answers a burst "
-        "in the time of its release plus the last claim's latency; the 0-ms side shows that ceiling, and the "
+        "in the time of its release plus the last claim's latency, a little under the release rate; the "
+        "0-ms side shows what the server does when the provider costs nothing, that ceiling or its CPU's, and the "
         "ratio what the provider's distance costs. At 200 ms each claim holds a web thread for the round trip, "
         "so the threads (processes x threads, the Procfile's) bound the rate at about threads / 0.2 s; below "
         f"that bound the machine's CPU is what limits it: the web process spent {far['webCpuMsPerClaim']:.1f} ms "
         f"of CPU per claim, its reads included, and the machine was {busy[0]:.0%} to {busy[-1]:.0%} busy while "
         "the bursts ran (this benchmark's client, proxy, anvil, PostgreSQL and Redis, and whatever else ran on "
-        "the shared cores).",
+        "the shared cores). In production the database, Redis, the provider and the players are elsewhere and "
+        "a web dyno's cores are its own: at that CPU per claim, two cores of its own would take about "
+        f"{2000 / far['webCpuMsPerClaim']:.0f} claims a second (an estimate from the figure, not a measurement), "
+        "within the threads' bound.",
     ]
 
 
