@@ -19,7 +19,8 @@ ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=[])
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 # How many proxies in front of gunicorn append to X-Forwarded-For: 1 behind a Heroku-style router,
 # 0 when clients connect to gunicorn directly. The client is the Nth address from the right
-# (config/client_ip.py); the claim throttle, the admin lockout and the request log all use it.
+# (config/client_ip.py); the claim throttle, the admin lockout and the request log all use it (the
+# throttle and the lockout count an IPv6 client by its /64).
 TRUSTED_PROXY_HOPS = env.int("TRUSTED_PROXY_HOPS", default=0)
 
 INSTALLED_APPS = [
@@ -72,7 +73,7 @@ AXES_LOCKOUT_PARAMETERS = ["ip_address"]
 AXES_RESET_ON_SUCCESS = True
 # The address is the client's behind the trusted proxies, never a client-written X-Forwarded-For
 # entry; the lockout answer names no user and carries no CORS header (config/admin_lockout.py).
-AXES_CLIENT_IP_CALLABLE = "config.client_ip.client_ip"
+AXES_CLIENT_IP_CALLABLE = "config.client_ip.client_key"
 AXES_LOCKOUT_CALLABLE = "config.admin_lockout.lockout_response"
 
 ROOT_URLCONF = "config.urls"
