@@ -62,14 +62,19 @@ MIDDLEWARE = [
 # The admin's path, e.g. "staff-7f3a/": not guessable from the outside. Always ends with "/".
 ADMIN_URL = env("ADMIN_URL", default="admin/").strip("/") + "/"
 # django-axes throttles admin logins against guessing: after AXES_FAILURE_LIMIT failures from one
-# IP address, that address is locked out for AXES_COOLOFF_MINUTES (a success resets the count).
+# client (an IPv6 client's whole /64), that client is locked out for AXES_COOLOFF_MINUTES, and after
+# AXES_FAILURE_LIMIT failures on one user name, from any number of addresses, that user name is
+# (a success resets both counts).
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
 AXES_FAILURE_LIMIT = env.int("AXES_FAILURE_LIMIT", default=5)
 AXES_COOLOFF_TIME = timedelta(minutes=env.int("AXES_COOLOFF_MINUTES", default=15))
-AXES_LOCKOUT_PARAMETERS = ["ip_address"]
+# Each alone, not the pair: [["username", "ip_address"]] would count one (name, address) pair and
+# let an attacker with many addresses guess one staff password without limit. The price: a stranger
+# can lock a staff name out for the cool-off; `manage.py axes_reset_username NAME` clears it.
+AXES_LOCKOUT_PARAMETERS = ["ip_address", "username"]
 AXES_RESET_ON_SUCCESS = True
 # The address is the client's behind the trusted proxies, never a client-written X-Forwarded-For
 # entry; the lockout answer names no user and carries no CORS header (config/admin_lockout.py).
