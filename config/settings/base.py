@@ -134,6 +134,11 @@ WEBPACK_LOADER = {
     }
 }
 
+# /healthz shares each part's answer (database, broker, chain) for this many seconds per process, so
+# that a flood of anonymous probes costs little; a part that breaks is reported at most this late
+# (config/health.py).
+HEALTHZ_CACHE_SECONDS = env.float("HEALTHZ_CACHE_SECONDS", default=5.0)
+
 # --- Cache and broker -------------------------------------------------------------------------
 # Redis serves both when REDIS_URL is set. Without it the local run uses a file cache (shared by
 # every process, so the throttle holds across gunicorn workers) and kombu's filesystem transport.
