@@ -78,7 +78,7 @@ def _shared(name: str, period: float) -> str | None:
 
 
 def part_state(name: str) -> str:
-    """"ok" or "unavailable: <error>", checked at most once a period per process."""
+    """The part's state, "ok" or "unavailable: <error>", checked at most once a period per process."""
     period = float(settings.HEALTHZ_CACHE_SECONDS)
     state = _shared(name, period)
     if state is not None:

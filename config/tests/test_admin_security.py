@@ -79,10 +79,14 @@ def test_the_lockout_answer_names_neither_the_user_nor_whether_it_exists(client,
         assert (xhr.status_code, page.status_code) == (429, 429)
         assert username.encode() not in xhr.content and username.encode() not in page.content
         answers[username] = (xhr.json(), page.content.decode().replace(username, ""))
-    assert answers["poet"][0] == answers["nobody-by-this-name"][0] == {
-        "message": "Too many failed sign-in attempts. Try again in 15 minutes.",
-        "errors": {},
-    }
+    assert (
+        answers["poet"][0]
+        == answers["nobody-by-this-name"][0]
+        == {
+            "message": "Too many failed sign-in attempts. Try again in 15 minutes.",
+            "errors": {},
+        }
+    )
     assert "Too many failed sign-in attempts. Try again in 15 minutes." in answers["poet"][1]
 
 
