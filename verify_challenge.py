@@ -934,7 +934,7 @@ def check_exceptions(
     late_ids = {row["id"] for row in late}
     listed: set[int] = set()
     for item in published:
-        rid, kind, recorded = item.get("responseId"), item.get("kind"), item.get("recordedAt")
+        rid, kind, recorded = item.get("responseId"), item.get("kind"), item.get("recordedAt") or "at an unknown time"
         what = f"the site's exception for response {rid} ({_lower(item.get('transactionHash'))})"
         if kind not in EXCEPTION_KINDS:
             differ(f"{what}: {kind!r} is no kind of exception")
@@ -944,7 +944,8 @@ def check_exceptions(
             named = "claim rejected after_resolution" if kind == AFTER_RESOLUTION else "counted response"
             differ(f"{what}: it is of kind {kind}, but names no {named}")
             continue
-        same_stake = _units_or_none(item.get("submissionStake"), decimals) == to_units(row["submissionStake"], decimals)
+        stake = _units_or_none(item.get("submissionStake"), decimals)
+        same_stake = stake is not None and stake == _units_or_none(row.get("submissionStake"), decimals)
         shown = (_lower(item.get("transactionHash")), _lower(item.get("submitterAddress")))
         if shown != (_lower(row["transactionHash"]), _lower(row["submitterAddress"])) or not same_stake:
             differ(

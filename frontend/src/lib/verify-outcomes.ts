@@ -811,7 +811,8 @@ function checkExceptions({
     if (
       lower(item.transactionHash) !== lower(claim.transactionHash) ||
       lower(item.submitterAddress) !== lower(claim.submitterAddress) ||
-      decimalToUnits(String(item.submissionStake), decimals) !== decimalToUnits(claim.submissionStake, decimals)
+      (decimalToUnits(String(item.submissionStake), decimals) ?? -1n) !==
+        decimalToUnits(claim.submissionStake, decimals)
     ) {
       differences.push(
         `${what}: it shows ${item.submissionStake} USDC from ${item.submitterAddress}, the claim ` +
