@@ -15,7 +15,7 @@ from challenges.models import Challenge, ChallengeStatus
 from challenges.payouts import paid_payout_hashes, payouts_public
 from config.api_errors import ApiError
 from config.api_security import CsrfProtected
-from config.client_ip import client_ip
+from config.client_ip import client_key
 from config.conditional import conditional_json
 from config.public_cache import PublicAnswerView, public_answer
 from config.renderers import NullableJSONRenderer
@@ -71,7 +71,9 @@ class ClaimThrottle(ScopedRateThrottle):
             return True
 
     def get_ident(self, request) -> str:
-        return client_ip(request)  # behind TRUSTED_PROXY_HOPS proxies; a forged X-Forwarded-For is not read
+        # Behind TRUSTED_PROXY_HOPS proxies (a forged X-Forwarded-For is not read); an IPv6 client
+        # counted by its /64, which it holds whole.
+        return client_key(request)
 
 
 class ResponseListCreateView(APIView):
