@@ -21,9 +21,9 @@ from django.utils import timezone
 from challenges.money import token_units
 from responses.models import Response, ResponseStatus
 from responses.reasons import Reason
-from responses.services import response_confirm, response_reject
+from responses.services import response_confirm, response_mark_sent_by_submitter, response_reject
 
-from .checks import PAYMENT_CHECKS, MinedStake, first_failure
+from .checks import PAYMENT_CHECKS, MinedStake, first_failure, is_the_payers
 from .client import get_client
 from .ledger import payment_upsert, payments_link_rejected_claim
 from .rpc import ChainReader
@@ -96,6 +96,8 @@ def payment_decide(*, response: Response, chain: ChainReader, touch: bool = True
         stake_units=token_units(response.submission_stake),
         challenge=response.challenge,
     )
+    if not response.sent_by_submitter and is_the_payers(stake):
+        response_mark_sent_by_submitter(response=response, nonce=int(tx["nonce"]))
     code = first_failure(PAYMENT_CHECKS, stake)
     if code is not None:
         return _reject(response, code)
@@ -114,11 +116,16 @@ def _unknown_transaction(response: Response, *, touch: bool = True) -> Outcome:
 
 
 def verification_deadline(response: Response) -> datetime:
-    """When a claim whose transaction no node knows is rejected: CHAIN_NOT_FOUND_TIMEOUT_SECONDS
-    after it was posted, or CHAIN_REORG_TIMEOUT_SECONDS after its block left the chain."""
+    """When a claim whose transaction no node knows is rejected, counted from the latest of: its
+    POST (CHAIN_NOT_FOUND_TIMEOUT_SECONDS), its block leaving the chain (CHAIN_REORG_TIMEOUT_SECONDS)
+    and its re-opening once its transaction was found mined late (responses/reopening.py,
+    CHAIN_NOT_FOUND_TIMEOUT_SECONDS again)."""
+    started, seconds = response.created_at, settings.CHAIN_NOT_FOUND_TIMEOUT_SECONDS
     if response.reorged_at is not None:
-        return response.reorged_at + timedelta(seconds=settings.CHAIN_REORG_TIMEOUT_SECONDS)
-    return response.created_at + timedelta(seconds=settings.CHAIN_NOT_FOUND_TIMEOUT_SECONDS)
+        started, seconds = response.reorged_at, settings.CHAIN_REORG_TIMEOUT_SECONDS
+    if response.reopened_at is not None and response.reopened_at > started:
+        started, seconds = response.reopened_at, settings.CHAIN_NOT_FOUND_TIMEOUT_SECONDS
+    return started + timedelta(seconds=seconds)
 
 
 def _touch(response: Response) -> None:

@@ -56,9 +56,11 @@ def test_only_that_address_newest_first_and_not_strangers_claims_naming_it(api, 
     make_response(challenge, GIZA, address="0x" + "cd" * 20)
     mixed_case = PAYER.upper().replace("0X", "0x")
     newer = make_response(challenge, "40.6892, -74.0445", status=ResponseStatus.PENDING, address=mixed_case)
-    # A stranger wrote the payer's address into a claim: the verification rejected it as not the payer's.
-    for code in ("wrong_sender", "commitment_mismatch"):
-        junk = make_response(challenge, GIZA, status=ResponseStatus.REJECTED, address=PAYER)
+    # A stranger wrote the payer's address into claims: no read of their transactions showed the
+    # payer's own claim, whatever their status (chain/tests/test_lists_payers_only.py, on anvil).
+    for code in ("wrong_sender", "commitment_mismatch", "not_found", "tx_failed", ""):
+        status = ResponseStatus.REJECTED if code else ResponseStatus.PENDING
+        junk = make_response(challenge, GIZA, status=status, address=PAYER, sent_by_submitter=False)
         junk.rejection_code = code
         junk.save()
     assert [item["id"] for item in _listed(api).json()] == [newer.id, older.id]
