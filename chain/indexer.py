@@ -43,8 +43,14 @@ def payments_index(*, client: ChainClient | None = None) -> IndexResult | None:
     again: a log that is no longer there (its block was replaced) is marked removed, a log that
     moved to another block gets its new position. A claim rejected not_found or reorged whose
     payment it records is re-opened (responses/reopening.py). Returns the pending claims the logs
-    name, re-opened ones included, for the caller to verify now rather than at their next retry."""
+    name, re-opened ones included, for the caller to verify now rather than at their next retry.
+    Every answer of a call comes from one node: a lagging node's missing logs beside another node's
+    head would mark payments removed (docs/chain.md, "A node that lags")."""
     client = client or get_client()
+    return client.on_one_node(_index_on)
+
+
+def _index_on(client: ChainClient) -> IndexResult | None:
     head = client.block_number()
     cursor = ChainCursor.objects.filter(name=INDEX_CURSOR).first()
     if cursor is None:
