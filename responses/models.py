@@ -85,8 +85,15 @@ class Response(models.Model):
         ]
         indexes = [
             models.Index(fields=["challenge", "status", "id"], name="response_challenge_status"),
-            # A wallet's claims, newest first (GET /api/responses?address=, an `iexact` look-up: UPPER).
-            models.Index(Upper("submitter_address"), F("id").desc(), name="response_submitter_recent"),
+            # A wallet's claims, newest first (GET /api/responses?address=, an `iexact` look-up: UPPER):
+            # only the rows that list shows (responses/selectors.py, response_list_by_address), so
+            # claims anyone posts naming an address cost that address's list nothing to skip.
+            models.Index(
+                Upper("submitter_address"),
+                F("id").desc(),
+                condition=Q(status="confirmed") | Q(sent_by_submitter=True),
+                name="response_submitter_listed",
+            ),
             models.Index(fields=["status", "updated_at"], name="response_status_updated"),
             # Resolution reads only the latitudes within the threshold of the solution (written once,
             # at the claim, and never changed: no cost to verification's HOT updates).

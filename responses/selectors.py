@@ -66,6 +66,7 @@ def response_list_by_address(
     address sent for something else; none of those is ever listed, at any status, so nobody can put
     claims into someone else's list. The serializer hides coordinates until the challenge is resolved."""
 
+    # The very condition of the partial index response_submitter_listed (responses/models.py).
     claims = Response.objects.filter(submitter_address__iexact=address).filter(
         Q(status=ResponseStatus.CONFIRMED) | Q(sent_by_submitter=True)
     )
