@@ -12,6 +12,7 @@ from django.db import transaction
 from eth_utils import to_checksum_address
 
 from responses.models import Response, ResponseStatus
+from responses.reopening import responses_reopen_found
 
 from .calldata import CalldataError, DecodedTransfer, decode_transfer
 from .client import ChainClient, get_client
@@ -40,9 +41,16 @@ def payments_index(*, client: ChainClient | None = None) -> IndexResult | None:
 
     The range starts CHAIN_REORG_DEPTH_BLOCKS below the stored cursor, so recent blocks are read
     again: a log that is no longer there (its block was replaced) is marked removed, a log that
-    moved to another block gets its new position. Returns the pending claims the new logs name,
-    for the caller to verify now rather than at their next retry."""
+    moved to another block gets its new position. A claim rejected not_found or reorged whose
+    payment it records is re-opened (responses/reopening.py). Returns the pending claims the logs
+    name, re-opened ones included, for the caller to verify now rather than at their next retry.
+    Every answer of a call comes from one node: a lagging node's missing logs beside another node's
+    head would mark payments removed (docs/chain.md, "A node that lags")."""
     client = client or get_client()
+    return client.on_one_node(_index_on)
+
+
+def _index_on(client: ChainClient) -> IndexResult | None:
     head = client.block_number()
     cursor = ChainCursor.objects.filter(name=INDEX_CURSOR).first()
     if cursor is None:
@@ -86,6 +94,10 @@ def payments_index(*, client: ChainClient | None = None) -> IndexResult | None:
             decoded = None
             if existing is None or not existing.commitment:
                 decoded = _stake_calldata(client, transfer.transaction_hash)
+            commitment = _ledger_commitment(existing, decoded)
+            # The payer's claim, rejected not_found or reorged before the payment reached a block
+            # this node holds, is verified again (responses/reopening.py); pending, it is in `pending`.
+            responses_reopen_found(transaction_hash=transfer.transaction_hash, commitment=commitment)
             payment_upsert(
                 transfer,
                 block_number=number,
@@ -93,9 +105,7 @@ def payments_index(*, client: ChainClient | None = None) -> IndexResult | None:
                 transaction_index=int(transfer.transaction_index or 0),
                 block_time=block_times[number],
                 decoded_input=decoded,
-                response=payment_claim(
-                    transaction_hash=transfer.transaction_hash, commitment=_ledger_commitment(existing, decoded)
-                ),
+                response=payment_claim(transaction_hash=transfer.transaction_hash, commitment=commitment),
             )
             recorded += 1
         # Ledger rows in the scanned range that the canonical chain no longer holds.

@@ -3,16 +3,46 @@
 
 - `claim_stored` is sent once a new pending claim is committed (responses/services.py); the chain
   app's receiver queues its verification.
-- `claim_check` runs the part of verification that can refuse a claim while its POST waits
-  (chain/checks.py, claim_check_at_post); with no check registered, every claim is stored."""
+- `claim_check` reads the claim's transaction while its POST waits (chain/checks.py,
+  claim_check_at_post) and says what the read showed: a reason code that refuses the claim, whether
+  it is the payer's own claim, and whether the transaction is mined. With no check registered,
+  nothing was read and every claim is stored."""
 
+import logging
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from django.dispatch import Signal
 
+logger = logging.getLogger(__name__)
+
 claim_stored = Signal()  # kwargs: response_id
 
-ClaimCheck = Callable[..., str | None]
+
+def queue_verification(response_id: int) -> None:
+    """Send claim_stored for a committed pending claim (new, or re-opened: responses/reopening.py)."""
+    try:
+        # The chain app's receiver queues the verification (chain/apps.py).
+        claim_stored.send(sender=None, response_id=response_id)
+    except Exception:  # noqa: BLE001 - the broker being down must not lose the claim
+        # The claim is committed; the sweeper re-queues stale pending claims once the broker is back.
+        logger.warning("could not enqueue verification of response %s", response_id)
+
+
+@dataclass(frozen=True)
+class ClaimRead:
+    """What one read of a claim's transaction showed. The default: nothing (no node answered in
+    time, or none knows the hash)."""
+
+    code: str | None = None  # the reason code of a claim this transaction can never confirm
+    mined: bool = False  # a node holds the transaction in a block (not only in its pool)
+    # Sent from the claim's address, carrying the claim's commitment: the payer's own claim
+    # (responses/models.py, Response.sent_by_submitter).
+    sent_by_submitter: bool = False
+    nonce: int | None = None  # the transaction's nonce, when sent_by_submitter
+
+
+ClaimCheck = Callable[..., ClaimRead]
 _claim_check: ClaimCheck | None = None
 
 
@@ -23,10 +53,10 @@ def register_claim_check(check: ClaimCheck) -> None:
 
 def claim_check(
     *, transaction_hash: str, submitter_address: str, commitment: str, challenge_id: int, client: object | None
-) -> str | None:
-    """The reason code of a claim its transaction shows can never be confirmed, or None."""
+) -> ClaimRead:
+    """What the claim's transaction shows now (bounded: the POST waits on it)."""
     if _claim_check is None:
-        return None
+        return ClaimRead()
     return _claim_check(
         transaction_hash=transaction_hash,
         submitter_address=submitter_address,

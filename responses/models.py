@@ -39,6 +39,17 @@ class Response(models.Model):
     # Set when a confirmed claim's block left the canonical chain; it is pending again until its
     # transaction returns (confirmed anew) or CHAIN_REORG_TIMEOUT_SECONDS pass (rejected, `reorged`).
     reorged_at = models.DateTimeField(null=True, blank=True)
+    # Set when a claim rejected not_found or reorged was re-opened because its transaction turned up
+    # mined after all (responses/reopening.py); its new deadline counts from here.
+    reopened_at = models.DateTimeField(null=True, blank=True)
+    # True once a read of the transaction (the POST's, chain/checks.py claim_check_at_post, or the
+    # worker's, chain/verification.py) showed the payer's own claim: sent from submitter_address,
+    # carrying this claim's commitment. Anyone can name any address in a claim; only such a claim,
+    # or a confirmed one, is listed for the address (responses/selectors.py, response_list_by_address).
+    sent_by_submitter = models.BooleanField(default=False)
+    # The transaction's nonce as that read saw it (in the pool or mined): a wallet's "speed up" or
+    # "cancel" replaces it with another transaction of the same sender and nonce (docs/protocol.md 3.3).
+    sender_nonce = models.BigIntegerField(null=True, blank=True)
     # Set only by seed_demo (responses/demo.py): a made-up claim on no chain, confirmed without a
     # payment to show the resolved screens. A real claim, also one on a demo challenge, is never
     # marked, so it is verified and re-checked for reorgs like any other.
@@ -74,8 +85,15 @@ class Response(models.Model):
         ]
         indexes = [
             models.Index(fields=["challenge", "status", "id"], name="response_challenge_status"),
-            # A wallet's claims, newest first (GET /api/responses?address=, an `iexact` look-up: UPPER).
-            models.Index(Upper("submitter_address"), F("id").desc(), name="response_submitter_recent"),
+            # A wallet's claims, newest first (GET /api/responses?address=, an `iexact` look-up: UPPER):
+            # only the rows that list shows (responses/selectors.py, response_list_by_address), so
+            # claims anyone posts naming an address cost that address's list nothing to skip.
+            models.Index(
+                Upper("submitter_address"),
+                F("id").desc(),
+                condition=Q(status="confirmed") | Q(sent_by_submitter=True),
+                name="response_submitter_listed",
+            ),
             models.Index(fields=["status", "updated_at"], name="response_status_updated"),
             # Resolution reads only the latitudes within the threshold of the solution (written once,
             # at the claim, and never changed: no cost to verification's HOT updates).
