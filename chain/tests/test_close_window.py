@@ -74,4 +74,3 @@ def test_a_closed_challenge_that_never_opened_refuses_claims(chain, make_challen
     answer = api.post("/api/responses", body(d, "0x" + "ab" * 32), format="json")
     assert answer.status_code == 409
     assert not Response.objects.exists()
-

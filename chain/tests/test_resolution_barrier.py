@@ -13,11 +13,13 @@ import pytest
 
 from chain.client import ChainClient
 from chain.indexer import payments_index
+from chain.models import Payment
 from chain.reorgs import confirmed_recheck
+from chain.selectors import payments_unclaimed
 from chain.verification import payment_verify
 from challenges.models import Challenge, Payout
 from devtools.concurrency import at_once
-from responses.models import Response, ResponseStatus
+from responses.models import ExceptionKind, ResolutionException, Response, ResponseStatus
 from responses.resolution import challenge_resolve_run, challenge_resolve_start
 from responses.services import response_create
 
@@ -88,6 +90,14 @@ def test_a_claim_whose_post_read_the_chain_while_resolution_started_moves_no_sum
     assert (challenge.staked_sum, challenge.response_count) == (Decimal("5"), 1)
     challenge_resolve_run(challenge_id=challenge.pk)
     assert sum(p.amount for p in Payout.objects.filter(challenge=challenge)) == Decimal("5")
+    # Staff are told, and the payment is its payer's: in the ledger, linked, not "unclaimed".
+    exception = ResolutionException.objects.get()
+    assert (exception.response_id, exception.kind, exception.stake) == (claim.pk, ExceptionKind.AFTER_RESOLUTION, 2.5)
+    assert Payment.objects.get(transaction_hash=tx).response_id == claim.pk
+    assert not payments_unclaimed().filter(transaction_hash=tx).exists()
+    # Verified again (the sweeper, the head watcher): nothing more is recorded or moved.
+    assert payment_verify(response_id=claim.pk).code == "after_resolution"
+    assert ResolutionException.objects.count() == 1
 
 
 @pytest.mark.django_db
@@ -109,3 +119,7 @@ def test_a_reorg_after_resolution_leaves_the_claim_confirmed_and_the_sums_unmove
     assert (challenge.staked_sum, challenge.response_count) == (Decimal("2.5"), 1)
     assert {p.kind: p.amount for p in Payout.objects.filter(challenge=challenge)} == payouts
     assert Response.objects.filter(status=ResponseStatus.PENDING).count() == 0
+    exception = ResolutionException.objects.get()
+    assert (exception.response_id, exception.kind, exception.stake) == (claim.pk, ExceptionKind.REORGED, 2.5)
+    assert confirmed_recheck() == []  # the next beat finds it again: recorded once
+    assert ResolutionException.objects.count() == 1
