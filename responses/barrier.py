@@ -50,7 +50,7 @@ def resolution_started_locked(*, challenge_id: int) -> bool:
 # --- When resolution may start ---------------------------------------------------------------------
 
 
-def _utc(moment: datetime) -> str:
+def utc_text(moment: datetime) -> str:
     return f"{moment.astimezone(UTC):%Y-%m-%d %H:%M:%S} UTC"
 
 
@@ -81,14 +81,14 @@ def resolution_waits_for(*, challenge: Challenge, now: datetime | None = None) -
     now = now or timezone.now()
     if now < opens_at:
         return (
-            f"Claims for payments mined before the close ({_utc(challenge.closed_at)}) can still arrive until "
-            f"{_utc(opens_at)} ({grace_text()} after the close, CHALLENGE_CLOSE_GRACE_SECONDS); resolve after that."
+            f"Claims for payments mined before the close ({utc_text(challenge.closed_at)}) can still arrive until "
+            f"{utc_text(opens_at)} ({grace_text()} after the close, CHALLENGE_CLOSE_GRACE_SECONDS); resolve after that."
         )
     read_until = hooks.ledger_read_until()
     if read_until is None or read_until <= challenge.closed_at:
-        read = "has not read any block yet" if read_until is None else f"has read blocks up to {_utc(read_until)}"
+        read = "has not read any block yet" if read_until is None else f"has read blocks up to {utc_text(read_until)}"
         return (
-            f"The ledger indexer {read}, not yet past the close ({_utc(challenge.closed_at)}), so payments "
+            f"The ledger indexer {read}, not yet past the close ({utc_text(challenge.closed_at)}), so payments "
             "of the open window may still be missing from the list below; resolve once it has read past it (it "
             "runs every CHAIN_INDEX_INTERVAL_SECONDS on the worker's beat, and needs a block mined after the close)."
         )
@@ -101,7 +101,7 @@ def ledger_state(*, challenge: Challenge) -> str:
     if read_until is None:
         return "The ledger indexer has not read any block yet."
     past = challenge.closed_at is not None and read_until > challenge.closed_at
-    return f"The ledger indexer has read blocks up to {_utc(read_until)}" + (", past the close." if past else ".")
+    return f"The ledger indexer has read blocks up to {utc_text(read_until)}" + (", past the close." if past else ".")
 
 
 def unclaimed_in_window(*, challenge: Challenge) -> list[hooks.UnclaimedPayment]:
