@@ -24,6 +24,7 @@ from responses.resolution import challenge_resolve_run, challenge_resolve_start
 from responses.services import response_create
 
 from .conftest import post_claim
+from .test_close_window import body
 from .verifier_support import confirm, mine_at, pay, resolve, wait_for_wall_clock_past_head
 
 
@@ -123,3 +124,61 @@ def test_a_reorg_after_resolution_leaves_the_claim_confirmed_and_the_sums_unmove
     assert (exception.response_id, exception.kind, exception.stake) == (claim.pk, ExceptionKind.REORGED, 2.5)
     assert confirmed_recheck() == []  # the next beat finds it again: recorded once
     assert ResolutionException.objects.count() == 1
+
+
+@pytest.mark.django_db
+def test_a_claim_posted_after_resolution_is_stored_and_recorded_and_the_outcome_says_so(
+    chain, draft, api, django_capture_on_commit_callbacks
+):
+    counted = draft(stake="5", address=chain.other)
+    confirm(chain, post_claim(counted, pay(chain, counted)))
+    late = draft()
+    tx = pay(chain, late)  # mined in the open window; the page posts only after resolution
+    challenge = resolve(chain, late.challenge)
+    before = api.get(f"/api/challenges/{challenge.pk}/winners").json()
+
+    answer = api.post("/api/responses", body(late, tx), format="json")
+
+    assert answer.status_code == 201, answer.content  # stored: nothing paid is lost
+    chain.mine(2)
+    with django_capture_on_commit_callbacks(execute=True):  # the winners answer goes stale on commit
+        outcome = payment_verify(response_id=answer.json()["id"])
+    assert (outcome.status, outcome.code) == (ResponseStatus.REJECTED, "after_resolution")
+    status = api.get(f"/api/responses/{tx}", {"commitment": late.commitment}).json()
+    assert status["rejectionReason"] == (
+        "This payment reached Geopoem after the challenge was resolved, so it does not count toward the "
+        "prizes; staff have been told."
+    )
+    after = api.get(f"/api/challenges/{challenge.pk}/winners").json()
+    recorded = ResolutionException.objects.get()
+    assert after["exceptions"] == [
+        {
+            "responseId": answer.json()["id"],
+            "transactionHash": tx,
+            "submitterAddress": late.address,
+            "submissionStake": "2.500000",
+            "kind": "after_resolution",
+            "recordedAt": int(recorded.created_at.timestamp()),
+        }
+    ]
+    assert {k: v for k, v in after.items() if k != "exceptions"} == {
+        k: v for k, v in before.items() if k != "exceptions"
+    }
+    assert after["totalStaked"] == "5.000000"
+
+
+@pytest.mark.django_db
+def test_a_claim_posted_after_resolution_that_fails_a_check_is_rejected_for_it_and_not_recorded(chain, draft, api):
+    d = draft()
+    challenge = resolve(chain, d.challenge)
+    wait_for_wall_clock_past_head(chain)
+    tx = pay(chain, d)  # mined after the close (resolution closed it)
+
+    answer = api.post("/api/responses", body(d, tx), format="json")
+
+    assert answer.status_code == 201
+    chain.mine(2)
+    outcome = payment_verify(response_id=answer.json()["id"])
+    assert (outcome.status, outcome.code) == (ResponseStatus.REJECTED, "late")
+    assert not ResolutionException.objects.exists()
+    assert Challenge.objects.get(pk=challenge.pk).staked_sum == 0
