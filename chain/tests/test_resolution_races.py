@@ -15,7 +15,7 @@ from django.db import connection, transaction
 
 from chain.contracts import mint
 from chain.reorgs import confirmed_recheck
-from chain.verification import payment_verify
+from chain.verification import Outcome, payment_verify
 from challenges.models import Challenge, ChallengeResolution
 from challenges.services import ChallengeStateError
 from devtools.concurrency import at_once
@@ -90,7 +90,8 @@ def test_a_start_waits_for_a_claim_being_stored_and_refuses_while_it_is_pending(
     assert isinstance(refusal, ChallengeStateError) and "1 claim(s) are still being verified" in str(refusal)
     chain.mine(2)
     assert payment_verify(response_id=claim.pk).status == ResponseStatus.CONFIRMED
-    assert start_or_refusal(challenge.pk).total == 1
+    resolved = start_or_refusal(challenge.pk)
+    assert isinstance(resolved, ChallengeResolution) and resolved.total == 1
     assert sums(challenge.pk) == (Decimal("2.5"), 1)
 
 
@@ -118,7 +119,7 @@ def test_claims_posted_in_a_burst_while_resolution_starts_are_counted_or_recorde
         started = start_or_refusal(challenge.pk)
     confirmed = Response.objects.filter(pk__in=[c.pk for c in claims], status=ResponseStatus.CONFIRMED)
     assert sums(challenge.pk) == (sum((r.submission_stake for r in confirmed), Decimal(0)), len(counted))
-    assert started.total == len(counted)
+    assert isinstance(started, ChallengeResolution) and started.total == len(counted)
 
 
 def test_a_confirmation_racing_the_start_is_counted_before_it_or_holds_it_off(chain, draft):
@@ -127,14 +128,14 @@ def test_a_confirmation_racing_the_start_is_counted_before_it_or_holds_it_off(ch
     challenge = close_after_the_payments(chain, d.challenge)
     index_a_block_after(chain, challenge)  # also makes the payment deep enough
 
-    outcome, started = at_once([lambda: payment_verify(response_id=claim.pk), lambda: start_or_refusal(challenge.pk)])
+    verified, started = at_once([lambda: payment_verify(response_id=claim.pk), lambda: start_or_refusal(challenge.pk)])
 
-    assert outcome.status == ResponseStatus.CONFIRMED
+    assert isinstance(verified, Outcome) and verified.status == ResponseStatus.CONFIRMED
     assert sums(challenge.pk) == (Decimal("2.5"), 1)
     if isinstance(started, ChallengeStateError):
         assert "1 claim(s) are still being verified" in str(started)
         started = start_or_refusal(challenge.pk)
-    assert started.total == 1
+    assert isinstance(started, ChallengeResolution) and started.total == 1
     assert not ResolutionException.objects.exists()
 
 

@@ -54,6 +54,7 @@ def test_resolution_waits_for_the_grace_period_after_the_close(chain, make_chall
     with pytest.raises(ChallengeStateError, match="can still arrive until"):
         start(challenge)
     assert not ChallengeResolution.objects.exists()
+    assert challenge.closed_at is not None
     time.sleep(max(0.0, (challenge.closed_at - timezone.now()).total_seconds() + 2.1))
     assert start(challenge).total == 0
 
