@@ -8,7 +8,7 @@ from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
 from challenges.admin.links import address_link, tx_link, usdc
-from challenges.models import Challenge, ChallengeStatus
+from challenges.models import Challenge, ChallengeResolution, ChallengeStatus
 from responses.barrier import (
     ledger_state,
     resolution_opens_at,
@@ -64,6 +64,8 @@ class ChallengeBarrierMixin:
     def before_resolving_display(self, obj: Challenge) -> str:
         if obj.status not in (ChallengeStatus.ACTIVE, ChallengeStatus.CLOSED):
             return "-"
+        if ChallengeResolution.objects.filter(challenge=obj).exists():
+            return "Resolution has started: its progress is the status above."
         return before_resolving(obj)
 
     @admin.display(description="Exceptions after resolution")
