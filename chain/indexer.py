@@ -75,7 +75,10 @@ def _index_on(client: ChainClient) -> IndexResult | None:
     seen: set[tuple[str, int]] = set()
     tx_hashes: set[str] = set()
     recorded = 0
-    block_times: dict[int, datetime | None] = {}
+    # The cursor keeps the last block's time too: resolution waits until it is after the close
+    # (ledger_read_until below; responses/barrier.py).
+    last_block = client.get_block(to_block)
+    block_times: dict[int, datetime | None] = {to_block: block_time(last_block) if last_block is not None else None}
     with transaction.atomic():
         for log in logs:
             if log.get("removed"):
@@ -115,13 +118,22 @@ def _index_on(client: ChainClient) -> IndexResult | None:
             if (p.transaction_hash, p.log_index) not in seen
         ]
         removed = Payment.objects.filter(pk__in=gone).update(removed=True)
-        ChainCursor.objects.update_or_create(name=INDEX_CURSOR, defaults={"block_number": to_block})
+        ChainCursor.objects.update_or_create(
+            name=INDEX_CURSOR, defaults={"block_number": to_block, "block_time": block_times[to_block]}
+        )
     pending = list(
         Response.objects.filter(transaction_hash__in=tx_hashes, status=ResponseStatus.PENDING).values_list(
             "pk", flat=True
         )
     )
     return IndexResult(from_block, to_block, recorded, removed, pending)
+
+
+def ledger_read_until() -> datetime | None:
+    """The time of the last block the indexer has read (registered in responses/hooks.py by
+    chain/apps.py): every payment mined up to then is in the ledger."""
+    cursor = ChainCursor.objects.filter(name=INDEX_CURSOR).first()
+    return cursor.block_time if cursor is not None else None
 
 
 def _stake_calldata(client: ChainClient, transaction_hash: str) -> DecodedTransfer | None:

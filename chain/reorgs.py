@@ -1,5 +1,8 @@
 """Reorgs (beat: chain/tasks.py, recheck_confirmed): a confirmed claim whose block left the
-canonical chain goes back to pending, and its verification runs again (docs/chain.md)."""
+canonical chain goes back to pending, and its verification runs again (docs/chain.md). Once its
+challenge's resolution has started it stays confirmed and counted instead, and an exception of kind
+`reorged` is recorded for staff and the published outcome (responses/services.py,
+response_unconfirm; responses/barrier.py)."""
 
 from __future__ import annotations
 

@@ -156,11 +156,13 @@ def _reject(response: Response, code: str) -> Outcome:
         payments_link_rejected_claim(response=response, code=code)
     if changed:
         logger.info("response %s rejected: %s", response.pk, code)
-    return _current(response.pk, code, bool(changed))
+    return _current(response.pk, bool(changed))
 
 
-def _current(response_id: int, code: str, changed: bool) -> Outcome:
-    status = Response.objects.values_list("status", flat=True).get(pk=response_id)
+def _current(response_id: int, changed: bool) -> Outcome:
+    """The claim's status and code as stored: a confirmation the resolution's barrier turned down
+    is rejected `after_resolution` (responses/barrier.py)."""
+    status, code = Response.objects.values_list("status", "rejection_code").get(pk=response_id)
     return Outcome(status=status, code=code if status == ResponseStatus.REJECTED else "", changed=changed)
 
 
@@ -183,7 +185,10 @@ def _confirm(response: Response, stake: MinedStake) -> Outcome:
             transaction_index=tx_index,
             log_index=transfer.log_index,
         )
-        if changed:
+        # After resolution started it is rejected `after_resolution` instead: still its payer's
+        # payment, so the ledger links it all the same (it is not unclaimed).
+        late = not changed and _rejected_after_resolution(response.pk)
+        if changed or late:
             payment_upsert(
                 transfer,
                 block_number=block_number,
@@ -195,4 +200,10 @@ def _confirm(response: Response, stake: MinedStake) -> Outcome:
             )
     if changed:
         logger.info("response %s confirmed in block %s", response.pk, block_number)
-    return _current(response.pk, "", bool(changed))
+    return _current(response.pk, bool(changed))
+
+
+def _rejected_after_resolution(response_id: int) -> bool:
+    return Response.objects.filter(
+        pk=response_id, status=ResponseStatus.REJECTED, rejection_code=Reason.AFTER_RESOLUTION
+    ).exists()

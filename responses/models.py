@@ -1,3 +1,4 @@
+from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
 from django.db.models.functions import Lower, Upper
@@ -113,3 +114,48 @@ class Response(models.Model):
 
     def __str__(self) -> str:
         return f"Response #{self.pk} to challenge #{self.challenge_id} ({self.status})"
+
+
+class ExceptionKind(models.TextChoices):
+    AFTER_RESOLUTION = "after_resolution", "Confirmed after resolution started: not counted"
+    REORGED = "reorged", "Block left the chain after resolution started: still counted"
+
+
+class ResolutionException(models.Model):
+    """A claim the chain changed after its challenge's resolution had started. Resolution is a
+    barrier (docs/protocol.md section 4, "Close, grace period and resolution"): the sums the
+    winners and payouts were computed from never move again, so such a change is recorded here,
+    for staff (the admin) and for everyone (the winners answer), instead of moving them.
+
+    - `after_resolution`: a payment that passed every check reached the site too late; its claim is
+      rejected with that code and its stake is not in the pot.
+    - `reorged`: a counted claim's block left the chain; the claim stays confirmed and counted, and
+      the verifiers report its missing payment.
+
+    Written by responses/barrier.py (once per claim and kind); staff settle it with a note."""
+
+    challenge = models.ForeignKey(
+        "challenges.Challenge", on_delete=models.PROTECT, related_name="resolution_exceptions"
+    )
+    response = models.ForeignKey(Response, on_delete=models.PROTECT, related_name="resolution_exceptions")
+    kind = models.CharField(max_length=24, choices=ExceptionKind.choices)
+    stake = models.DecimalField(max_digits=20, decimal_places=6, help_text="USDC, the claim's stake.")
+    transaction_hash = models.CharField(max_length=66)
+    created_at = models.DateTimeField(auto_now_add=True)
+    staff_note = models.TextField(blank=True, help_text="What staff did about it (a refund, a payout, nothing).")
+    settled_at = models.DateTimeField(null=True, blank=True)
+    settled_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            # A beat that finds the same reorged claim again, or two workers confirming one claim,
+            # record it once.
+            models.UniqueConstraint(fields=["response", "kind"], name="resolution_exception_once"),
+        ]
+        indexes = [models.Index(fields=["challenge", "id"], name="resolution_exception_challenge")]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()}: response #{self.response_id} of challenge #{self.challenge_id}"

@@ -18,12 +18,13 @@ from django.utils import timezone
 from challenges.commitments import guess_commitment, new_salt
 from challenges.coordinates import parse_coordinates
 from challenges.models import Challenge
-from challenges.selectors import challenge_is_open
+from challenges.selectors import challenge_accepts_claims
 from challenges.services import challenge_stake_moved
 
-from . import hooks
-from .models import Response, ResponseStatus
-from .reasons import REASON_SENTENCES
+from . import barrier, hooks
+from .exceptions import exception_record
+from .models import ExceptionKind, Response, ResponseStatus
+from .reasons import REASON_SENTENCES, Reason
 from .reopening import response_reopen_on_repost
 
 logger = logging.getLogger(__name__)
@@ -114,8 +115,9 @@ def response_create(
         return _replay_or_refuse(existing, *claim, client=client)
     if Response.objects.filter(transaction_hash=transaction_hash, status=ResponseStatus.CONFIRMED).exists():
         raise TransactionAlreadyUsed
-    if not challenge_is_open(challenge_id=challenge.pk):
-        # Active and its terms anchored on chain deep enough (docs/protocol.md section 6).
+    if not challenge_accepts_claims(challenge_id=challenge.pk):
+        # Open now, or closed or resolved after it was open: a payment mined in the window may still
+        # count until resolution starts, and one claimed later is recorded (responses/barrier.py).
         raise ChallengeNotOpen
     read = hooks.claim_check(
         transaction_hash=transaction_hash,
@@ -128,6 +130,7 @@ def response_create(
         raise ClaimCannotMatch(read.code)
     try:
         with transaction.atomic():
+            barrier.claim_insert_lock(challenge_id=challenge.pk)  # against a resolution start
             response = Response.objects.create(
                 challenge=challenge,
                 **guess,
@@ -166,7 +169,8 @@ def _replay_or_refuse(
 # --- Status changes: the chain decides (chain/verification.py), these write ---------------------
 # Each is one conditional UPDATE on the current status, so two workers deciding the same claim at
 # once cannot count its stake twice: exactly one UPDATE matches, and only that one moves the
-# challenge's staked sum and response count (challenges/services.py, challenge_stake_moved).
+# challenge's staked sum and response count (challenges/services.py, challenge_stake_moved). Once
+# the challenge's resolution has started none of them moves the sums (responses/barrier.py).
 
 
 def response_confirm(
@@ -178,8 +182,14 @@ def response_confirm(
     transaction_index: int,
     log_index: int,
 ) -> bool:
-    """A pending claim to confirmed at its place on chain; True when this call moved it."""
+    """A pending claim to confirmed at its place on chain; True when this call moved it. After the
+    challenge's resolution started it is rejected `after_resolution` instead and an exception is
+    recorded for staff (False): the sums the prizes were computed from stay as they are."""
     with transaction.atomic():
+        if barrier.resolution_started_locked(challenge_id=response.challenge_id):
+            if response_reject(response=response, code=Reason.AFTER_RESOLUTION):
+                exception_record(response=response, kind=ExceptionKind.AFTER_RESOLUTION)
+            return False
         changed = Response.objects.filter(pk=response.pk, status=ResponseStatus.PENDING).update(
             status=ResponseStatus.CONFIRMED,
             submission_timestamp=submission_timestamp,
@@ -211,8 +221,17 @@ def response_reject(*, response: Response, code: str) -> bool:
 def response_unconfirm(*, response: Response) -> bool:
     """A confirmed claim whose block left the canonical chain back to pending; its stake leaves the
     challenge's sums in the same transaction. Conditional on the block hash it was confirmed in, so
-    a claim re-confirmed meanwhile in a new block is left alone. True when this call moved it."""
+    a claim re-confirmed meanwhile in a new block is left alone. True when this call moved it.
+    After the challenge's resolution started the claim stays confirmed and counted, and an exception
+    of kind `reorged` is recorded for staff (False): the verifiers report its missing payment."""
     with transaction.atomic():
+        if barrier.resolution_started_locked(challenge_id=response.challenge_id):
+            still = Response.objects.filter(
+                pk=response.pk, status=ResponseStatus.CONFIRMED, block_hash=response.block_hash
+            ).exists()
+            if still:
+                exception_record(response=response, kind=ExceptionKind.REORGED)
+            return False
         now = timezone.now()
         changed = Response.objects.filter(
             pk=response.pk, status=ResponseStatus.CONFIRMED, block_hash=response.block_hash

@@ -21,6 +21,7 @@ from config.public_cache import PublicAnswerView, public_answer
 from config.renderers import NullableJSONRenderer
 
 from . import pagination
+from .exceptions import exceptions_of
 from .parsers import DecimalJSONParser
 from .reasons import REASON_SENTENCES
 from .selectors import (
@@ -34,6 +35,7 @@ from .selectors import (
 from .serializers import (
     ClaimSerializer,
     RejectedResponseSerializer,
+    ResolutionExceptionSerializer,
     ResponseCreateInputSerializer,
     ResponseSerializer,
     ScoredResponseSerializer,
@@ -276,4 +278,7 @@ class ChallengeWinnersView(PublicAnswerView):
             # Every prize and how far its payment got (docs/protocol.md section 6, "Payouts"). A payout's
             # change makes this answer stale (config/public_cache.py).
             "payouts": payouts_public(challenge=challenge),
+            # What the chain changed after resolution started, which moved no sum (responses/barrier.py);
+            # recording one makes this answer stale (responses/exceptions.py).
+            "exceptions": ResolutionExceptionSerializer(exceptions_of(challenge=challenge), many=True).data,
         }
