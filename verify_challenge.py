@@ -63,6 +63,9 @@ NOT_THE_PAYERS_CLAIM = ("wrong_sender", "commitment_mismatch")
 # "reorged"; docs/protocol.md section 5, "Exceptions").
 AFTER_RESOLUTION = "after_resolution"
 EXCEPTION_KINDS = (AFTER_RESOLUTION, "reorged")
+# An exception's `recordedAt` is Unix seconds, a whole number; the last second of the year 9999 is
+# the largest that is still a date (tests/vectors.json, "exceptions", "recordedAt").
+LAST_UNIX_SECOND = 253_402_300_799
 # Blocks per eth_getLogs request of the completeness scan (a node that refuses gets smaller ones).
 LOG_RANGE = 10_000
 EARTH_RADIUS_M = 6_371_000
@@ -926,7 +929,8 @@ def check_exceptions(
     passes every rule (`late`, from check_rejected): reported, not counted. A `reorged` one is a
     counted response whose block left the chain after resolution: its stake stays in the pot and its
     missing payment stays a difference, which cites the exception. Anything else an exception names,
-    and a late claim with no exception, is a difference; so is a late claim that would have won."""
+    a `recordedAt` that is not Unix seconds (printed in UTC when it is), and a late claim with no
+    exception, is a difference; so is a late claim that would have won."""
     differ = report.differences.append
     report.published_exceptions = len(published)
     rejected_by_id = {row.get("id"): row for row in rejected}
@@ -934,7 +938,9 @@ def check_exceptions(
     late_ids = {row["id"] for row in late}
     listed: set[int] = set()
     for item in published:
-        rid, kind, recorded = item.get("responseId"), item.get("kind"), item.get("recordedAt") or "at an unknown time"
+        rid, kind = item.get("responseId"), item.get("kind")
+        seconds = recorded_at_seconds(item.get("recordedAt"))
+        recorded = utc_iso(seconds) if seconds is not None else "at an unknown time"
         what = f"the site's exception for response {rid} ({_lower(item.get('transactionHash'))})"
         if kind not in EXCEPTION_KINDS:
             differ(f"{what}: {kind!r} is no kind of exception")
@@ -952,6 +958,8 @@ def check_exceptions(
                 f"{what}: it shows {item.get('submissionStake')} USDC from {item.get('submitterAddress')}, the claim "
                 f"{row['submissionStake']} from {row['submitterAddress']} in {row['transactionHash']}"
             )
+        if seconds is None:
+            differ(f"{what}: its recordedAt {item.get('recordedAt')!r} is not a time in Unix seconds")
         if kind == AFTER_RESOLUTION:
             listed.add(rid)
             if rid in late_ids:
@@ -991,6 +999,24 @@ def check_exceptions(
             highest=highest,
             report=report,
         )
+
+
+def recorded_at_seconds(value: object) -> int | None:
+    """An exception's `recordedAt` (docs/protocol.md section 5, "Exceptions"): Unix seconds, a whole
+    JSON number from 0 to LAST_UNIX_SECOND. Anything else (a date string, a fraction, null, true) is
+    None: the site did not say when in the form the protocol fixes, which check_exceptions reports
+    as a difference rather than guess at what the site meant."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if isinstance(value, float) and not value.is_integer():
+        return None
+    seconds = int(value)
+    return seconds if 0 <= seconds <= LAST_UNIX_SECOND else None
+
+
+def utc_iso(seconds: int) -> str:
+    """Unix seconds as an ISO 8601 UTC time: 1795000000 -> "2026-11-18T11:06:40Z"."""
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(seconds))
 
 
 def _units_or_none(amount: object, decimals: int) -> int | None:

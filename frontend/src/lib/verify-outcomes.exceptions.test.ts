@@ -5,13 +5,14 @@ import { TEST_CONFIG } from "../../test/fixtures";
 import {
   AFTER_RESOLUTION,
   EXCEPTION_KINDS,
+  recordedAtSeconds,
   verifyChallenge,
   wouldWin,
-  type PublishedException,
   type VerificationReport,
 } from "./verify-outcomes";
+import { formatDateTime } from "./format";
 import { decimalToUnits } from "./stake";
-import type { RejectedClaim, Winners } from "@/api";
+import type { RejectedClaim, ResolutionException } from "@/api";
 
 // docs/protocol.md section 5, "Exceptions": a stake paid in time whose claim reached the site after
 // resolution (rejected "after_resolution", not counted), and a counted stake whose block left the
@@ -27,7 +28,9 @@ const GUESSES: Guess[] = [
   { text: "30.0444, 31.2357", stake: "3", address: PLAYER, block: 21, txIndex: 1 },
   { text: "29.9792, 31.1342", stake: "7", address: PLAYER, block: 22, txIndex: 0 },
 ];
-const RECORDED_AT = "2026-01-02T03:04:05Z";
+/** The site sends Unix seconds; the page shows them as it shows every time (lib/format.ts). */
+const RECORDED_AT = 1795000000;
+const SHOWN_AT = formatDateTime(RECORDED_AT);
 
 type Fetch = typeof fetch;
 
@@ -75,26 +78,32 @@ async function lateClaim(
 
 function exceptionOf(
   claim: { id: number; transactionHash: string; submitterAddress: string; submissionStake: string },
-  kind = AFTER_RESOLUTION,
-): PublishedException {
+  kind: string = AFTER_RESOLUTION,
+): ResolutionException {
   return {
     responseId: claim.id,
     transactionHash: claim.transactionHash,
     submitterAddress: claim.submitterAddress,
     submissionStake: claim.submissionStake,
-    kind,
+    // Any kind the site may send, one outside the protocol's two included.
+    kind: kind as ResolutionException["kind"],
     recordedAt: RECORDED_AT,
   };
 }
 
-function publish(world: ChainWorld, exceptions: PublishedException[]) {
-  (world.winners as Winners & { exceptions: PublishedException[] }).exceptions = exceptions;
+function publish(world: ChainWorld, exceptions: ResolutionException[]) {
+  world.winners.exceptions = exceptions;
 }
 
 describe("the prizes a late claim would have won (shared vectors)", () => {
   it("knows the code and the kinds", () => {
     expect(AFTER_RESOLUTION).toBe(vectors.exceptions.code);
     expect([...EXCEPTION_KINDS]).toEqual(vectors.exceptions.kinds);
+  });
+
+  it.each(vectors.exceptions.recordedAt.cases)("recordedAt $value is a time: $utc", ({ value, utc }) => {
+    const seconds = recordedAtSeconds(value);
+    expect(seconds === null ? null : new Date(seconds * 1000).toISOString().replace(".000Z", "Z")).toBe(utc);
   });
 
   it.each(vectors.exceptions.wouldWin)("$about", ({ earliest, highest, claim, wins }) => {
@@ -123,7 +132,7 @@ describe("exceptions (docs/protocol.md section 5)", () => {
     expect(report.exceptions).toEqual([
       `Rejected claim 960 (${late.transactionHash}): paid in time, but the claim reached this site after the ` +
         `challenge was resolved, so its 5.000000 USDC from ${LATE_PAYER} does not count toward the prizes ` +
-        `(recorded ${RECORDED_AT}).`,
+        `(recorded ${SHOWN_AT}).`,
     ]);
     expect(report.payments.find((p) => p.transactionHash === late.transactionHash)?.accountedAs).toBe("late");
   });
@@ -218,11 +227,11 @@ describe("exceptions (docs/protocol.md section 5)", () => {
     const report = await run(world);
     expect(everyDifference(report)).toEqual([
       "response 102: the transaction is not on this chain (the site published this as an exception: its block " +
-        `left the chain after resolution, recorded ${RECORDED_AT})`,
+        `left the chain after resolution, recorded ${SHOWN_AT})`,
     ]);
     expect(report.exceptions).toEqual([
       `Response 102 (${dropped.transactionHash}): its block left the blockchain after the challenge was resolved ` +
-        `(recorded ${RECORDED_AT}); its stake still counts toward the prizes, and its payment is missing (a difference).`,
+        `(recorded ${SHOWN_AT}); its stake still counts toward the prizes, and its payment is missing (a difference).`,
     ]);
   });
 
@@ -234,7 +243,24 @@ describe("exceptions (docs/protocol.md section 5)", () => {
     expect(report.ok).toBe(true);
     expect(report.exceptions).toEqual([
       `Response 102 (${back.transactionHash}): its block left the blockchain after the challenge was resolved ` +
-        `(recorded ${RECORDED_AT}); its payment is on the blockchain as counted.`,
+        `(recorded ${SHOWN_AT}); its payment is on the blockchain as counted.`,
+    ]);
+  });
+
+  it("calls a recordedAt that is not Unix seconds a difference, and never guesses the time", async () => {
+    const world = await buildChainWorld(GUESSES);
+    const back = world.responses.find((r) => r.id === 102)!;
+    // A date string: the protocol fixes Unix seconds, so the page does not guess what the site meant.
+    const stamped = { ...exceptionOf(back, "reorged"), recordedAt: "2026-01-02T03:04:05Z" as unknown as number };
+    publish(world, [stamped]);
+    const report = await run(world);
+    expect(everyDifference(report)).toEqual([
+      `the site's exception for response 102 (${back.transactionHash}): its recordedAt "2026-01-02T03:04:05Z" is ` +
+        "not a time in Unix seconds",
+    ]);
+    expect(report.exceptions).toEqual([
+      `Response 102 (${back.transactionHash}): its block left the blockchain after the challenge was resolved ` +
+        "(recorded at an unknown time); its payment is on the blockchain as counted.",
     ]);
   });
 });

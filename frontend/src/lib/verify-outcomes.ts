@@ -5,9 +5,19 @@
  * names the challenge is accounted for, each commitment, distance, verdict, winner, prize and payout
  * recomputed. Both implementations are tested on tests/vectors.json. */
 
-import type { Challenge, Payout, PayoutKind, RejectedClaim, ScoredResponse, UnclaimedPayment, Winners } from "@/api";
+import type {
+  Challenge,
+  Payout,
+  PayoutKind,
+  RejectedClaim,
+  ResolutionException,
+  ScoredResponse,
+  UnclaimedPayment,
+  Winners,
+} from "@/api";
 import { canonicalCoordinates } from "./coordinates";
 import { guessCommitment, solutionCommitment, termsSha256 } from "./commitment";
+import { formatDateTime } from "./format";
 import { decimalToUnits, unitsToDecimal } from "./stake";
 
 /** More than this is for the script: a browser tab holding tens of thousands of rows and chain
@@ -35,15 +45,16 @@ const PAGE_SIZE = 1000;
  * (kind "reorged"; docs/protocol.md section 5, "Exceptions"; tests/vectors.json, "exceptions"). */
 export const AFTER_RESOLUTION = "after_resolution";
 export const EXCEPTION_KINDS = [AFTER_RESOLUTION, "reorged"] as const;
+/** An exception's `recordedAt` is Unix seconds, a whole number; the last second of the year 9999 is
+ * the largest that is still a date (tests/vectors.json, "exceptions", "recordedAt"). */
+export const LAST_UNIX_SECOND = 253_402_300_799;
 
-/** One entry of the winners answer's `exceptions`. */
-export interface PublishedException {
-  responseId: number;
-  transactionHash: string;
-  submitterAddress: string;
-  submissionStake: string;
-  kind: string;
-  recordedAt: string | number | null;
+/** An exception's `recordedAt` as the site sent it: Unix seconds, a whole JSON number from 0 to
+ * LAST_UNIX_SECOND, or null for anything else (a date string, a fraction, null, true). The site then
+ * did not say when in the form the protocol fixes, which the verifier reports as a difference rather
+ * than guess at what it meant. */
+export function recordedAtSeconds(value: unknown): number | null {
+  return typeof value === "number" && Number.isInteger(value) && value >= 0 && value <= LAST_UNIX_SECOND ? value : null;
 }
 
 export interface VerifierConfig {
@@ -763,8 +774,9 @@ const PAYMENT_MISSING = ["the transaction is not on this chain", "of the receipt
  * a claim rejected with that code whose payment passes every rule: reported, not counted. A
  * `reorged` one is a counted response whose block left the chain after resolution: its stake stays
  * in the pot and its missing payment stays a difference, which cites the exception. Anything else
- * an exception names, and a late claim with no exception, is a difference; so is a late claim that
- * would have won, which the chain cannot tell from a winner held back. */
+ * an exception names, a `recordedAt` that is not Unix seconds, and a late claim with no exception, is
+ * a difference; so is a late claim that would have won, which the chain cannot tell from a winner
+ * held back. */
 function checkExceptions({
   published,
   rejected,
@@ -779,7 +791,7 @@ function checkExceptions({
   exceptions,
   differences,
 }: {
-  published: PublishedException[];
+  published: ResolutionException[];
   rejected: RejectedCheck[];
   outcomes: OutcomeCheck[];
   recordsOf: (hash: string) => Omit<ChainRecords, "head">;
@@ -819,7 +831,12 @@ function checkExceptions({
           `${claim.submissionStake} from ${claim.submitterAddress} in ${claim.transactionHash}`,
       );
     }
-    const recorded = String(item.recordedAt ?? "at an unknown time");
+    // Shown as the page shows every time (lib/format.ts): the visitor's local date and time.
+    const seconds = recordedAtSeconds(item.recordedAt);
+    const recorded = formatDateTime(seconds, "at an unknown time");
+    if (seconds === null) {
+      differences.push(`${what}: its recordedAt ${JSON.stringify(item.recordedAt)} is not a time in Unix seconds`);
+    }
     if (late) {
       listed.add(claim.id);
       if (rejected.find((r) => r.claim.id === claim.id)?.afterResolution) {
@@ -1422,9 +1439,11 @@ export async function verifyChallenge({
   const payouts = checkPayouts(winners.payouts, expectedPayouts, payoutRecords, challenge, config, differences);
 
   // The exceptions the site published, against the claims and the chain.
-  const listedExceptions = (winners as Winners & { exceptions?: unknown }).exceptions;
+  // Read as the site sent it: an answer without the list, or with an entry that is no object, is
+  // taken as listing none there (a claim rejected after_resolution then differs).
+  const listedExceptions: unknown = winners.exceptions;
   const published = (Array.isArray(listedExceptions) ? listedExceptions : []).filter(
-    (e): e is PublishedException => typeof e === "object" && e !== null,
+    (e): e is ResolutionException => typeof e === "object" && e !== null,
   );
   const exceptions: string[] = [];
   if (useChain && !demo) {

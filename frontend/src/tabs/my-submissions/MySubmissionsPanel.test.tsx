@@ -11,6 +11,7 @@ import { installFakeServer, json } from "../../../test/http";
 import { renderWithClient } from "../../../test/render";
 import { MySubmissionsPanel } from "./MySubmissionsPanel";
 import { submittedRecord } from "../../../test/submissions";
+import vectors from "../../../../tests/vectors.json";
 
 const RECORD = submittedRecord();
 
@@ -53,6 +54,26 @@ describe("My submissions", () => {
       "href",
       `https://sepolia.etherscan.io/tx/${TX_HASH}`,
     );
+  });
+
+  it("says why a claim that reached the site after resolution does not count, in the server's words", async () => {
+    // The server sends the sentence of its reason code (responses/reasons.py, which tests/test_vectors.py
+    // holds to the shared vectors): the page shows it as sent, beside the status.
+    const server = installFakeServer();
+    server.on("GET", STATUS_URL, () =>
+      json({
+        ...RECORD,
+        id: 1,
+        status: "rejected",
+        rejectionCode: vectors.exceptions.code,
+        rejectionReason: vectors.exceptions.sentence,
+      }),
+    );
+    saveSubmission(RECORD);
+    renderWithClient(<MySubmissionsPanel />);
+    const item = screen.getByRole("listitem");
+    expect(await within(item).findByText("Rejected")).toBeInTheDocument();
+    expect(within(item).getByText(`: ${vectors.exceptions.sentence}`, { exact: true })).toBeInTheDocument();
   });
 
   it("shows the player's own claim, never a stranger's on the same transaction", async () => {

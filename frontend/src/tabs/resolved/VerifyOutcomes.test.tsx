@@ -5,6 +5,7 @@ import { buildChainWorld, type Guess } from "../../../test/chainWorld";
 import { installFakeServer } from "../../../test/http";
 import { renderWithClient } from "../../../test/render";
 import { TEST_CONFIG } from "../../../test/fixtures";
+import { formatDateTime } from "@/lib/format";
 import { PYRAMID } from "../../../test/resolvedChallenges";
 import { VerifyOutcomes } from "./VerifyOutcomes";
 
@@ -138,18 +139,16 @@ describe("Verify every outcome", () => {
       submitterAddress: payer,
       rejectionCode: "after_resolution",
     });
-    Object.assign(world.winners, {
-      exceptions: [
-        {
-          responseId: 960,
-          transactionHash: late.hash,
-          submitterAddress: payer,
-          submissionStake: "5.000000",
-          kind: "after_resolution",
-          recordedAt: "2026-01-02T03:04:05Z",
-        },
-      ],
-    });
+    world.winners.exceptions = [
+      {
+        responseId: 960,
+        transactionHash: late.hash,
+        submitterAddress: payer,
+        submissionStake: "5.000000",
+        kind: "after_resolution",
+        recordedAt: 1795000000, // Unix seconds, as the site sends it
+      },
+    ];
     renderWithClient(<VerifyOutcomes challenge={world.challenge} />);
     await userEvent.setup().click(screen.getByRole("button", { name: "Verify every outcome" }));
     expect(await screen.findByText("2 of 2 outcomes reproduced; this site published 1 exception")).toHaveClass(
@@ -160,8 +159,9 @@ describe("Verify every outcome", () => {
     const items = within(within(status).getByRole("list", { name: "Exceptions" })).getAllByRole("listitem");
     expect(items.map((item) => item.textContent)).toEqual([
       `Rejected claim 960 (${late.hash}): paid in time, but the claim reached this site after the challenge was ` +
-        `resolved, so its 5.000000 USDC from ${payer} does not count toward the prizes (recorded 2026-01-02T03:04:05Z).`,
+        `resolved, so its 5.000000 USDC from ${payer} does not count toward the prizes (recorded ${formatDateTime(1795000000)}).`,
     ]);
+    expect(status).not.toHaveTextContent("1795000000"); // a time as the page shows every time, never raw seconds
   });
 
   it("says plainly that a demonstration challenge never anchored guarantees nothing", async () => {
