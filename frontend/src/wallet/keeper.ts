@@ -4,8 +4,8 @@ import { listSubmissions, parseBlockNumber, updateSubmission, type StoredSubmiss
 import { checkStake } from "./replacement";
 import type { EIP1193Provider } from "./types";
 
-/** Keeping a paid claim until Geopoem gives a definite answer (docs/decisions.md, "A paid claim is
- * never dropped"). A claim whose payment is on chain is posted again, with a growing delay, while a
+/** Keeping a paid claim until Geopoem gives a definite answer (docs/chain.md, "A paid claim the
+ * page keeps"). A claim whose payment is on chain is posted again, with a growing delay, while a
  * page is open and at once on the next load, until the server stores it (201/200) or refuses it for
  * good. A claim whose transaction the page has not seen mined is first followed on chain through
  * the player's wallet (a replaced transaction is followed to its new hash: replacement.ts). */
