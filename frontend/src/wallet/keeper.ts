@@ -180,12 +180,17 @@ export interface KeepResult {
   refused: string[];
 }
 
+/** The kept claims this page may handle now: not in a payment flow of this page, and not waiting
+ * out their delay. */
+export function dueClaims(records: StoredSubmission[], now: number = Date.now()): StoredSubmission[] {
+  return records.filter((record) => !inFlight.has(record.salt) && (notBefore.get(record.salt) ?? 0) <= now);
+}
+
 /** One pass over this browser's kept claims: each that is due is followed on chain or posted. */
 export async function keepClaims(records: StoredSubmission[], deps: KeepDeps): Promise<KeepResult> {
   const now = deps.now ?? Date.now;
   const result: KeepResult = { recorded: 0, refused: [] };
-  for (const record of records) {
-    if (inFlight.has(record.salt) || (notBefore.get(record.salt) ?? 0) > now()) continue;
+  for (const record of dueClaims(records, now())) {
     if (record.state === "sent" && !(await followSent(record, deps))) continue;
     // Following it on chain may have moved its hash.
     const current = listSubmissions().find((r) => r.salt === record.salt) ?? record;

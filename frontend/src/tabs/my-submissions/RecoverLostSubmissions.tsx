@@ -3,7 +3,7 @@ import { useEffect, useRef } from "react";
 import { refreshAfterClaim, resolvedChallengesQuery } from "@/api/queries";
 import { toast } from "@/components/toast-store";
 import { getPublicConfig } from "@/config";
-import { keepClaims } from "@/wallet/keeper";
+import { dueClaims, keepClaims } from "@/wallet/keeper";
 import { unpostedSubmissions } from "@/wallet/pending";
 import type { EIP1193Provider } from "@/wallet/types";
 import { useWalletProviderOrNull } from "@/wallet/WalletContext";
@@ -45,11 +45,13 @@ export function RecoverLostSubmissions() {
       return resolved.some((challenge) => challenge.id === challengeId);
     };
     const pass = async () => {
-      const kept = unpostedSubmissions();
-      if (kept.length === 0) return;
-      const result = await keepClaims(kept, {
+      const due = dueClaims(unpostedSubmissions());
+      if (due.length === 0) return;
+      // The wallet is asked for its chain only when a sent stake is to be looked at on chain.
+      const needsChain = due.some((record) => record.state === "sent");
+      const result = await keepClaims(due, {
         isResolved,
-        provider: await onConfiguredChain(providerRef.current, config.chainIdHex),
+        provider: needsChain ? await onConfiguredChain(providerRef.current, config.chainIdHex) : null,
         tokenAddress: config.usdcAddress,
       });
       if (stopped) return;
