@@ -146,3 +146,21 @@ def test_a_plain_transfer_decodes_without_the_geopoem_words(vectors):
     assert v.decode_stake_calldata(plain) is None
     assert v.decode_transfer_calldata(plain + "00") is None
     assert v.decode_transfer_calldata("0x095ea7b3" + plain[10:]) is None
+
+
+def test_a_late_claim_that_would_have_won(vectors):
+    """docs/protocol.md section 5, "Exceptions": the prizes a claim left out after resolution would
+    have taken had it been counted (the page's verifier reads the same cases)."""
+    exceptions = vectors["exceptions"]
+    assert v.AFTER_RESOLUTION == exceptions["code"]
+    assert list(v.EXCEPTION_KINDS) == exceptions["kinds"]
+    for case in exceptions["wouldWin"]:
+        earliest, highest, claim = case["earliest"], case["highest"], case["claim"]
+        won = v.would_win(
+            correct=claim["correct"],
+            stake_units=v.to_units(claim["stake"]),
+            position=tuple(claim["position"]),
+            earliest=tuple(earliest["position"]) if earliest else None,
+            highest=(v.to_units(highest["stake"]), tuple(highest["position"])) if highest else None,
+        )
+        assert won == case["wins"], case["about"]

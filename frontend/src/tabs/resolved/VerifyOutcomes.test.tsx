@@ -122,6 +122,48 @@ describe("Verify every outcome", () => {
     expect(within(status).getByRole("list", { name: "Differences" })).toHaveTextContent(`payment ${lost} (5 USDC from`);
   });
 
+  it("lists the exceptions the site published and says how many with the headline", async () => {
+    const world = await serveWorld();
+    const payer = GUESSES[1]!.address;
+    // Paid in time, claimed after resolution: rejected "after_resolution" (docs/protocol.md section 5).
+    const late = await world.pay({ from: payer, stake: "5", block: 21, txIndex: 7, text: "30.0444, 31.2357" });
+    world.rejected.push({
+      ...world.rejected[0]!,
+      id: 960,
+      submissionText: late.text,
+      submissionSalt: late.salt,
+      commitment: late.commitment,
+      submissionStake: "5.000000",
+      transactionHash: late.hash,
+      submitterAddress: payer,
+      rejectionCode: "after_resolution",
+    });
+    Object.assign(world.winners, {
+      exceptions: [
+        {
+          responseId: 960,
+          transactionHash: late.hash,
+          submitterAddress: payer,
+          submissionStake: "5.000000",
+          kind: "after_resolution",
+          recordedAt: "2026-01-02T03:04:05Z",
+        },
+      ],
+    });
+    renderWithClient(<VerifyOutcomes challenge={world.challenge} />);
+    await userEvent.setup().click(screen.getByRole("button", { name: "Verify every outcome" }));
+    expect(await screen.findByText("2 of 2 outcomes reproduced; this site published 1 exception")).toHaveClass(
+      "check-ok",
+    );
+    const status = screen.getByRole("status");
+    expect(status).toHaveTextContent(", 1 claimed after the challenge was resolved");
+    const items = within(within(status).getByRole("list", { name: "Exceptions" })).getAllByRole("listitem");
+    expect(items.map((item) => item.textContent)).toEqual([
+      `Rejected claim 960 (${late.hash}): paid in time, but the claim reached this site after the challenge was ` +
+        `resolved, so its 5.000000 USDC from ${payer} does not count toward the prizes (recorded 2026-01-02T03:04:05Z).`,
+    ]);
+  });
+
   it("says plainly that a demonstration challenge never anchored guarantees nothing", async () => {
     const world = await buildChainWorld(GUESSES, { anchored: false });
     world.challenge = { ...world.challenge, isDemo: true };
