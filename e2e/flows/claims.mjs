@@ -257,13 +257,10 @@ export function register() {
   registerCloseBeforePost();
 }
 
-// Run on its own: `node --test e2e/flows/claims.mjs` starts (and stops) a stack of its own, with
-// a short grace period after close so that staff can resolve within the test.
+// Run on its own: `node --test e2e/flows/claims.mjs` starts (and stops) a stack of its own.
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   process.env.E2E_DB_NAME ??= "geopoem_claims";
   process.env.E2E_REDIS_DB ??= "11";
   process.env.E2E_LOG_DIR ??= path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "artifacts", "logs-claims");
-  describeOnOwnStack("claims that are never dropped, on their own stack", register, {
-    env: { CHALLENGE_CLOSE_GRACE_SECONDS: "5" },
-  });
+  describeOnOwnStack("claims that are never dropped, on their own stack", register);
 }

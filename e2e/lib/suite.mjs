@@ -14,12 +14,12 @@ export const state = { stack: null };
 
 /** The flows `register` adds, run one at a time on one stack of their own: started in `before`, and
  * stopped by PID in `after`, also when a flow fails. The stack reads its E2E_* settings when it
- * starts, so a caller may set them before; `env` adds to the servers' settings. */
-export function describeOnOwnStack(title, register, { env } = {}) {
+ * starts, so a caller may set them before. */
+export function describeOnOwnStack(title, register) {
   describe(title, { concurrency: 1 }, () => {
     before(
       async () => {
-        state.stack = await startStack({ env });
+        state.stack = await startStack();
       },
       { timeout: 180000 },
     );
