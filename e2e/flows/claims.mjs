@@ -3,6 +3,7 @@ import path from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 
+import { openBrowser } from "../lib/browser.mjs";
 import { query } from "../lib/db.mjs";
 import {
   activeChallenge,
@@ -191,63 +192,70 @@ export function registerCloseBeforePost() {
     { timeout: 240000 },
     async () => {
       const { stack } = state;
-      await withPlayer({ account: stack.accounts.players[6] }, async ({ context, page, wallet, errors }) => {
-        const staff = await context.newPage();
-        const challenge = await activeOrPublished(staff);
-        assert.ok(challenge, "an active challenge to close");
-        const [{ solution }] = await query(
-          stack.dbUrl,
-          `SELECT solution FROM challenges_challenge WHERE id = ${challenge.id}`,
-        );
-        await waitForGame(page);
-        await page.getByText(challenge.poem_title).first().waitFor();
-        // The one fault made with a mock: the network holds the claim's POST back (a slow page or
-        // wallet), so staff can close between the mined payment and the claim.
-        let release;
-        const held = new Promise((resolve) => {
-          release = resolve;
+      // Staff in a browser of their own: logging in to the admin in the player's would give the
+      // player's page a new CSRF cookie under its held POST.
+      const staffBrowser = await openBrowser();
+      try {
+        await withPlayer({ account: stack.accounts.players[6] }, async ({ page, wallet, errors }) => {
+          const staff = await staffBrowser.context.newPage();
+          const challenge = await activeOrPublished(staff);
+          assert.ok(challenge, "an active challenge to close");
+          const [{ solution }] = await query(
+            stack.dbUrl,
+            `SELECT solution FROM challenges_challenge WHERE id = ${challenge.id}`,
+          );
+          await waitForGame(page);
+          await page.getByText(challenge.poem_title).first().waitFor();
+          // The one fault made with a mock: the network holds the claim's POST back (a slow page or
+          // wallet), so staff can close between the mined payment and the claim.
+          let release;
+          const held = new Promise((resolve) => {
+            release = resolve;
+          });
+          const posted = [];
+          await page.route("**/api/responses", async (route) => {
+            if (route.request().method() !== "POST") return route.continue();
+            posted.push(Date.now());
+            if (posted.length === 1) await held;
+            return route.continue();
+          });
+          await submitGuess(page, solution, "4");
+          await page.getByText("Submitting solution...").first().waitFor({ timeout: 30000 });
+          const { hash } = wallet.sentTransactions[0];
+          assert.equal((await rpc(stack.rpcUrl, "eth_getTransactionReceipt", [hash])).status, "0x1", "mined in time");
+          assert.equal(await responseByHash(hash), null, "the claim is not posted yet");
+
+          await staffClose(staff, challenge.id);
+          release();
+
+          const entry = entryOf(page, hash);
+          try {
+            await expectToast(page, SPEC.submitted);
+          } catch (error) {
+            // What the player sees instead (a server that still turns claims away after close).
+            await screenshots(page, entry, "claims-closed-before-post-turned-away");
+            throw error;
+          }
+          await entry.getByText("Confirmed", { exact: true }).waitFor({ timeout: 60000 });
+          const row = await settledResponse(hash);
+          assert.equal(row.status, "confirmed", `claim ${row.status}: ${row.rejection_code} ${row.rejection_reason}`);
+          await screenshots(page, entry, "claims-closed-before-post");
+
+          await staffResolve(staff, challenge.id);
+          await openGame(page);
+          const resolved = entryOf(page, hash);
+          await resolved.getByText(/^Correct: [\d.]+ m from the solution$/).waitFor({ timeout: 30000 });
+          await screenshots(page, resolved, "claims-closed-before-post-outcome");
+          const outcome = await query(
+            stack.dbUrl,
+            `SELECT is_correct FROM responses_response WHERE transaction_hash = lower('${hash}')`,
+          );
+          assert.equal(outcome[0].is_correct, true, "scored in the resolution");
+          assert.deepEqual(errors, []);
         });
-        const posted = [];
-        await page.route("**/api/responses", async (route) => {
-          if (route.request().method() !== "POST") return route.continue();
-          posted.push(Date.now());
-          if (posted.length === 1) await held;
-          return route.continue();
-        });
-        await submitGuess(page, solution, "4");
-        await page.getByText("Submitting solution...").first().waitFor({ timeout: 30000 });
-        const { hash } = wallet.sentTransactions[0];
-        assert.equal((await rpc(stack.rpcUrl, "eth_getTransactionReceipt", [hash])).status, "0x1", "mined in time");
-        assert.equal(await responseByHash(hash), null, "the claim is not posted yet");
-
-        await staffClose(staff, challenge.id);
-        release();
-
-        const entry = entryOf(page, hash);
-        try {
-          await expectToast(page, SPEC.submitted);
-        } catch (error) {
-          // What the player sees instead (a server that still turns claims away after close).
-          await screenshots(page, entry, "claims-closed-before-post-turned-away");
-          throw error;
-        }
-        await entry.getByText("Confirmed", { exact: true }).waitFor({ timeout: 60000 });
-        const row = await settledResponse(hash);
-        assert.equal(row.status, "confirmed", `claim ${row.status}: ${row.rejection_code} ${row.rejection_reason}`);
-        await screenshots(page, entry, "claims-closed-before-post");
-
-        await staffResolve(staff, challenge.id);
-        await openGame(page);
-        const resolved = entryOf(page, hash);
-        await resolved.getByText(/^Correct: [\d.]+ m from the solution$/).waitFor({ timeout: 30000 });
-        await screenshots(page, resolved, "claims-closed-before-post-outcome");
-        const outcome = await query(
-          stack.dbUrl,
-          `SELECT is_correct FROM responses_response WHERE transaction_hash = lower('${hash}')`,
-        );
-        assert.equal(outcome[0].is_correct, true, "scored in the resolution");
-        assert.deepEqual(errors, []);
-      });
+      } finally {
+        await staffBrowser.close();
+      }
     },
   );
 }
