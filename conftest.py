@@ -131,7 +131,10 @@ def make_response(db):
         log_index=0,
         status=ResponseStatus.CONFIRMED,
         address=None,
+        sent_by_submitter=True,
     ):
+        """sent_by_submitter: a read of the transaction showed the payer's own claim (the payer's
+        claims, as verification leaves them); False for a stranger's claim naming the address."""
         counter["n"] += 1
         n = counter["n"]
         address = address or "0x" + f"{n:040x}"
@@ -145,6 +148,7 @@ def make_response(db):
             block_number=block if block is not None else 100 + n,
             transaction_index=tx_index,
             log_index=log_index,
+            sent_by_submitter=sent_by_submitter,
         )
         if status == ResponseStatus.CONFIRMED:
             # As a confirmation moves them (responses/services.py, response_confirm), public answers included.

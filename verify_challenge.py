@@ -57,6 +57,15 @@ PLAIN_CALLDATA_BYTES = 68
 # Reasons that say a claim is not the payer's own (a stranger's claim on someone else's payment):
 # such a claim does not account for the payment (docs/protocol.md sections 3.2 and 6).
 NOT_THE_PAYERS_CLAIM = ("wrong_sender", "commitment_mismatch")
+# A claim whose payment passes every rule but that reached the site after the challenge's resolution
+# had started: rejected with this code, not counted in the pot, and published in the winners answer
+# as an exception, as is a counted stake whose block left the chain after resolution (kind
+# "reorged"; docs/protocol.md section 5, "Exceptions").
+AFTER_RESOLUTION = "after_resolution"
+EXCEPTION_KINDS = (AFTER_RESOLUTION, "reorged")
+# An exception's `recordedAt` is Unix seconds, a whole number; the last second of the year 9999 is
+# the largest that is still a date (tests/vectors.json, "exceptions", "recordedAt").
+LAST_UNIX_SECOND = 253_402_300_799
 # Blocks per eth_getLogs request of the completeness scan (a node that refuses gets smaller ones).
 LOG_RANGE = 10_000
 EARTH_RADIUS_M = 6_371_000
@@ -250,6 +259,28 @@ def pick_winners(outcomes: list[Outcome], decimals: int) -> tuple[Outcome | None
     earliest = min(correct, key=lambda o: o.position)
     highest = min(correct, key=lambda o: (-to_units(o.row["submissionStake"], decimals), *o.position))
     return earliest, highest
+
+
+def would_win(
+    *,
+    correct: bool,
+    stake_units: int,
+    position: tuple[int, int, int],
+    earliest: tuple[int, int, int] | None,
+    highest: tuple[int, tuple[int, int, int]] | None,
+) -> list[str]:
+    """Which prizes a claim left out of the pot would have taken had it been counted: "earliest"
+    when it is correct and before the earliest winner in chain order (or there is none), "highest"
+    when it is correct and stakes more than the highest winner, or as much and earlier. `earliest`
+    is that winner's chain position, `highest` its (stake units, position); None: no winner."""
+    if not correct:
+        return []
+    won = []
+    if earliest is None or position < earliest:
+        won.append("earliest")
+    if highest is None or (-stake_units, position) < (-highest[0], highest[1]):
+        won.append("highest")
+    return won
 
 
 # --- Reading the site and the chain ------------------------------------------------------------
@@ -745,6 +776,8 @@ class Report:
     differences: list[str]  # about the challenge as a whole (terms, totals, winners, claims, payouts)
     demo: bool
     lines: list[str] = field(default_factory=list)  # what was checked besides the responses' table
+    exceptions: list[str] = field(default_factory=list)  # one EXCEPTION line per exception, as checked
+    published_exceptions: int = 0  # how many exceptions the winners answer lists
 
     @property
     def reproduced(self) -> int:
@@ -817,14 +850,17 @@ def check_terms(
 
 def check_rejected(
     rows: list[dict], *, chain: ChainData | None, terms: Terms, chain_id: int, decimals: int, report: Report
-) -> None:
+) -> list[dict]:
     """Each rejected claim's code must be the first rule its payment fails (docs/protocol.md
-    section 6, check 3). Without a chain (a demonstration challenge): not checked, and said so."""
+    section 6, check 3); a claim rejected `after_resolution` must be a payment that passes every
+    rule. Returns those (the exceptions check_exceptions accounts for). Without a chain (a
+    demonstration challenge): not checked, and said so."""
     if chain is None:
         if rows:
             report.lines.append(f"{len(rows)} rejected claims: not re-checked (no chain to read)")
-        return
+        return []
     agreed = 0
+    late: list[dict] = []
     for row in rows:
         name = f"rejected claim {row['id']} ({row['transactionHash']})"
         text = row.get("submissionText") or ""
@@ -851,7 +887,16 @@ def check_rejected(
             terms=terms,
         )
         code = row.get("rejectionCode")
-        if expected is None:
+        if code == AFTER_RESOLUTION:
+            if expected is None:
+                late.append(row)
+                agreed += 1
+            else:
+                report.differences.append(
+                    f"{name}: rejected {code} (paid in time, reached the site after resolution), but the first "
+                    f"rule its payment fails is {expected}: the site mislabelled it"
+                )
+        elif expected is None:
             report.differences.append(f"{name}: rejected {code}, but its payment passes every rule and had to count")
         elif code != expected and not (expected == "not_found" and code == "reorged"):
             report.differences.append(f"{name}: rejected {code}, the first rule its payment fails is {expected}")
@@ -859,6 +904,163 @@ def check_rejected(
             agreed += 1
     if rows:
         report.lines.append(f"{agreed} of {len(rows)} rejected claims: reason code re-checked")
+    return late
+
+
+# What check_onchain says of a counted response whose payment the chain does not hold (any more).
+_PAYMENT_MISSING = ("the transaction is not on this chain", "of the transaction is not on the canonical chain")
+
+
+def check_exceptions(
+    *,
+    published: list[dict],
+    late: list[dict],
+    rejected: list[dict],
+    outcomes: list[Outcome],
+    chain: ChainData,
+    terms: Terms,
+    decimals: int,
+    earliest: Outcome | None,
+    highest: Outcome | None,
+    report: Report,
+) -> None:
+    """The winners answer's `exceptions` (docs/protocol.md section 5, "Exceptions") against the
+    claims and the chain. An `after_resolution` one is a claim rejected with that code whose payment
+    passes every rule (`late`, from check_rejected): reported, not counted. A `reorged` one is a
+    counted response whose block left the chain after resolution: its stake stays in the pot and its
+    missing payment stays a difference, which cites the exception. Anything else an exception names,
+    a `recordedAt` that is not Unix seconds (printed in UTC when it is), and a late claim with no
+    exception, is a difference; so is a late claim that would have won."""
+    differ = report.differences.append
+    report.published_exceptions = len(published)
+    rejected_by_id = {row.get("id"): row for row in rejected}
+    counted = {o.id: o for o in outcomes}
+    late_ids = {row["id"] for row in late}
+    listed: set[int] = set()
+    for item in published:
+        rid, kind = item.get("responseId"), item.get("kind")
+        seconds = recorded_at_seconds(item.get("recordedAt"))
+        recorded = utc_iso(seconds) if seconds is not None else "at an unknown time"
+        what = f"the site's exception for response {rid} ({_lower(item.get('transactionHash'))})"
+        if kind not in EXCEPTION_KINDS:
+            differ(f"{what}: {kind!r} is no kind of exception")
+            continue
+        row = rejected_by_id.get(rid) if kind == AFTER_RESOLUTION else getattr(counted.get(rid), "row", None)
+        if row is None or (kind == AFTER_RESOLUTION and row.get("rejectionCode") != AFTER_RESOLUTION):
+            named = "claim rejected after_resolution" if kind == AFTER_RESOLUTION else "counted response"
+            differ(f"{what}: it is of kind {kind}, but names no {named}")
+            continue
+        stake = _units_or_none(item.get("submissionStake"), decimals)
+        same_stake = stake is not None and stake == _units_or_none(row.get("submissionStake"), decimals)
+        shown = (_lower(item.get("transactionHash")), _lower(item.get("submitterAddress")))
+        if shown != (_lower(row["transactionHash"]), _lower(row["submitterAddress"])) or not same_stake:
+            differ(
+                f"{what}: it shows {item.get('submissionStake')} USDC from {item.get('submitterAddress')}, the claim "
+                f"{row['submissionStake']} from {row['submitterAddress']} in {row['transactionHash']}"
+            )
+        if seconds is None:
+            differ(f"{what}: its recordedAt {item.get('recordedAt')!r} is not a time in Unix seconds")
+        if kind == AFTER_RESOLUTION:
+            listed.add(rid)
+            if rid in late_ids:
+                paid = f"{row['submissionStake']} USDC from {row['submitterAddress']}, recorded {recorded}"
+                report.exceptions.append(
+                    f"EXCEPTION rejected claim {rid} ({row['transactionHash']}): paid in time, reached the site after "
+                    f"resolution; not counted in the pot ({paid})"
+                )
+            continue
+        outcome = counted[rid]
+        cited = (
+            " (the site published this as an exception: its block left the chain after resolution, "
+            f"recorded {recorded})"
+        )
+        missing = [i for i, p in enumerate(outcome.problems) if any(m in p for m in _PAYMENT_MISSING)]
+        for i in missing:
+            outcome.problems[i] += cited
+        report.exceptions.append(
+            f"EXCEPTION {outcome.name}: its block left the chain after resolution (reorged, recorded {recorded}); "
+            + (
+                "its stake still counts in the pot, and its payment is missing"
+                if missing
+                else "its payment is on chain as counted"
+            )
+        )
+    for row in late:
+        name = f"rejected claim {row['id']} ({row['transactionHash']})"
+        if row["id"] not in listed:
+            differ(f"{name}: rejected after_resolution, but the site's winners answer lists no exception for it")
+        _would_have_won(
+            row,
+            name=name,
+            chain=chain,
+            terms=terms,
+            decimals=decimals,
+            earliest=earliest,
+            highest=highest,
+            report=report,
+        )
+
+
+def recorded_at_seconds(value: object) -> int | None:
+    """An exception's `recordedAt` (docs/protocol.md section 5, "Exceptions"): Unix seconds, a whole
+    JSON number from 0 to LAST_UNIX_SECOND. Anything else (a date string, a fraction, null, true) is
+    None: the site did not say when in the form the protocol fixes, which check_exceptions reports
+    as a difference rather than guess at what the site meant."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if isinstance(value, float) and not value.is_integer():
+        return None
+    seconds = int(value)
+    return seconds if 0 <= seconds <= LAST_UNIX_SECOND else None
+
+
+def utc_iso(seconds: int) -> str:
+    """Unix seconds as an ISO 8601 UTC time: 1795000000 -> "2026-11-18T11:06:40Z"."""
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(seconds))
+
+
+def _units_or_none(amount: object, decimals: int) -> int | None:
+    try:
+        return to_units(str(amount), decimals)
+    except ValueError:
+        return None
+
+
+def _would_have_won(
+    row: dict, *, name: str, chain: ChainData, terms: Terms, decimals: int,
+    earliest: Outcome | None, highest: Outcome | None, report: Report,
+) -> None:  # fmt: skip
+    """A claim left out after resolution whose payment was made in the open window (it passes every
+    rule) and that would have won: the site may say the truth (the claim came after resolution) or
+    have held a winner back until resolution. The chain cannot tell which: a difference."""
+    text = row.get("submissionText") or ""
+    if canonical_coordinates(text) != text:
+        return
+    distance = distance_between(text, terms.solution)
+    tx = chain.mined(row["transactionHash"])
+    if tx is None:
+        return
+    units = to_units(row["submissionStake"], decimals)
+    log = next((t for t in chain.transfers(row["transactionHash"]) if t.amount_units == units), None)
+    position = (_int(tx["blockNumber"]), _int(tx["transactionIndex"]), log.log_index if log else 0)
+    won = would_win(
+        # Within a millimetre of the threshold is a floating-point tie: counted as correct here, so
+        # that a possible winner is never left unsaid.
+        correct=distance <= terms.threshold_m + DISTANCE_TOLERANCE_M,
+        stake_units=units,
+        position=position,
+        earliest=earliest.position if earliest else None,
+        highest=(to_units(highest.row["submissionStake"], decimals), highest.position) if highest else None,
+    )
+    if won:
+        instead = " and ".join(
+            f"the {prize} prize instead of {_describe(earliest if prize == 'earliest' else highest)}" for prize in won
+        )
+        report.differences.append(
+            f"{name}: counted, it would have won {instead}: its payment was mined in the open window and its guess "
+            f"is correct ({distance:.2f} m). The site says the claim reached it after resolution; the chain cannot "
+            "tell that from a site holding back a winner"
+        )
 
 
 def check_completeness(
@@ -875,6 +1077,7 @@ def check_completeness(
     re-checked code, or listed unclaimed (docs/protocol.md section 6, check 3)."""
     counted = {_lower(r["transactionHash"]) for r in confirmed}
     payers = {_lower(r["transactionHash"]) for r in rejected if r.get("rejectionCode") not in NOT_THE_PAYERS_CLAIM}
+    late = {_lower(r["transactionHash"]) for r in rejected if r.get("rejectionCode") == AFTER_RESOLUTION}
     listed: dict[tuple[str, int], dict] = {}
     for row in unclaimed:
         listed[(_lower(row.get("transactionHash")), row.get("logIndex"))] = row
@@ -907,10 +1110,12 @@ def check_completeness(
         if tx_hash in counted:
             report.differences.append(f"{name}: listed unclaimed, but a counted response names it")
     listed_hashes = {tx_hash for tx_hash, _ in listed}
-    tally = {"counted": 0, "rejected": 0, "unclaimed": 0, "outside": 0}
+    tally = {"counted": 0, "rejected": 0, "unclaimed": 0, "outside": 0, "late": 0}
     for log in sorted(naming, key=lambda t: (t.block_number, t.transaction_index, t.log_index)):
         if log.transaction_hash in counted:
             tally["counted"] += 1
+        elif log.transaction_hash in late:
+            tally["late"] += 1
         elif log.transaction_hash in payers:
             tally["rejected"] += 1
         elif log.transaction_hash in listed_hashes:
@@ -938,7 +1143,7 @@ def check_completeness(
     report.lines.append(
         f"{len(naming)} payments to the treasury name challenge {terms.challenge_id} in blocks {start} to {end}: "
         f"{tally['counted']} counted, {tally['rejected']} rejected claims, {tally['unclaimed']} listed unclaimed, "
-        f"{tally['outside']} outside the open window"
+        f"{tally['outside']} outside the open window, {tally['late']} claimed after resolution"
     )
 
 
@@ -1127,6 +1332,11 @@ def check_record(
                 f"Your record: the payment had to count, and it is counted as response {counted.id}: "
                 f"{result}, {distance}"
             )
+        elif claim is not None and claim.get("rejectionCode") == AFTER_RESOLUTION:
+            say(
+                "Your record: the payment was made in time, but your claim reached the site after the challenge "
+                "was resolved: it is not counted in the pot, and the site lists it as an exception"
+            )
         else:
             where = (
                 f"rejected {claim.get('rejectionCode')}"
@@ -1242,8 +1452,10 @@ def verify(
         if key in seen:
             outcome.problems.append(f"its transaction also backs response {seen[key].id}")
         seen.setdefault(key, outcome)
-    if chain is not None and not (demo and anchor is None):
-        check_rejected(rejected, chain=chain, terms=terms, chain_id=chain_id, decimals=decimals, report=report)
+    late: list[dict] = []
+    rechecked = chain is not None and not (demo and anchor is None)
+    if chain is not None and rechecked:
+        late = check_rejected(rejected, chain=chain, terms=terms, chain_id=chain_id, decimals=decimals, report=report)
         check_completeness(
             chain=chain,
             terms=terms,
@@ -1280,6 +1492,23 @@ def verify(
                     o.problems.append(f"the site names it the {label} winner; the rules give {_describe(expected)}")
         elif shown and to_units(shown["prize"], decimals) != prize:
             differences.append(f"the {label} prize is {from_units(prize, decimals)}, the site shows {shown['prize']}")
+    published = [e for e in winners.get("exceptions") or [] if isinstance(e, dict)]
+    if chain is not None and rechecked:
+        check_exceptions(
+            published=published,
+            late=late,
+            rejected=rejected,
+            outcomes=outcomes,
+            chain=chain,
+            terms=terms,
+            decimals=decimals,
+            earliest=earliest,
+            highest=highest,
+            report=report,
+        )
+    elif published:
+        report.published_exceptions = len(published)
+        report.lines.append(f"{len(published)} exceptions published: not re-checked (no chain to read)")
     operations = split.operations if earliest else 0
     unallocated = total - operations - (split.earliest if earliest else 0) - (split.highest if highest else 0)
     for label, expected_units in (("operations", operations), ("unallocated", unallocated)):
@@ -1346,6 +1575,8 @@ def print_report(report: Report, out=None) -> None:
         )
     for line in report.lines:
         print(line, file=out)
+    for line in report.exceptions:
+        print(line, file=out)
     for o in report.outcomes:
         for problem in o.problems:
             print(f"DIFFERENCE {o.name}: {problem}", file=out)
@@ -1359,14 +1590,18 @@ def print_report(report: Report, out=None) -> None:
             file=out,
         )
     total = len(report.outcomes)
+    count = report.published_exceptions
+    # Said on the last line whenever there is any: exit status 0 with exceptions still means stakes
+    # paid in time that are not in the pot (the EXCEPTION lines above).
+    exceptions = f"; the site published {count} exception{'s' if count != 1 else ''}" if count else ""
     if report.ok:
-        print(f"{total} of {total} outcomes reproduced", file=out)
+        print(f"{total} of {total} outcomes reproduced{exceptions}", file=out)
     else:
         differing = total - report.reproduced
         print(
             f"DIFFERENCES FOUND: {differing} of {total} outcomes differ, and {len(report.differences)} other "
             f"difference{'s' if len(report.differences) != 1 else ''} ({report.reproduced} of {total} outcomes "
-            "reproduced)",
+            f"reproduced){exceptions}",
             file=out,
         )
 

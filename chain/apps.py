@@ -12,9 +12,14 @@ class ChainConfig(AppConfig):
         from responses import hooks
 
         from .checks import claim_check_for_post
+        from .indexer import ledger_read_until
+        from .selectors import payments_unclaimed_in_window
         from .tasks import enqueue_anchor, enqueue_payout_verification, enqueue_verification
 
         hooks.register_claim_check(claim_check_for_post)
+        # Resolution waits for the ledger to have read past the close, and staff see the unclaimed
+        # payments of the open window before they resolve (responses/barrier.py).
+        hooks.register_ledger(read_until=ledger_read_until, unclaimed=payments_unclaimed_in_window)
         hooks.claim_stored.connect(enqueue_verification, dispatch_uid="chain.verify_stored_claim")
         # A published challenge's terms are anchored on chain by the worker (challenges/hooks.py).
         challenge_hooks.anchor_queued.connect(enqueue_anchor, dispatch_uid="chain.anchor_queued")

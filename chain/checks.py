@@ -21,6 +21,7 @@ from typing import TypeVar
 from django.conf import settings
 
 from challenges.models import AnchorStatus, Challenge, ChallengeAnchor
+from responses.hooks import ClaimRead
 from responses.reasons import Reason
 
 from .calldata import TRANSFER_SELECTOR, CalldataError, DecodedTransfer, decode_transfer
@@ -98,6 +99,15 @@ def sends_no_ether(stake: Stake) -> str | None:
 def from_the_claimant(stake: Stake) -> str | None:
     """The sender is the address the claim names."""
     return Reason.WRONG_SENDER if str(stake.tx["from"]).lower() != stake.submitter_address.lower() else None
+
+
+def is_the_payers(stake: Stake) -> bool:
+    """Sent from the claim's address and carrying this claim's commitment (whatever the token, the
+    recipient or the amount): a claim only the payer's page could post (docs/protocol.md 3.2). A
+    stranger can name any address in a claim, and pick any transaction that address sent, but cannot
+    make its calldata carry the commitment of a guess the payer did not make."""
+    calldata = stake.calldata
+    return from_the_claimant(stake) is None and calldata is not None and calldata.commitment == stake.commitment.lower()
 
 
 def is_a_transfer(stake: Stake) -> str | None:
@@ -201,22 +211,28 @@ def first_failure(checks: tuple[Callable[[S], str | None], ...], stake: S) -> st
 
 def claim_check_at_post(
     *, transaction_hash: str, submitter_address: str, commitment: str, challenge_id: int, client: ChainClient
-) -> str | None:
-    """POST_CHECKS on the transaction as the node knows it now: the reason code of a claim that can
-    never be confirmed by this transaction (another sender, another guess's commitment, another
-    challenge), or None when it may match or the chain cannot say (no node answered in time, the
-    node does not know the hash, a payment the full verification must judge). The sender and
-    calldata are fixed by the transaction's hash, so a transaction still in the node's mempool is
-    judged as safely as a mined one. One RPC call."""
+) -> ClaimRead:
+    """POST_CHECKS on the transaction as the node knows it now. The read's `code` is the reason code
+    of a claim that can never be confirmed by this transaction (another sender, another guess's
+    commitment, another challenge), or None when it may match or the chain cannot say (no node
+    answered in time, the node does not know the hash, a payment the full verification must judge).
+    The sender, nonce and calldata are fixed by the transaction's hash, so a transaction still in
+    the node's mempool is judged as safely as a mined one. One RPC call."""
     try:
         tx = client.get_transaction(transaction_hash)
     except ChainUnavailable:
-        return None
+        return ClaimRead()
     if tx is None:
-        return None
+        return ClaimRead()
     stake = Stake(tx=tx, submitter_address=submitter_address, commitment=commitment, challenge_id=challenge_id)
     code = first_failure(POST_CHECKS, stake)
-    return code if code in REFUSED_AT_POST else None
+    payers = is_the_payers(stake)
+    return ClaimRead(
+        code=code if code in REFUSED_AT_POST else None,
+        mined=tx.get("blockNumber") is not None,
+        sent_by_submitter=payers,
+        nonce=int(tx["nonce"]) if payers else None,
+    )
 
 
 def claim_check_for_post(
@@ -226,7 +242,7 @@ def claim_check_for_post(
     commitment: str,
     challenge_id: int,
     client: ChainClient | None = None,
-) -> str | None:
+) -> ClaimRead:
     """claim_check_at_post with the bounded client by default: what response_create runs while the
     POST waits (registered in responses/hooks.py by chain/apps.py)."""
     return claim_check_at_post(

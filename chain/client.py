@@ -62,7 +62,37 @@ class ChainClient:
         ]
         # HTTP requests this client sent (each failover attempt and each batch counts once): the
         # head watcher reports it per block, and a test holds it bounded however many claims wait.
-        self.http_requests = 0
+        # A list, so that the one-node clients of on_one_node count into it too.
+        self._requests = [0]
+
+    @property
+    def http_requests(self) -> int:
+        return self._requests[0]
+
+    def on_one_node(self, fn: Callable[[ChainClient], T]) -> T:
+        """Run fn with a client of one node at a time, in failover order, until one node answered
+        every call fn made. For a decision whose answers must all come from the same node: a head
+        from one node and a missing block, receipt or log from another (one that lags, or that the
+        client failed over to before it caught up) would read "not there yet" as "gone"
+        (docs/chain.md, "A node that lags"). What fn wrote before its node failed must be safe to
+        write again: every write of the chain app is a conditional UPDATE or an upsert."""
+        if len(self._nodes) == 1:
+            return fn(self)
+        last: ChainUnavailable | None = None
+        for index in range(len(self._nodes)):
+            try:
+                return fn(self._only(index))
+            except ChainUnavailable as exc:
+                last = exc
+        raise ChainUnavailable(f"no RPC node answered all of it ({last})") from last
+
+    def _only(self, index: int) -> ChainClient:
+        node = object.__new__(ChainClient)
+        node.urls = [self.urls[index]]
+        node.timeout = self.timeout
+        node._nodes = [self._nodes[index]]
+        node._requests = self._requests
+        return node
 
     @property
     def w3(self) -> Web3:
@@ -73,7 +103,7 @@ class ChainClient:
         """Run fn against each node in order until one answers."""
         last: BaseException | None = None
         for url, w3 in zip(self.urls, self._nodes, strict=True):
-            self.http_requests += 1
+            self._requests[0] += 1
             try:
                 return fn(w3)
             except (TransactionNotFound, BlockNotFound):

@@ -13,6 +13,7 @@ from django.utils import timezone
 from responses.models import Response, ResponseStatus
 
 from .client import ChainClient, get_client
+from .heights import head_is_current
 from .rpc import Block, BlockTag, Receipt, Transaction
 from .transfers import depth_reached, finality_by_tag
 from .verification import VerificationPending, payment_decide
@@ -33,8 +34,12 @@ class ChainReads:
         receipts: dict[str, Receipt | None],
         blocks: dict[int | BlockTag, Block | None],
         transactions: dict[str, Transaction | None],
+        head_current: bool = True,
     ) -> None:
         self.head = head
+        # Whether the node of this round is at the highest head seen (chain/heights.py): a node
+        # behind gives no verdict that rests on a transaction being unknown (chain/verification.py).
+        self.head_current = head_current
         self._receipts = receipts
         self._blocks = blocks
         self._transactions = transactions
@@ -75,14 +80,22 @@ def pending_claims_on_head(*, client: ChainClient | None = None, last_head: int 
     blocks and transactions of the receipts deep enough in batches — so
     1 + ceil(claims / B) + ceil((deep claims + their blocks) / B) requests with B =
     CHAIN_RPC_BATCH_SIZE, however the claims are spread. Returns None when the head is still
-    `last_head` (one request spent). Raises ChainUnavailable when a node fails: the caller tries at the next beat."""
+    `last_head` (one request spent). Every answer of a round comes from one node (a node failing
+    mid-round: the round starts again on the next one), so that a lagging node's "unknown" is never
+    read beside another node's head. Raises ChainUnavailable when no node answers all of it: the
+    caller tries at the next beat."""
     client = client or get_client()
+    return client.on_one_node(lambda node: _round_on(node, last_head))
+
+
+def _round_on(client: ChainClient, last_head: int | None) -> HeadRound | None:
     head = client.block_number()
     # Only the same head is skipped: a lower one (a node behind the last one asked, a development
     # chain started afresh) is a head to check too, or the watcher would wait for a height that may
     # never come back.
     if head == last_head:
         return None
+    current = head_is_current(head)
     claims = list(
         Response.objects.select_related("challenge", "challenge__anchor")
         .filter(status=ResponseStatus.PENDING)
@@ -105,7 +118,9 @@ def pending_claims_on_head(*, client: ChainClient | None = None, last_head: int 
         blocks, transactions = client.blocks_and_transactions(sorted(set(deep.values())), sorted(deep))
     read_blocks: dict[int | BlockTag, Block | None] = dict(blocks.items())
     read_blocks.update(extra_blocks.items())
-    reads = ChainReads(head=head, receipts=receipts, blocks=read_blocks, transactions=transactions)
+    reads = ChainReads(
+        head=head, receipts=receipts, blocks=read_blocks, transactions=transactions, head_current=current
+    )
     decided = 0
     for response in claims:
         try:

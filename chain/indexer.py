@@ -12,6 +12,7 @@ from django.db import transaction
 from eth_utils import to_checksum_address
 
 from responses.models import Response, ResponseStatus
+from responses.reopening import responses_reopen_found
 
 from .calldata import CalldataError, DecodedTransfer, decode_transfer
 from .client import ChainClient, get_client
@@ -40,9 +41,16 @@ def payments_index(*, client: ChainClient | None = None) -> IndexResult | None:
 
     The range starts CHAIN_REORG_DEPTH_BLOCKS below the stored cursor, so recent blocks are read
     again: a log that is no longer there (its block was replaced) is marked removed, a log that
-    moved to another block gets its new position. Returns the pending claims the new logs name,
-    for the caller to verify now rather than at their next retry."""
+    moved to another block gets its new position. A claim rejected not_found or reorged whose
+    payment it records is re-opened (responses/reopening.py). Returns the pending claims the logs
+    name, re-opened ones included, for the caller to verify now rather than at their next retry.
+    Every answer of a call comes from one node: a lagging node's missing logs beside another node's
+    head would mark payments removed (docs/chain.md, "A node that lags")."""
     client = client or get_client()
+    return client.on_one_node(_index_on)
+
+
+def _index_on(client: ChainClient) -> IndexResult | None:
     head = client.block_number()
     cursor = ChainCursor.objects.filter(name=INDEX_CURSOR).first()
     if cursor is None:
@@ -67,7 +75,10 @@ def payments_index(*, client: ChainClient | None = None) -> IndexResult | None:
     seen: set[tuple[str, int]] = set()
     tx_hashes: set[str] = set()
     recorded = 0
-    block_times: dict[int, datetime | None] = {}
+    # The cursor keeps the last block's time too: resolution waits until it is after the close
+    # (ledger_read_until below; responses/barrier.py).
+    last_block = client.get_block(to_block)
+    block_times: dict[int, datetime | None] = {to_block: block_time(last_block) if last_block is not None else None}
     with transaction.atomic():
         for log in logs:
             if log.get("removed"):
@@ -86,6 +97,10 @@ def payments_index(*, client: ChainClient | None = None) -> IndexResult | None:
             decoded = None
             if existing is None or not existing.commitment:
                 decoded = _stake_calldata(client, transfer.transaction_hash)
+            commitment = _ledger_commitment(existing, decoded)
+            # The payer's claim, rejected not_found or reorged before the payment reached a block
+            # this node holds, is verified again (responses/reopening.py); pending, it is in `pending`.
+            responses_reopen_found(transaction_hash=transfer.transaction_hash, commitment=commitment)
             payment_upsert(
                 transfer,
                 block_number=number,
@@ -93,9 +108,7 @@ def payments_index(*, client: ChainClient | None = None) -> IndexResult | None:
                 transaction_index=int(transfer.transaction_index or 0),
                 block_time=block_times[number],
                 decoded_input=decoded,
-                response=payment_claim(
-                    transaction_hash=transfer.transaction_hash, commitment=_ledger_commitment(existing, decoded)
-                ),
+                response=payment_claim(transaction_hash=transfer.transaction_hash, commitment=commitment),
             )
             recorded += 1
         # Ledger rows in the scanned range that the canonical chain no longer holds.
@@ -105,13 +118,22 @@ def payments_index(*, client: ChainClient | None = None) -> IndexResult | None:
             if (p.transaction_hash, p.log_index) not in seen
         ]
         removed = Payment.objects.filter(pk__in=gone).update(removed=True)
-        ChainCursor.objects.update_or_create(name=INDEX_CURSOR, defaults={"block_number": to_block})
+        ChainCursor.objects.update_or_create(
+            name=INDEX_CURSOR, defaults={"block_number": to_block, "block_time": block_times[to_block]}
+        )
     pending = list(
         Response.objects.filter(transaction_hash__in=tx_hashes, status=ResponseStatus.PENDING).values_list(
             "pk", flat=True
         )
     )
     return IndexResult(from_block, to_block, recorded, removed, pending)
+
+
+def ledger_read_until() -> datetime | None:
+    """The time of the last block the indexer has read (registered in responses/hooks.py by
+    chain/apps.py): every payment mined up to then is in the ledger."""
+    cursor = ChainCursor.objects.filter(name=INDEX_CURSOR).first()
+    return cursor.block_time if cursor is not None else None
 
 
 def _stake_calldata(client: ChainClient, transaction_hash: str) -> DecodedTransfer | None:

@@ -50,10 +50,13 @@ class Payment(models.Model):
 
 
 class ChainCursor(models.Model):
-    """Where the indexer stopped: the last block it scanned, by name (one row per scan)."""
+    """Where the indexer stopped: the last block it scanned, by name (one row per scan), and that
+    block's time: resolution waits until it is after the challenge's close (responses/barrier.py),
+    so every payment mined in the open window is in the ledger before staff resolve."""
 
     name = models.CharField(max_length=64, unique=True)
     block_number = models.BigIntegerField()
+    block_time = models.DateTimeField(null=True, blank=True)
     updated_at = models.DateTimeField(auto_now=True)
 
     def __str__(self) -> str:

@@ -15,7 +15,15 @@ BlockTag = Literal["latest", "finalized"]
 # "from" is a Python keyword: the functional form of TypedDict.
 Transaction = TypedDict(
     "Transaction",
-    {"hash": HexData, "from": str, "to": str | None, "input": bytes, "value": int},
+    {
+        "hash": HexData,
+        "from": str,
+        "to": str | None,
+        "input": bytes,
+        "value": int,
+        "nonce": int,
+        "blockNumber": int | None,  # None while the transaction waits in the node's pool
+    },
 )
 
 

@@ -1,8 +1,13 @@
 """Reads of the payment ledger (for staff pages, the admin, and the unclaimed payments a verifier
 accounts for)."""
 
-from django.db.models import Exists, OuterRef, QuerySet
+from datetime import datetime
+from decimal import Decimal
 
+from django.conf import settings
+from django.db.models import Exists, OuterRef, Q, QuerySet
+
+from responses.hooks import UnclaimedPayment
 from responses.models import Response, ResponseStatus
 from responses.reasons import NOT_THE_PAYERS_CLAIM
 
@@ -33,3 +38,36 @@ def payments_unclaimed_for_challenge(*, challenge_id: int, after_id: int = 0) ->
     what `GET /api/challenges/N/unclaimed` lists once the challenge is resolved, so that a verifier
     can account for every transfer to the treasury that names it (docs/protocol.md section 6)."""
     return payments_unclaimed().filter(challenge_id_word=challenge_id, id__gt=after_id).order_by("id")
+
+
+# Staff's page lists at most this many (a flood of tiny payments naming the challenge must not make
+# the admin page unusable); the ledger's own admin lists them all (chain/admin.py, "Unclaimed").
+MAX_UNCLAIMED_SHOWN = 200
+
+
+def payments_unclaimed_in_window(
+    *, challenge_id: int, opened_at: datetime, closed_at: datetime | None
+) -> list[UnclaimedPayment]:
+    """What staff see before they resolve (registered in responses/hooks.py by chain/apps.py): the
+    unclaimed payments naming the challenge mined in its open window (from `opened_at`, floored to
+    the second as verification floors it, to `closed_at` inclusive; None: to now), oldest first.
+    A row whose block time the indexer could not read is listed too: it may be in the window."""
+    in_window = Q(block_timestamp__gte=opened_at.replace(microsecond=0))
+    if closed_at is not None:
+        in_window &= Q(block_timestamp__lte=closed_at)
+    rows = (
+        payments_unclaimed()
+        .filter(challenge_id_word=challenge_id)
+        .filter(in_window | Q(block_timestamp__isnull=True))
+        .order_by("block_number", "log_index")
+    )
+    return [
+        UnclaimedPayment(
+            transaction_hash=p.transaction_hash,
+            from_address=p.from_address,
+            amount=Decimal(p.amount_units).scaleb(-settings.TOKEN_DECIMALS),
+            block_number=p.block_number,
+            block_time=p.block_timestamp,
+        )
+        for p in rows[:MAX_UNCLAIMED_SHOWN]
+    ]

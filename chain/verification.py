@@ -21,10 +21,11 @@ from django.utils import timezone
 from challenges.money import token_units
 from responses.models import Response, ResponseStatus
 from responses.reasons import Reason
-from responses.services import response_confirm, response_reject
+from responses.services import response_confirm, response_mark_sent_by_submitter, response_reject
 
-from .checks import PAYMENT_CHECKS, MinedStake, first_failure
-from .client import get_client
+from .checks import PAYMENT_CHECKS, MinedStake, first_failure, is_the_payers
+from .client import ChainClient, get_client
+from .heights import head_is_current
 from .ledger import payment_upsert, payments_link_rejected_claim
 from .rpc import ChainReader
 from .transfers import Transfer, is_deep_enough, to_hex
@@ -53,7 +54,11 @@ def payment_verify(*, response_id: int, client: ChainReader | None = None) -> Ou
     response = Response.objects.select_related("challenge", "challenge__anchor").get(pk=response_id)
     if response.status != ResponseStatus.PENDING:
         return Outcome(status=response.status, code=response.rejection_code)
-    return payment_decide(response=response, chain=client or get_client())
+    chain = client or get_client()
+    if isinstance(chain, ChainClient):
+        # Every answer of one decision from the same node (docs/chain.md, "A node that lags").
+        return chain.on_one_node(lambda node: payment_decide(response=response, chain=node))
+    return payment_decide(response=response, chain=chain)
 
 
 def payment_decide(*, response: Response, chain: ChainReader, touch: bool = True) -> Outcome:
@@ -71,7 +76,7 @@ def payment_decide(*, response: Response, chain: ChainReader, touch: bool = True
     # The receipt: present and status 1 (a failed transaction is rejected however deep it is).
     receipt = chain.get_receipt(tx_hash)
     if receipt is None:
-        return _unknown_transaction(response, touch=touch)
+        return _unknown_transaction(response, chain, touch=touch)
     if int(receipt["status"]) != 1:
         return _reject(response, Reason.TX_FAILED)
 
@@ -96,29 +101,45 @@ def payment_decide(*, response: Response, chain: ChainReader, touch: bool = True
         stake_units=token_units(response.submission_stake),
         challenge=response.challenge,
     )
+    if not response.sent_by_submitter and is_the_payers(stake):
+        response_mark_sent_by_submitter(response=response, nonce=int(tx["nonce"]))
     code = first_failure(PAYMENT_CHECKS, stake)
     if code is not None:
         return _reject(response, code)
     return _confirm(response, stake)
 
 
-def _unknown_transaction(response: Response, *, touch: bool = True) -> Outcome:
+def _unknown_transaction(response: Response, chain: ChainReader, *, touch: bool = True) -> Outcome:
     """No receipt: pending until the deadline, then not_found (or reorged for a claim that was
-    confirmed once and whose transaction never came back)."""
+    confirmed once and whose transaction never came back), but only from a node that is not behind:
+    a node that lags does not know the transactions of the blocks it has not reached."""
     code = Reason.REORGED if response.reorged_at is not None else Reason.NOT_FOUND
-    if timezone.now() >= verification_deadline(response):
+    if timezone.now() >= verification_deadline(response) and _node_is_current(chain):
         return _reject(response, code)
     if touch:
         _touch(response)
     raise VerificationPending("transaction not found yet")
 
 
+def _node_is_current(chain: ChainReader) -> bool:
+    """Whether the node that answered is at the highest head seen (chain/heights.py). The head
+    watcher's round knows it for its whole round (chain/heads.py, ChainReads.head_current); the
+    live client of one node is asked for its head (one call, made only at the deadline)."""
+    known = getattr(chain, "head_current", None)
+    return known if known is not None else head_is_current(chain.block_number())
+
+
 def verification_deadline(response: Response) -> datetime:
-    """When a claim whose transaction no node knows is rejected: CHAIN_NOT_FOUND_TIMEOUT_SECONDS
-    after it was posted, or CHAIN_REORG_TIMEOUT_SECONDS after its block left the chain."""
+    """When a claim whose transaction no node knows is rejected, counted from the latest of: its
+    POST (CHAIN_NOT_FOUND_TIMEOUT_SECONDS), its block leaving the chain (CHAIN_REORG_TIMEOUT_SECONDS)
+    and its re-opening once its transaction was found mined late (responses/reopening.py,
+    CHAIN_NOT_FOUND_TIMEOUT_SECONDS again)."""
+    started, seconds = response.created_at, settings.CHAIN_NOT_FOUND_TIMEOUT_SECONDS
     if response.reorged_at is not None:
-        return response.reorged_at + timedelta(seconds=settings.CHAIN_REORG_TIMEOUT_SECONDS)
-    return response.created_at + timedelta(seconds=settings.CHAIN_NOT_FOUND_TIMEOUT_SECONDS)
+        started, seconds = response.reorged_at, settings.CHAIN_REORG_TIMEOUT_SECONDS
+    if response.reopened_at is not None and response.reopened_at > started:
+        started, seconds = response.reopened_at, settings.CHAIN_NOT_FOUND_TIMEOUT_SECONDS
+    return started + timedelta(seconds=seconds)
 
 
 def _touch(response: Response) -> None:
@@ -135,11 +156,13 @@ def _reject(response: Response, code: str) -> Outcome:
         payments_link_rejected_claim(response=response, code=code)
     if changed:
         logger.info("response %s rejected: %s", response.pk, code)
-    return _current(response.pk, code, bool(changed))
+    return _current(response.pk, bool(changed))
 
 
-def _current(response_id: int, code: str, changed: bool) -> Outcome:
-    status = Response.objects.values_list("status", flat=True).get(pk=response_id)
+def _current(response_id: int, changed: bool) -> Outcome:
+    """The claim's status and code as stored: a confirmation the resolution's barrier turned down
+    is rejected `after_resolution` (responses/barrier.py)."""
+    status, code = Response.objects.values_list("status", "rejection_code").get(pk=response_id)
     return Outcome(status=status, code=code if status == ResponseStatus.REJECTED else "", changed=changed)
 
 
@@ -162,7 +185,10 @@ def _confirm(response: Response, stake: MinedStake) -> Outcome:
             transaction_index=tx_index,
             log_index=transfer.log_index,
         )
-        if changed:
+        # After resolution started it is rejected `after_resolution` instead: still its payer's
+        # payment, so the ledger links it all the same (it is not unclaimed).
+        late = not changed and _rejected_after_resolution(response.pk)
+        if changed or late:
             payment_upsert(
                 transfer,
                 block_number=block_number,
@@ -174,4 +200,10 @@ def _confirm(response: Response, stake: MinedStake) -> Outcome:
             )
     if changed:
         logger.info("response %s confirmed in block %s", response.pk, block_number)
-    return _current(response.pk, "", bool(changed))
+    return _current(response.pk, bool(changed))
+
+
+def _rejected_after_resolution(response_id: int) -> bool:
+    return Response.objects.filter(
+        pk=response_id, status=ResponseStatus.REJECTED, rejection_code=Reason.AFTER_RESOLUTION
+    ).exists()

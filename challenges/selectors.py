@@ -97,6 +97,21 @@ def challenge_is_open(*, challenge_id: int) -> bool:
     return Challenge.objects.filter(OPEN, pk=challenge_id).exists()
 
 
+# Claims are taken for a challenge that was open at some time: close means that no payment mined
+# after it counts, not that no claim posted after it does (docs/protocol.md section 4, "Close, grace
+# period and resolution"). A claim posted once resolution started is stored too, and can only end
+# rejected (responses/barrier.py). A draft, or a challenge whose terms never reached the chain, was
+# never open: no payment for it can count.
+WAS_OPENED = Q(status__in=[ChallengeStatus.ACTIVE, ChallengeStatus.CLOSED, ChallengeStatus.RESOLVED]) & (
+    Q(is_demo=True) | Q(anchor__status=AnchorStatus.CONFIRMED)
+)
+
+
+def challenge_accepts_claims(*, challenge_id: int) -> bool:
+    """Whether a claim for the challenge is stored (and verified) now."""
+    return Challenge.objects.filter(WAS_OPENED, pk=challenge_id).exists()
+
+
 def challenge_get_active() -> Challenge | None:
     """The open challenge shown to players: active and anchored (or a demonstration). An active
     challenge whose anchor is still on its way is not shown."""

@@ -122,7 +122,9 @@ def challenge_create_published(**fields) -> Challenge:
 
 
 def challenge_close(*, challenge: Challenge) -> Challenge:
-    """Active to closed: no new claims; payments mined after closed_at are late."""
+    """Active to closed: payments mined after closed_at are late. Claims for payments mined before it
+    are still taken until resolution starts (docs/protocol.md section 4, "Close, grace period and
+    resolution")."""
     with transaction.atomic():
         challenge = Challenge.objects.select_for_update().get(pk=challenge.pk)
         if challenge.status != ChallengeStatus.ACTIVE:

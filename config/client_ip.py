@@ -7,8 +7,13 @@ read, so a forged header cannot pick anyone's bucket. With 0 hops (the default, 
 header is ignored and REMOTE_ADDR is the client. A header with fewer addresses than hops (a request
 that did not pass every proxy) falls back to REMOTE_ADDR, the nearest peer, which no client writes.
 
-One function for the claim throttle (responses/views.py ClaimThrottle), the admin lockout
-(django-axes, AXES_CLIENT_IP_CALLABLE) and the request log (config/request_log.py)."""
+`client_ip` is the address, for the request log (config/request_log.py): it names the connection.
+`client_key` is the client as a counter sees it, for the claim throttle (responses/views.py
+ClaimThrottle) and the admin lockout (django-axes, AXES_CLIENT_IP_CALLABLE): an IPv4 address as
+it is, an IPv6 address as its /64 (one subscriber's network: a home or a server gets a whole /64 and
+may use any of its 2^64 addresses per connection), and an IPv4-mapped IPv6 address
+(`::ffff:198.51.100.7`, what a dual-stack socket shows) as its IPv4 address. The /64 is written as
+its first address (`2001:db8:1:2::`), which django-axes can store as an address."""
 
 import ipaddress
 
@@ -23,6 +28,9 @@ def _address(text: str) -> str | None:
         return None
 
 
+IPV6_CLIENT_PREFIX = 64
+
+
 def client_ip(request: HttpRequest) -> str:
     remote = request.META.get("REMOTE_ADDR", "") or ""
     hops = int(getattr(settings, "TRUSTED_PROXY_HOPS", 0))
@@ -32,3 +40,17 @@ def client_ip(request: HttpRequest) -> str:
     if len(forwarded) < hops:
         return remote
     return _address(forwarded[-hops]) or remote
+
+
+def client_key(request: HttpRequest) -> str:
+    """The bucket a counter keeps for this client (see the module's docstring)."""
+    text = client_ip(request)
+    try:
+        address = ipaddress.ip_address(text.strip())
+    except ValueError:
+        return text  # no address at all (a test client without REMOTE_ADDR): one bucket for all such
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return str(address.ipv4_mapped)
+        return str(ipaddress.IPv6Network((address, IPV6_CLIENT_PREFIX), strict=False).network_address)
+    return str(address)

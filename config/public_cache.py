@@ -5,7 +5,8 @@ visitor, so they are built once and kept in the cache (Redis in production). The
   read-through: the answer `name` from the cache while it is current, else built and stored;
 - `public_answers_mark_stale()`, the one way to make them stale. Every service that writes something
   a public answer shows calls it, in the transaction of the write (challenges/services.py: the
-  lifecycle, the staked sums, the anchor's confirmation; responses/demo.py; ...).
+  lifecycle, the staked sums, the anchor's confirmation; responses/demo.py; responses/exceptions.py,
+  an exception recorded after resolution, which the winners answer lists; ...).
 
 Staleness is by version: every entry is stored with the token read from `VERSION_KEY`, and a bump
 writes a new token, so all public answers go stale at once without knowing their keys (one per

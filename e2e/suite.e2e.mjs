@@ -4,6 +4,7 @@
 import { describeOnOwnStack } from "./lib/suite.mjs";
 import * as adminResolve from "./flows/admin-resolve.mjs";
 import * as anchored from "./flows/anchored.mjs";
+import * as claims from "./flows/claims.mjs";
 import * as insufficient from "./flows/insufficient.mjs";
 import * as lostPost from "./flows/lost-post.mjs";
 import * as maps from "./flows/maps.mjs";
@@ -31,7 +32,9 @@ describeOnOwnStack("Geopoem end to end", () => {
   network.register();
   lostPost.register();
   timeout.register();
+  claims.registerReplaced(); // sped-up and cancelled stakes, into the active challenge
   maps.register(); // before staff resolve the active challenge: it pays a guess into it
   adminResolve.register();
   anchored.register(); // after: it publishes the next challenge once the seeded one is resolved
+  claims.registerCloseBeforePost(); // last: it publishes a challenge of its own, closes and resolves it
 });

@@ -1,3 +1,4 @@
+from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
 from django.db.models.functions import Lower, Upper
@@ -39,6 +40,17 @@ class Response(models.Model):
     # Set when a confirmed claim's block left the canonical chain; it is pending again until its
     # transaction returns (confirmed anew) or CHAIN_REORG_TIMEOUT_SECONDS pass (rejected, `reorged`).
     reorged_at = models.DateTimeField(null=True, blank=True)
+    # Set when a claim rejected not_found or reorged was re-opened because its transaction turned up
+    # mined after all (responses/reopening.py); its new deadline counts from here.
+    reopened_at = models.DateTimeField(null=True, blank=True)
+    # True once a read of the transaction (the POST's, chain/checks.py claim_check_at_post, or the
+    # worker's, chain/verification.py) showed the payer's own claim: sent from submitter_address,
+    # carrying this claim's commitment. Anyone can name any address in a claim; only such a claim,
+    # or a confirmed one, is listed for the address (responses/selectors.py, response_list_by_address).
+    sent_by_submitter = models.BooleanField(default=False)
+    # The transaction's nonce as that read saw it (in the pool or mined): a wallet's "speed up" or
+    # "cancel" replaces it with another transaction of the same sender and nonce (docs/protocol.md 3.3).
+    sender_nonce = models.BigIntegerField(null=True, blank=True)
     # Set only by seed_demo (responses/demo.py): a made-up claim on no chain, confirmed without a
     # payment to show the resolved screens. A real claim, also one on a demo challenge, is never
     # marked, so it is verified and re-checked for reorgs like any other.
@@ -74,8 +86,15 @@ class Response(models.Model):
         ]
         indexes = [
             models.Index(fields=["challenge", "status", "id"], name="response_challenge_status"),
-            # A wallet's claims, newest first (GET /api/responses?address=, an `iexact` look-up: UPPER).
-            models.Index(Upper("submitter_address"), F("id").desc(), name="response_submitter_recent"),
+            # A wallet's claims, newest first (GET /api/responses?address=, an `iexact` look-up: UPPER):
+            # only the rows that list shows (responses/selectors.py, response_list_by_address), so
+            # claims anyone posts naming an address cost that address's list nothing to skip.
+            models.Index(
+                Upper("submitter_address"),
+                F("id").desc(),
+                condition=Q(status="confirmed") | Q(sent_by_submitter=True),
+                name="response_submitter_listed",
+            ),
             models.Index(fields=["status", "updated_at"], name="response_status_updated"),
             # Resolution reads only the latitudes within the threshold of the solution (written once,
             # at the claim, and never changed: no cost to verification's HOT updates).
@@ -95,3 +114,48 @@ class Response(models.Model):
 
     def __str__(self) -> str:
         return f"Response #{self.pk} to challenge #{self.challenge_id} ({self.status})"
+
+
+class ExceptionKind(models.TextChoices):
+    AFTER_RESOLUTION = "after_resolution", "Confirmed after resolution started: not counted"
+    REORGED = "reorged", "Block left the chain after resolution started: still counted"
+
+
+class ResolutionException(models.Model):
+    """A claim the chain changed after its challenge's resolution had started. Resolution is a
+    barrier (docs/protocol.md section 4, "Close, grace period and resolution"): the sums the
+    winners and payouts were computed from never move again, so such a change is recorded here,
+    for staff (the admin) and for everyone (the winners answer), instead of moving them.
+
+    - `after_resolution`: a payment that passed every check reached the site too late; its claim is
+      rejected with that code and its stake is not in the pot.
+    - `reorged`: a counted claim's block left the chain; the claim stays confirmed and counted, and
+      the verifiers report its missing payment.
+
+    Written by responses/barrier.py (once per claim and kind); staff settle it with a note."""
+
+    challenge = models.ForeignKey(
+        "challenges.Challenge", on_delete=models.PROTECT, related_name="resolution_exceptions"
+    )
+    response = models.ForeignKey(Response, on_delete=models.PROTECT, related_name="resolution_exceptions")
+    kind = models.CharField(max_length=24, choices=ExceptionKind.choices)
+    stake = models.DecimalField(max_digits=20, decimal_places=6, help_text="USDC, the claim's stake.")
+    transaction_hash = models.CharField(max_length=66)
+    created_at = models.DateTimeField(auto_now_add=True)
+    staff_note = models.TextField(blank=True, help_text="What staff did about it (a refund, a payout, nothing).")
+    settled_at = models.DateTimeField(null=True, blank=True)
+    settled_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            # A beat that finds the same reorged claim again, or two workers confirming one claim,
+            # record it once.
+            models.UniqueConstraint(fields=["response", "kind"], name="resolution_exception_once"),
+        ]
+        indexes = [models.Index(fields=["challenge", "id"], name="resolution_exception_challenge")]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()}: response #{self.response_id} of challenge #{self.challenge_id}"

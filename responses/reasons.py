@@ -16,6 +16,9 @@ class Reason:
     LATE = "late"
     NOT_FOUND = "not_found"
     REORGED = "reorged"
+    # Every check passed, but the challenge's resolution had started: the sums are final
+    # (responses/barrier.py); a ResolutionException row tells staff.
+    AFTER_RESOLUTION = "after_resolution"
 
 
 # One sentence per code, shown to the player beside the rejected claim.
@@ -36,6 +39,10 @@ REASON_SENTENCES: dict[str, str] = {
     Reason.LATE: "The payment was confirmed on chain after the challenge had closed.",
     Reason.NOT_FOUND: "The payment transaction could not be found on chain.",
     Reason.REORGED: "The payment's block was dropped from the chain and the transaction did not return.",
+    Reason.AFTER_RESOLUTION: (
+        "This payment reached Geopoem after the challenge was resolved, so it does not count toward the prizes; "
+        "staff have been told."
+    ),
 }
 
 # Rejections that say a claim is not the payer's: it names another sender, or carries a guess the

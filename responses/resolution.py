@@ -29,17 +29,26 @@ from challenges.selectors import distance_to_solution_sql, latitude_band
 from challenges.services import RESOLUTION_STARTED, ChallengeStateError
 from config.public_cache import public_answers_mark_stale
 
+from .barrier import STILL_ACTIVE, grace_text, resolution_waits_for
 from .models import Response, ResponseStatus
 from .selectors import challenge_winners
 
 
-def challenge_resolve_start(*, challenge: Challenge, user=None, enqueue: bool = True) -> ChallengeResolution:
+def challenge_resolve_start(
+    *, challenge: Challenge, user=None, enqueue: bool = True, wait_for_late_claims: bool = True
+) -> ChallengeResolution:
     """Staff start resolution: the checks, the close of an active challenge, and the resolution
     row; the scoring runs in the worker (responses.tasks.resolve_challenge), queued on commit.
 
-    Refused while claims are still being verified (a late confirmation would go unscored) and when
-    a resolution of this challenge was already started: the one-to-one row is the guard, so two
-    starts at the same moment cannot both pass."""
+    Refused while claims are still being verified (a late confirmation would go unscored), until
+    the grace period after the close has passed and the ledger has read past the close
+    (responses/barrier.py, resolution_waits_for), and when a resolution of this challenge was
+    already started: the one-to-one row is the guard, so two starts at the same moment cannot both
+    pass. From the row on, the challenge's sums never move (responses/barrier.py). An active
+    challenge is closed here only when there is no grace period to wait for.
+
+    wait_for_late_claims=False skips the grace period and the ledger: for challenge_resolve alone
+    (the seeding command, tests and benchmarks resolve in one process, with no late claim to wait for)."""
     with transaction.atomic():
         challenge = Challenge.objects.select_for_update().get(pk=challenge.pk)
         if challenge.status not in (ChallengeStatus.ACTIVE, ChallengeStatus.CLOSED):
@@ -54,11 +63,15 @@ def challenge_resolve_start(*, challenge: Challenge, user=None, enqueue: bool = 
                 f"{pending} claim(s) are still being verified; resolve once they are confirmed or rejected."
             )
         if challenge.status == ChallengeStatus.ACTIVE:
-            # Closed at once, in this transaction: no claim can arrive while the worker scores.
+            if wait_for_late_claims and settings.CHALLENGE_CLOSE_GRACE_SECONDS > 0:
+                raise ChallengeStateError(STILL_ACTIVE.format(grace=grace_text()))
+            # Closed at once, in this transaction: a claim stored from now on cannot move the sums.
             challenge.status = ChallengeStatus.CLOSED
             challenge.closed_at = timezone.now()
             challenge.save(update_fields=["status", "closed_at"])
             public_answers_mark_stale()
+        if wait_for_late_claims and (why := resolution_waits_for(challenge=challenge)):
+            raise ChallengeStateError(why)
         total = Response.objects.filter(challenge=challenge, status=ResponseStatus.CONFIRMED).count()
         try:
             with transaction.atomic():
@@ -153,8 +166,9 @@ def _resolve_finish(*, challenge_id: int) -> ChallengeResolution:
 
 def challenge_resolve(*, challenge: Challenge, user=None) -> Challenge:
     """Resolve in this process, start to finish (the seeding command, tests, the benchmark): the
-    same steps the worker runs after staff start it from the admin, payouts included."""
-    challenge_resolve_start(challenge=challenge, user=user, enqueue=False)
+    same steps the worker runs after staff start it from the admin, payouts included, without the
+    wait for late claims (the grace period and the ledger: responses/barrier.py)."""
+    challenge_resolve_start(challenge=challenge, user=user, enqueue=False, wait_for_late_claims=False)
     challenge_resolve_run(challenge_id=challenge.pk)
     challenge.refresh_from_db()
     return challenge

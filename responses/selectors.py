@@ -17,7 +17,6 @@ from challenges.scoring import PrizeSplit, prize_split
 from challenges.selectors import distance_to_own_solution_sql
 
 from .models import Response, ResponseStatus
-from .reasons import NOT_THE_PAYERS_CLAIM
 
 if TYPE_CHECKING:
     from django_stubs_ext import WithAnnotations
@@ -60,14 +59,16 @@ def response_list_rejected(*, challenge_id: int | None = None, after_id: int = 0
 def response_list_by_address(
     *, address: str, challenge_id: int | None = None, before_id: int | None = None
 ) -> QuerySet[Response]:
-    """Every claim naming `address` as its payer, any status, newest first (My submissions on
-    another device). Claims the verification found are not the payer's (another sender, or a guess
-    the payment did not commit to: a stranger writing the address into a claim) are left out, so
-    nobody can put claims into someone else's list. The serializer hides coordinates until the
-    challenge is resolved."""
+    """The claims `address` made, any status, newest first (My submissions on another device):
+    the confirmed claims naming it, and the others only once a read of their transaction showed the
+    payer's own claim (Response.sent_by_submitter: sent from this address, carrying the claim's
+    guess). Anyone can write any address into a claim, on a made-up hash or on a transaction the
+    address sent for something else; none of those is ever listed, at any status, so nobody can put
+    claims into someone else's list. The serializer hides coordinates until the challenge is resolved."""
 
-    claims = Response.objects.filter(submitter_address__iexact=address).exclude(
-        status=ResponseStatus.REJECTED, rejection_code__in=NOT_THE_PAYERS_CLAIM
+    # The very condition of the partial index response_submitter_listed (responses/models.py).
+    claims = Response.objects.filter(submitter_address__iexact=address).filter(
+        Q(status=ResponseStatus.CONFIRMED) | Q(sent_by_submitter=True)
     )
     if challenge_id is not None:
         claims = claims.filter(challenge_id=challenge_id)

@@ -217,6 +217,22 @@ class PayoutSerializer(serializers.Serializer):
     transactionHash = serializers.CharField(allow_null=True, help_text="Once the chain has shown it paid, else null.")
 
 
+class ResolutionExceptionSerializer(serializers.Serializer):
+    """A claim the chain changed after resolution started (docs/protocol.md section 4, "Close, grace
+    period and resolution"): `after_resolution`, a payment that reached the site too late and is not
+    in the pot; `reorged`, a counted payment whose block left the chain."""
+
+    responseId = serializers.IntegerField(source="response_id")
+    transactionHash = serializers.CharField(source="transaction_hash")
+    submitterAddress = serializers.CharField(source="response.submitter_address")
+    submissionStake = serializers.DecimalField(source="stake", max_digits=20, decimal_places=6)
+    kind = serializers.CharField(help_text="after_resolution or reorged.")
+    recordedAt = serializers.SerializerMethodField(help_text="Unix seconds.")
+
+    def get_recordedAt(self, obj) -> int:
+        return int(obj.created_at.timestamp())
+
+
 class WinnersSerializer(serializers.Serializer):
     challengeId = serializers.IntegerField()
     proximityThreshold = serializers.IntegerField(allow_null=True)
@@ -227,3 +243,4 @@ class WinnersSerializer(serializers.Serializer):
     operations = serializers.DecimalField(max_digits=20, decimal_places=6)
     unallocated = serializers.DecimalField(max_digits=20, decimal_places=6)
     payouts = PayoutSerializer(many=True)
+    exceptions = ResolutionExceptionSerializer(many=True)

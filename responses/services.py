@@ -18,12 +18,14 @@ from django.utils import timezone
 from challenges.commitments import guess_commitment, new_salt
 from challenges.coordinates import parse_coordinates
 from challenges.models import Challenge
-from challenges.selectors import challenge_is_open
+from challenges.selectors import challenge_accepts_claims
 from challenges.services import challenge_stake_moved
 
-from . import hooks
-from .models import Response, ResponseStatus
-from .reasons import REASON_SENTENCES
+from . import barrier, hooks
+from .exceptions import exception_record
+from .models import ExceptionKind, Response, ResponseStatus
+from .reasons import REASON_SENTENCES, Reason
+from .reopening import response_reopen_on_repost
 
 logger = logging.getLogger(__name__)
 
@@ -55,12 +57,7 @@ class ClaimResult:
 
 
 def _enqueue_verification(response_id: int) -> None:
-    try:
-        # The chain app's receiver queues the verification (responses/hooks.py, chain/apps.py).
-        hooks.claim_stored.send(sender=Response, response_id=response_id)
-    except Exception:  # noqa: BLE001 - the broker being down must not lose the claim
-        # The claim is committed; the sweeper re-queues stale pending claims once the broker is back.
-        logger.warning("could not enqueue verification of response %s", response_id)
+    hooks.queue_verification(response_id)
 
 
 def guess_fields(*, challenge_id: int, text: str, submitter_address: str, salt: str | None = None) -> dict:
@@ -98,7 +95,8 @@ def response_create(
     """Store a pending claim and queue its verification once the row is committed.
 
     One row per (transaction hash, commitment): re-posting the very same claim (a retry after a
-    lost answer) returns the stored one. Another claim on a hash that already has a confirmed claim
+    lost answer) returns the stored one, re-opened when it was rejected not_found or reorged and its
+    transaction is now mined (responses/reopening.py). Another claim on a hash that already has a confirmed claim
     is refused. Otherwise the transaction is read (bounded: chain/checks.py, claim_check_at_post,
     through responses/hooks.py; `client` is the chain client it reads with, None for the default)
     and a claim it shows cannot match is refused with the reason code; when the chain cannot be read
@@ -114,29 +112,33 @@ def response_create(
     claim = (challenge_id, guess["submission_text"], submission_stake, submitter_address, submission_salt)
     existing = Response.objects.filter(transaction_hash=transaction_hash, commitment=commitment).first()
     if existing is not None:
-        return _replay_or_refuse(existing, *claim)
+        return _replay_or_refuse(existing, *claim, client=client)
     if Response.objects.filter(transaction_hash=transaction_hash, status=ResponseStatus.CONFIRMED).exists():
         raise TransactionAlreadyUsed
-    if not challenge_is_open(challenge_id=challenge.pk):
-        # Active and its terms anchored on chain deep enough (docs/protocol.md section 6).
+    if not challenge_accepts_claims(challenge_id=challenge.pk):
+        # Open now, or closed or resolved after it was open: a payment mined in the window may still
+        # count until resolution starts, and one claimed later is recorded (responses/barrier.py).
         raise ChallengeNotOpen
-    code = hooks.claim_check(
+    read = hooks.claim_check(
         transaction_hash=transaction_hash,
         submitter_address=submitter_address,
         commitment=commitment,
         challenge_id=challenge.pk,
         client=client,
     )
-    if code is not None:
-        raise ClaimCannotMatch(code)
+    if read.code is not None:
+        raise ClaimCannotMatch(read.code)
     try:
         with transaction.atomic():
+            barrier.claim_insert_lock(challenge_id=challenge.pk)  # against a resolution start
             response = Response.objects.create(
                 challenge=challenge,
                 **guess,
                 submission_stake=submission_stake,
                 transaction_hash=transaction_hash,
                 submitter_address=submitter_address,
+                sent_by_submitter=read.sent_by_submitter,
+                sender_nonce=read.nonce,
             )
             transaction.on_commit(lambda: _enqueue_verification(response.pk))
     except IntegrityError:
@@ -144,12 +146,12 @@ def response_create(
         existing = Response.objects.filter(transaction_hash=transaction_hash, commitment=commitment).first()
         if existing is None:
             raise
-        return _replay_or_refuse(existing, *claim)
+        return _replay_or_refuse(existing, *claim, client=client)
     return ClaimResult(response=response, created=True)
 
 
 def _replay_or_refuse(
-    existing: Response, challenge_id: int, text: str, stake: Decimal, address: str, salt: str
+    existing: Response, challenge_id: int, text: str, stake: Decimal, address: str, salt: str, *, client: object | None
 ) -> ClaimResult:
     same = (
         existing.challenge_id == challenge_id
@@ -160,13 +162,15 @@ def _replay_or_refuse(
     )
     if not same:
         raise TransactionAlreadyUsed
-    return ClaimResult(response=existing, created=False)
+    # A claim rejected not_found or reorged whose transaction is mined after all is verified again.
+    return ClaimResult(response=response_reopen_on_repost(existing, client=client), created=False)
 
 
 # --- Status changes: the chain decides (chain/verification.py), these write ---------------------
 # Each is one conditional UPDATE on the current status, so two workers deciding the same claim at
 # once cannot count its stake twice: exactly one UPDATE matches, and only that one moves the
-# challenge's staked sum and response count (challenges/services.py, challenge_stake_moved).
+# challenge's staked sum and response count (challenges/services.py, challenge_stake_moved). Once
+# the challenge's resolution has started none of them moves the sums (responses/barrier.py).
 
 
 def response_confirm(
@@ -178,8 +182,14 @@ def response_confirm(
     transaction_index: int,
     log_index: int,
 ) -> bool:
-    """A pending claim to confirmed at its place on chain; True when this call moved it."""
+    """A pending claim to confirmed at its place on chain; True when this call moved it. After the
+    challenge's resolution started it is rejected `after_resolution` instead and an exception is
+    recorded for staff (False): the sums the prizes were computed from stay as they are."""
     with transaction.atomic():
+        if barrier.resolution_started_locked(challenge_id=response.challenge_id):
+            if response_reject(response=response, code=Reason.AFTER_RESOLUTION):
+                exception_record(response=response, kind=ExceptionKind.AFTER_RESOLUTION)
+            return False
         changed = Response.objects.filter(pk=response.pk, status=ResponseStatus.PENDING).update(
             status=ResponseStatus.CONFIRMED,
             submission_timestamp=submission_timestamp,
@@ -211,8 +221,17 @@ def response_reject(*, response: Response, code: str) -> bool:
 def response_unconfirm(*, response: Response) -> bool:
     """A confirmed claim whose block left the canonical chain back to pending; its stake leaves the
     challenge's sums in the same transaction. Conditional on the block hash it was confirmed in, so
-    a claim re-confirmed meanwhile in a new block is left alone. True when this call moved it."""
+    a claim re-confirmed meanwhile in a new block is left alone. True when this call moved it.
+    After the challenge's resolution started the claim stays confirmed and counted, and an exception
+    of kind `reorged` is recorded for staff (False): the verifiers report its missing payment."""
     with transaction.atomic():
+        if barrier.resolution_started_locked(challenge_id=response.challenge_id):
+            still = Response.objects.filter(
+                pk=response.pk, status=ResponseStatus.CONFIRMED, block_hash=response.block_hash
+            ).exists()
+            if still:
+                exception_record(response=response, kind=ExceptionKind.REORGED)
+            return False
         now = timezone.now()
         changed = Response.objects.filter(
             pk=response.pk, status=ResponseStatus.CONFIRMED, block_hash=response.block_hash
@@ -228,4 +247,15 @@ def response_unconfirm(*, response: Response) -> bool:
         )
         if changed:
             challenge_stake_moved(challenge_id=response.challenge_id, stake=-response.submission_stake, count=-1)
+    return bool(changed)
+
+
+def response_mark_sent_by_submitter(*, response: Response, nonce: int | None) -> bool:
+    """Record that a read of the claim's transaction showed the payer's own claim (sent from its
+    address, carrying its commitment): it is then listed for the address whatever its status
+    (responses/selectors.py, response_list_by_address). Set once, never taken back."""
+    changed = Response.objects.filter(pk=response.pk, sent_by_submitter=False).update(
+        sent_by_submitter=True, sender_nonce=nonce
+    )
+    response.sent_by_submitter = True
     return bool(changed)

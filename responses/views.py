@@ -15,12 +15,13 @@ from challenges.models import Challenge, ChallengeStatus
 from challenges.payouts import paid_payout_hashes, payouts_public
 from config.api_errors import ApiError
 from config.api_security import CsrfProtected
-from config.client_ip import client_ip
+from config.client_ip import client_key
 from config.conditional import conditional_json
 from config.public_cache import PublicAnswerView, public_answer
 from config.renderers import NullableJSONRenderer
 
 from . import pagination
+from .exceptions import exceptions_of
 from .parsers import DecimalJSONParser
 from .reasons import REASON_SENTENCES
 from .selectors import (
@@ -34,6 +35,7 @@ from .selectors import (
 from .serializers import (
     ClaimSerializer,
     RejectedResponseSerializer,
+    ResolutionExceptionSerializer,
     ResponseCreateInputSerializer,
     ResponseSerializer,
     ScoredResponseSerializer,
@@ -71,7 +73,9 @@ class ClaimThrottle(ScopedRateThrottle):
             return True
 
     def get_ident(self, request) -> str:
-        return client_ip(request)  # behind TRUSTED_PROXY_HOPS proxies; a forged X-Forwarded-For is not read
+        # Behind TRUSTED_PROXY_HOPS proxies (a forged X-Forwarded-For is not read); an IPv6 client
+        # counted by its /64, which it holds whole.
+        return client_key(request)
 
 
 class ResponseListCreateView(APIView):
@@ -274,4 +278,7 @@ class ChallengeWinnersView(PublicAnswerView):
             # Every prize and how far its payment got (docs/protocol.md section 6, "Payouts"). A payout's
             # change makes this answer stale (config/public_cache.py).
             "payouts": payouts_public(challenge=challenge),
+            # What the chain changed after resolution started, which moved no sum (responses/barrier.py);
+            # recording one makes this answer stale (responses/exceptions.py).
+            "exceptions": ResolutionExceptionSerializer(exceptions_of(challenge=challenge), many=True).data,
         }

@@ -136,6 +136,7 @@ TARGETS: dict[str, list[str]] = {
         "chain/tests/test_verify_payouts.py",
         "chain/tests/test_verify_records.py",
         "chain/tests/test_verify_challenge.py",
+        "chain/tests/test_verify_exceptions.py",
     ],
 }
 

@@ -50,6 +50,7 @@ const REPORT_DIR = path.join(ROOT, "var", "mutate");
 export const TARGETS = {
   "frontend/src/lib/verify-outcomes.ts": [
     "frontend/src/lib/verify-outcomes.test.ts",
+    "frontend/src/lib/verify-outcomes.exceptions.test.ts",
     "frontend/src/lib/vectors.test.ts",
   ],
   "frontend/src/lib/commitment.ts": [

@@ -74,33 +74,31 @@ def stop_server(timer: threading.Timer, started: list) -> None:
         server.server_close()
 
 
-def test_ready_is_printed_only_after_the_page_answers_200():
+def announce_against_slow_server(*, answers: list[int], timeout: float) -> tuple[int, Events, float]:
+    """Run the ready announcement against a web server that starts late and answers `answers`:
+    the port, what was seen and printed, and how long the wait took."""
     port = processes.free_port()
     events = Events()
-    timer, started = slow_web_server(port, events, answers=[503, 200])
+    timer, started = slow_web_server(port, events, answers=answers)
     try:
         begun = time.monotonic()
         with redirect_stdout(events):
-            devchain.announce_ready(f"http://127.0.0.1:{port}", timeout=30)
+            devchain.announce_ready(f"http://127.0.0.1:{port}", timeout=timeout)
         waited = time.monotonic() - begun
     finally:
         stop_server(timer, started)
+    return port, events, waited
+
+
+def test_ready_is_printed_only_after_the_page_answers_200():
+    port, events, waited = announce_against_slow_server(answers=[503, 200], timeout=30)
     ready = f"devchain: ready. Play at http://127.0.0.1:{port}/ (Ctrl-C stops everything)"
     assert events.seen == ["server answered 503", "server answered 200", ready]
     assert waited >= STARTUP_SECONDS
 
 
 def test_a_page_that_never_answers_200_ends_the_wait_without_saying_ready():
-    port = processes.free_port()
-    events = Events()
-    timer, started = slow_web_server(port, events, answers=[500])
-    try:
-        begun = time.monotonic()
-        with redirect_stdout(events):
-            devchain.announce_ready(f"http://127.0.0.1:{port}", timeout=3)
-        waited = time.monotonic() - begun
-    finally:
-        stop_server(timer, started)
+    port, events, waited = announce_against_slow_server(answers=[500], timeout=3)
     printed = [event for event in events.seen if event.startswith("devchain:")]
     assert printed == [f"devchain: http://127.0.0.1:{port}/ did not answer within 3 s; the web process's lines say why"]
     assert "server answered 500" in events.seen  # it did answer, just never 200

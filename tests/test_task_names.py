@@ -65,7 +65,7 @@ def test_an_old_name_is_the_renamed_task(old, new):
 def test_the_resolution_tasks_run_under_their_old_names(make_challenge, make_response):
     challenge = make_challenge(solution=SOLUTION)
     make_response(challenge, SOLUTION, "2")
-    challenge_resolve_start(challenge=challenge, enqueue=False)
+    challenge_resolve_start(challenge=challenge, enqueue=False, wait_for_late_claims=False)
     # Its worker died long ago: the old sweep's name queues it again.
     ChallengeResolution.objects.filter(challenge=challenge).update(updated_at=timezone.now() - timedelta(hours=1))
     assert project_tasks()["challenges.sweep_resolutions"].apply().get() == 1
@@ -93,7 +93,7 @@ def test_the_payout_sweep_runs_under_its_old_name(make_challenge, make_response)
 def test_a_message_queued_under_an_old_name_runs_on_a_real_worker(broker, tmp_path, make_challenge, make_response):
     challenge = make_challenge(solution=SOLUTION)
     make_response(challenge, SOLUTION, "2")
-    challenge_resolve_start(challenge=challenge, enqueue=False)
+    challenge_resolve_start(challenge=challenge, enqueue=False, wait_for_late_claims=False)
     # What a web process of the previous release queued when staff started the resolution.
     app.send_task("challenges.resolve", args=[challenge.pk])
     workers = CeleryProcesses(tmp_path, broker)

@@ -10,6 +10,7 @@ import verify_challenge
 from challenges.coordinates import COORDINATES_MESSAGE, CoordinateError, canonical_coordinates, parse_coordinates
 from challenges.money import token_units
 from challenges.scoring import haversine_m, prize_split
+from responses.reasons import REASON_SENTENCES, Reason
 from responses.stakes import MIN_STAKE_MESSAGE, StakeError, parse_stake
 
 
@@ -137,3 +138,12 @@ def test_terms_anchored_topic_is_the_event_of_the_registry_artifact(vectors):
         ("opensAt", "uint64", False),
         ("proximityThresholdM", "uint32", False),
     ]
+
+
+def test_the_after_resolution_reason_is_the_shared_one(vectors):
+    """The code and sentence the server stores with a claim rejected after resolution started
+    (responses/barrier.py) are the vectors' (docs/protocol.md section 5, "Exceptions"); the page
+    shows that sentence for such a claim in My submissions
+    (frontend/src/tabs/my-submissions/MySubmissionsPanel.test.tsx)."""
+    assert Reason.AFTER_RESOLUTION == vectors["exceptions"]["code"]
+    assert REASON_SENTENCES[Reason.AFTER_RESOLUTION] == vectors["exceptions"]["sentence"]

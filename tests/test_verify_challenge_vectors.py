@@ -3,6 +3,7 @@ the server's code on the shared vectors (the same file the TypeScript verifier i
 commitments are tested beside the server's, on the same cases, in tests/test_vectors.py."""
 
 from decimal import Decimal
+from typing import Any
 
 import pytest
 
@@ -146,3 +147,63 @@ def test_a_plain_transfer_decodes_without_the_geopoem_words(vectors):
     assert v.decode_stake_calldata(plain) is None
     assert v.decode_transfer_calldata(plain + "00") is None
     assert v.decode_transfer_calldata("0x095ea7b3" + plain[10:]) is None
+
+
+def test_a_late_claim_that_would_have_won(vectors):
+    """docs/protocol.md section 5, "Exceptions": the prizes a claim left out after resolution would
+    have taken had it been counted (the page's verifier reads the same cases)."""
+    exceptions = vectors["exceptions"]
+    assert v.AFTER_RESOLUTION == exceptions["code"]
+    assert list(v.EXCEPTION_KINDS) == exceptions["kinds"]
+    for case in exceptions["wouldWin"]:
+        earliest, highest, claim = case["earliest"], case["highest"], case["claim"]
+        won = v.would_win(
+            correct=claim["correct"],
+            stake_units=v.to_units(claim["stake"]),
+            position=tuple(claim["position"]),
+            earliest=tuple(earliest["position"]) if earliest else None,
+            highest=(v.to_units(highest["stake"]), tuple(highest["position"])) if highest else None,
+        )
+        assert won == case["wins"], case["about"]
+
+
+def test_an_exceptions_recorded_at_is_unix_seconds_printed_in_utc(vectors):
+    """docs/protocol.md section 5, "Exceptions": `recordedAt` is a whole number of Unix seconds; the
+    script prints it as an ISO UTC time, and anything else is no time (a difference)."""
+    for case in vectors["exceptions"]["recordedAt"]["cases"]:
+        seconds = v.recorded_at_seconds(case["value"])
+        assert (v.utc_iso(seconds) if seconds is not None else None) == case["utc"], case
+
+
+@pytest.mark.parametrize(
+    ("recorded_at", "shown", "differs"),
+    [(1795000000, "2026-11-18T11:06:40Z", False), ("2026-11-18T11:06:40Z", "at an unknown time", True)],
+    ids=["unix-seconds", "a-date-string"],
+)
+def test_an_exception_says_when_it_was_recorded_in_utc_or_differs(recorded_at, shown, differs):
+    """A `reorged` exception of a counted response whose payment is on chain: the EXCEPTION line
+    prints its time in UTC; a time in any other form (a site outside docs/protocol.md section 5) is
+    a difference, never guessed at. The chain and the terms are read only for a late claim (none)."""
+    row = {"id": 17, "transactionHash": "0x" + "ab" * 32, "submitterAddress": "0x" + "cd" * 20}
+    row["submissionStake"] = "2.500000"
+    report = v.Report(outcomes=[v.Outcome(row=row)], differences=[], demo=False)
+    no_chain: Any = None
+    v.check_exceptions(
+        published=[{**row, "responseId": 17, "kind": "reorged", "recordedAt": recorded_at}],
+        late=[],
+        rejected=[],
+        outcomes=report.outcomes,
+        chain=no_chain,
+        terms=no_chain,
+        decimals=6,
+        earliest=None,
+        highest=None,
+        report=report,
+    )
+    assert report.exceptions == [
+        f"EXCEPTION response 17 ({row['transactionHash']}): its block left the chain after resolution (reorged, "
+        f"recorded {shown}); its payment is on chain as counted"
+    ]
+    what = f"the site's exception for response 17 ({row['transactionHash']})"
+    expected = [f"{what}: its recordedAt {recorded_at!r} is not a time in Unix seconds"]
+    assert report.differences == (expected if differs else [])

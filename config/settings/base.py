@@ -19,7 +19,8 @@ ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=[])
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 # How many proxies in front of gunicorn append to X-Forwarded-For: 1 behind a Heroku-style router,
 # 0 when clients connect to gunicorn directly. The client is the Nth address from the right
-# (config/client_ip.py); the claim throttle, the admin lockout and the request log all use it.
+# (config/client_ip.py); the claim throttle, the admin lockout and the request log all use it (the
+# throttle and the lockout count an IPv6 client by its /64).
 TRUSTED_PROXY_HOPS = env.int("TRUSTED_PROXY_HOPS", default=0)
 
 INSTALLED_APPS = [
@@ -61,18 +62,23 @@ MIDDLEWARE = [
 # The admin's path, e.g. "staff-7f3a/": not guessable from the outside. Always ends with "/".
 ADMIN_URL = env("ADMIN_URL", default="admin/").strip("/") + "/"
 # django-axes throttles admin logins against guessing: after AXES_FAILURE_LIMIT failures from one
-# IP address, that address is locked out for AXES_COOLOFF_MINUTES (a success resets the count).
+# client (an IPv6 client's whole /64), that client is locked out for AXES_COOLOFF_MINUTES, and after
+# AXES_FAILURE_LIMIT failures on one user name, from any number of addresses, that user name is
+# (a success resets both counts).
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
 AXES_FAILURE_LIMIT = env.int("AXES_FAILURE_LIMIT", default=5)
 AXES_COOLOFF_TIME = timedelta(minutes=env.int("AXES_COOLOFF_MINUTES", default=15))
-AXES_LOCKOUT_PARAMETERS = ["ip_address"]
+# Each alone, not the pair: [["username", "ip_address"]] would count one (name, address) pair and
+# let an attacker with many addresses guess one staff password without limit. The price: a stranger
+# can lock a staff name out for the cool-off; `manage.py axes_reset_username NAME` clears it.
+AXES_LOCKOUT_PARAMETERS = ["ip_address", "username"]
 AXES_RESET_ON_SUCCESS = True
 # The address is the client's behind the trusted proxies, never a client-written X-Forwarded-For
 # entry; the lockout answer names no user and carries no CORS header (config/admin_lockout.py).
-AXES_CLIENT_IP_CALLABLE = "config.client_ip.client_ip"
+AXES_CLIENT_IP_CALLABLE = "config.client_ip.client_key"
 AXES_LOCKOUT_CALLABLE = "config.admin_lockout.lockout_response"
 
 ROOT_URLCONF = "config.urls"
@@ -127,6 +133,11 @@ WEBPACK_LOADER = {
         "CACHE": not DEBUG,
     }
 }
+
+# /healthz shares each part's answer (database, broker, chain) for this many seconds per process, so
+# that a flood of anonymous probes costs little; a part that breaks is reported at most this late
+# (config/health.py).
+HEALTHZ_CACHE_SECONDS = env.float("HEALTHZ_CACHE_SECONDS", default=5.0)
 
 # --- Cache and broker -------------------------------------------------------------------------
 # Redis serves both when REDIS_URL is set. Without it the local run uses a file cache (shared by

@@ -86,6 +86,10 @@ ANCHOR_POLL_SECONDS = env.float("ANCHOR_POLL_SECONDS", default=1.0)
 # again by the beat (its worker died): it resumes at the last committed chunk.
 CHALLENGE_RESOLVE_CHUNK = env.int("CHALLENGE_RESOLVE_CHUNK", default=100_000)
 CHALLENGE_RESOLVE_STALE_SECONDS = env.float("CHALLENGE_RESOLVE_STALE_SECONDS", default=60.0)
+# Close means no payment mined after it counts; claims for payments mined before it are still taken.
+# Resolution waits CHALLENGE_CLOSE_GRACE_SECONDS after the close (a slow page, a slow wallet, a slow
+# chain) and until the ledger indexer has read past the close (responses/barrier.py).
+CHALLENGE_CLOSE_GRACE_SECONDS = env.int("CHALLENGE_CLOSE_GRACE_SECONDS", default=600)
 
 # --- Celery beat (chain app) --------------------------------------------------------------------
 # Intervals in seconds; each task is short and idempotent, so an overlap or a missed beat is harmless.

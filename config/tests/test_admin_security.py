@@ -18,11 +18,12 @@ def poet():
     return get_user_model().objects.create_superuser("poet", "poet@example.org", PASSWORD)
 
 
-def login(client, password: str, ip: str = "203.0.113.7"):
+def login(client, password: str, ip: str = "203.0.113.7", username: str = "poet", **headers):
     return client.post(
         reverse("admin:login"),
-        {"username": "poet", "password": password, "next": reverse("admin:index")},
+        {"username": username, "password": password, "next": reverse("admin:index")},
         REMOTE_ADDR=ip,
+        **headers,
     )
 
 
@@ -44,8 +45,49 @@ def test_guessing_is_locked_out_after_the_failure_limit(client, poet, settings):
     after = login(client, PASSWORD)
     assert after.status_code == 429
     assert client.get(reverse("admin:index")).status_code == 302
-    # Another address is not affected.
-    assert login(client, PASSWORD, ip="198.51.100.9").status_code == 302
+    # Another staff user at another address is not affected (poet's name itself is locked out now,
+    # from everywhere: test_guessing_one_staff_password_from_many_addresses_is_locked_out).
+    get_user_model().objects.create_superuser("scribe", "scribe@example.org", PASSWORD)
+    assert login(client, PASSWORD, ip="198.51.100.9", username="scribe").status_code == 302
+
+
+def test_guessing_one_staff_password_from_many_addresses_is_locked_out(client, poet, settings):
+    """An attacker with many addresses (a botnet, a cloud account) tries one staff user name from a
+    new address each time: counted per address alone, never locked out. The user name's own count
+    locks it out at the limit, whichever address the next try comes from."""
+    for n in range(settings.AXES_FAILURE_LIMIT - 1):
+        answer = login(client, f"guess-{n}", ip=f"198.18.{n}.{n + 1}")
+        assert answer.status_code == 200, n
+    assert login(client, "guess-last", ip="198.18.200.1").status_code == 429
+    # Locked out means locked out: the right password from a fresh address is refused too, until the
+    # cool-off ends or staff clear it (README, "Staff").
+    assert login(client, PASSWORD, ip="192.0.2.44").status_code == 429
+    # Nobody else is: another staff user signs in from one of the attacker's addresses.
+    get_user_model().objects.create_superuser("scribe", "scribe@example.org", PASSWORD)
+    assert login(client, PASSWORD, ip="198.18.0.1", username="scribe").status_code == 302
+
+
+def test_the_lockout_answer_names_neither_the_user_nor_whether_it_exists(client, poet, settings):
+    """A name that is no account is locked out the same way, with the same words: the answer cannot
+    tell a stranger which staff user names exist."""
+    answers = {}
+    for username in ("poet", "nobody-by-this-name"):
+        for n in range(settings.AXES_FAILURE_LIMIT):
+            login(client, "wrong", ip=f"198.18.{n}.9", username=username)
+        xhr = login(client, "wrong", ip="192.0.2.9", username=username, HTTP_X_REQUESTED_WITH="XMLHttpRequest")
+        page = login(client, "wrong", ip="192.0.2.10", username=username)
+        assert (xhr.status_code, page.status_code) == (429, 429)
+        assert username.encode() not in xhr.content and username.encode() not in page.content
+        answers[username] = (xhr.json(), page.content.decode().replace(username, ""))
+    assert (
+        answers["poet"][0]
+        == answers["nobody-by-this-name"][0]
+        == {
+            "message": "Too many failed sign-in attempts. Try again in 15 minutes.",
+            "errors": {},
+        }
+    )
+    assert "Too many failed sign-in attempts. Try again in 15 minutes." in answers["poet"][1]
 
 
 def test_the_admin_path_comes_from_the_setting(client, poet):

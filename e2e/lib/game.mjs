@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 
 import { query, sqlString } from "./db.mjs";
+import { rpc } from "./rpc.mjs";
 import { STAFF } from "./stack.mjs";
 import { state } from "./suite.mjs";
 
@@ -153,9 +154,22 @@ export async function staffLogin(page) {
 export async function closeAndResolve(page, resolved) {
   await page.getByRole("link", { name: "Close…" }).click();
   await page.getByRole("button", { name: "Yes, close" }).click();
-  await page.getByText("Closed: no new claims are accepted.").waitFor();
-  await page.getByRole("link", { name: "Resolve and reveal…" }).click();
-  await page.getByRole("button", { name: "Yes, resolve and reveal" }).click();
-  await page.getByText("Resolution started: the worker scores", { exact: false }).waitFor();
+  await page.getByText("Closed: payments mined from now on are rejected as late", { exact: false }).waitFor();
+  // Resolution waits for the grace period after the close (the suite's is 1 s) and for the ledger
+  // indexer to read a block mined after it (docs/protocol.md section 4): anvil mines only on a
+  // transaction, and its block times are whole seconds. Until then staff are told why, and retry.
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  await rpc(state.stack.rpcUrl, "evm_mine", []);
+  const deadline = Date.now() + 60000;
+  for (;;) {
+    await page.getByRole("link", { name: "Resolve and reveal…" }).click();
+    await page.getByRole("button", { name: "Yes, resolve and reveal" }).click();
+    const started = page.getByText("Resolution started: the worker scores", { exact: false });
+    const refused = page.getByText("Resolve and reveal refused:", { exact: false });
+    await started.or(refused).first().waitFor();
+    if ((await started.count()) > 0) break;
+    assert.ok(Date.now() < deadline, await refused.first().innerText());
+    await page.waitForTimeout(1000);
+  }
   await page.getByText(resolved).waitFor({ timeout: 60000 });
 }

@@ -173,6 +173,10 @@ export async function startStack({ env: extraEnv = {} } = {}) {
       ANCHOR_REGISTRY_ADDRESS: stack.registry,
       ANCHOR_OPERATOR_KEY: stack.operatorKey,
       CHAIN_CONFIRMATIONS: "1",
+      // Staff resolve soon after closing (e2e/lib/game.mjs, closeAndResolve): a short grace period,
+      // and a ledger indexer that reads past the close within a second.
+      CHALLENGE_CLOSE_GRACE_SECONDS: "1",
+      CHAIN_INDEX_INTERVAL_SECONDS: "1",
       ADMIN_URL: "admin/",
       LOG_LEVEL: "INFO",
       PYTHONUNBUFFERED: "1",

@@ -66,6 +66,7 @@ export class Wallet {
     this.connected = false;
     this.calls = [];
     this.sentTransactions = [];
+    this.replacements = [];
     this.addedChains = [];
     this.context = null;
   }
@@ -105,6 +106,37 @@ export class Wallet {
   async changeChain(chainId) {
     this.chainId = chainId;
     await this.emit("chainChanged", chainId);
+  }
+
+  /** The player's "speed up" in the wallet: the same transaction again, with the same nonce and a
+   * higher fee, under a new hash. */
+  async speedUp(hash) {
+    return this.replace(hash, (tx) => ({ to: tx.to, data: tx.input }));
+  }
+
+  /** The player's "cancel" in the wallet: a transfer of nothing to the sender itself with the
+   * stake's nonce and a higher fee, so the stake can never be mined. */
+  async cancel(hash) {
+    return this.replace(hash, (tx) => ({ to: tx.from, data: "0x" }));
+  }
+
+  async replace(hash, body) {
+    const tx = await rpc(this.rpcUrl, "eth_getTransactionByHash", [hash]);
+    if (!tx || tx.blockNumber) throw new Error(`e2e wallet: ${hash} is not pending, nothing to replace`);
+    // Twice the fees and a gwei more: above any node's replacement threshold (10% for geth, anvil).
+    const bump = (value) => `0x${(BigInt(value ?? tx.gasPrice) * 2n + 1000000000n).toString(16)}`;
+    const replacement = {
+      from: tx.from,
+      ...body(tx),
+      value: "0x0",
+      nonce: tx.nonce,
+      gas: tx.gas,
+      maxFeePerGas: bump(tx.maxFeePerGas),
+      maxPriorityFeePerGas: bump(tx.maxPriorityFeePerGas),
+    };
+    const replaced = await rpc(this.rpcUrl, "eth_sendTransaction", [replacement]);
+    this.replacements.push({ hash: replaced, replaces: hash, tx: replacement });
+    return replaced;
   }
 
   fail(error) {

@@ -354,6 +354,7 @@ export async function buildChainWorld(
     operations: decimal(operations),
     unallocated: decimal(total - operations - (earliest ? 2n * prize : 0n)),
     payouts,
+    exceptions: [],
   };
 
   const inRange = (block: number, from: string, to: string) =>

@@ -31,6 +31,8 @@ export class FakeWallet implements EIP1193Provider {
       wallet_switchEthereumChain: () => null,
       wallet_addEthereumChain: () => null,
       eth_sendTransaction: () => TX_HASH,
+      eth_getTransactionByHash: () => ({ hash: TX_HASH, from: PLAYER, nonce: "0x5" }),
+      eth_getTransactionCount: () => "0x5",
       eth_getTransactionReceipt: () => ({ status: "0x1", blockNumber: "0x10" }),
       ...handlers,
     };

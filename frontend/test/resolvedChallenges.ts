@@ -82,6 +82,7 @@ export const PYRAMID_WINNERS: Winners = {
   },
   operations: "16.550000",
   unallocated: "0.000000",
+  exceptions: [],
 };
 
 export const OPERA_WINNERS: Winners = {
@@ -93,6 +94,7 @@ export const OPERA_WINNERS: Winners = {
   highest: null,
   operations: "0",
   unallocated: "11.000000",
+  exceptions: [],
 };
 
 export const PYRAMID_RESPONSES: ScoredResponse[] = [

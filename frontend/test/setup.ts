@@ -3,6 +3,7 @@ import { cleanup, configure } from "@testing-library/react";
 import { afterEach, beforeEach } from "vitest";
 import { CONFIG_ELEMENT_ID } from "@/config";
 import { resetToastsForTests } from "@/components/toast-store";
+import { resetKeeperForTests } from "@/wallet/keeper";
 import { TEST_CONFIG } from "./fixtures";
 
 // findBy*/waitFor wait up to 5 s (default 1 s): lazy chunks import slowly on a loaded machine.
@@ -37,5 +38,6 @@ afterEach(() => {
   cleanup();
   localStorage.clear();
   resetToastsForTests();
+  resetKeeperForTests();
   delete (window as { ethereum?: unknown }).ethereum;
 });

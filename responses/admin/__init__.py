@@ -3,4 +3,4 @@ the responses, all services of this app, so it sits here above challenges (docs/
 "Layers"). Templates stay under templates/admin/challenges/challenge/ (Django finds them by the
 model's app label)."""
 
-from . import challenge, response  # noqa: F401 - registers the admins
+from . import challenge, exceptions, response  # noqa: F401 - registers the admins

@@ -26,8 +26,10 @@ from challenges.services import (
     challenge_publish,
     challenge_save,
 )
+from responses.barrier import grace_text, resolution_opens_at, utc_text
 from responses.resolution import challenge_resolve_start
 
+from .challenge_barrier import ChallengeBarrierMixin, before_resolving
 from .challenge_display import ChallengeDisplayMixin
 from .challenge_export import ChallengeExportMixin
 from .challenge_form import LOCKED_FIELDS, LOCKED_MESSAGE, RESOLVING_REFRESH_SECONDS, ChallengeForm
@@ -44,13 +46,15 @@ SHOWN_FIELDS = (
     "resolved_at",
     "staked_sum",
     "response_count",
+    "before_resolving_display",
     "winners_display",
+    "exceptions_display",
     "preview",
 )
 
 
 @admin.register(Challenge)
-class ChallengeAdmin(ChallengeDisplayMixin, ChallengeExportMixin, admin.ModelAdmin):
+class ChallengeAdmin(ChallengeDisplayMixin, ChallengeBarrierMixin, ChallengeExportMixin, admin.ModelAdmin):
     form = ChallengeForm
     change_form_template = "admin/challenges/challenge/change_form.html"
     list_display = [
@@ -171,13 +175,16 @@ class ChallengeAdmin(ChallengeDisplayMixin, ChallengeExportMixin, admin.ModelAdm
         },
         "close": {
             "title": "Close",
-            "explain": "No new claims are accepted. Payments mined after this moment are rejected as late.",
+            "explain": "Payments mined after this moment are rejected as late. Claims for payments mined "
+            "before it are still accepted until resolution starts, which can be {grace} after the close "
+            "(CHALLENGE_CLOSE_GRACE_SECONDS) once the ledger has read past it.",
         },
         "resolve": {
             "title": "Resolve and reveal",
-            "explain": "The challenge is closed at once if it is active. The worker then scores every "
-            "confirmed response, publishes the solution and its salt, and creates the payouts; the "
-            "challenge's page shows its progress. This cannot be undone.",
+            "explain": "The worker scores every confirmed response, publishes the solution and its salt, and "
+            "creates the payouts; the challenge's page shows its progress. From now on nothing changes the "
+            "pot: a claim confirmed later, or a payment whose block leaves the chain, is recorded as an "
+            "exception for staff and in the published outcome. This cannot be undone.",
         },
     }
 
@@ -213,7 +220,9 @@ class ChallengeAdmin(ChallengeDisplayMixin, ChallengeExportMixin, admin.ModelAdm
             "object": challenge,
             "step": step,
             "step_title": self.LIFECYCLE[step]["title"],
-            "explain": self.LIFECYCLE[step]["explain"],
+            "explain": self.LIFECYCLE[step]["explain"].format(grace=grace_text()),
+            # Before resolving: the waits, and the payments of the open window without a claim.
+            "before_resolving": before_resolving(challenge) if step == "resolve" else "",
             "change_url": change_url,
             "active": Challenge.objects.filter(status=ChallengeStatus.ACTIVE).exclude(pk=challenge.pk).first(),
             "pending": challenge.responses.filter(status="pending").count(),
@@ -237,7 +246,11 @@ class ChallengeAdmin(ChallengeDisplayMixin, ChallengeExportMixin, admin.ModelAdm
                 done = "Anchor queued again: the worker sends it and the challenge opens once it is confirmed."
             elif step == "close":
                 challenge = challenge_close(challenge=challenge)
-                done = "Closed: no new claims are accepted."
+                opens_at = resolution_opens_at(challenge=challenge)
+                done = (
+                    "Closed: payments mined from now on are rejected as late; claims for earlier payments are "
+                    "still accepted." + (f" Resolution can start from {utc_text(opens_at)}." if opens_at else "")
+                )
             else:
                 resolution = challenge_resolve_start(challenge=challenge, user=request.user)
                 done = (

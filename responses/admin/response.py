@@ -69,6 +69,12 @@ class ResponseAdmin(ChainSearchMixin, admin.ModelAdmin):
         "transaction_index",
         "log_index",
         "submission_timestamp",
+        # The payer's own claim as a read of its transaction showed it, at that nonce (a replaced
+        # transaction's claim ends not_found: docs/protocol.md section 3.3), and its re-check dates.
+        "sent_by_submitter",
+        "sender_nonce",
+        "reorged_at",
+        "reopened_at",
         "distance_display",
         "correct_display",
         "created_at",

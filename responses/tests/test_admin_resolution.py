@@ -17,7 +17,8 @@ from responses.selectors import responses_with_scores
 
 from .admin_support import change_url, resolve_in_admin, texts
 
-pytestmark = pytest.mark.django_db
+# Chain-free: the ledger indexer is taken to have read past the close (responses/tests/conftest.py).
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("ledger_read_past_close")]
 
 
 def test_resolve_scores_by_the_rules_and_creates_exact_payouts(

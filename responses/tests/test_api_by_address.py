@@ -1,6 +1,8 @@
 """GET /api/responses?address=0x…: a payer's own claims of any status, newest first, for My
 submissions on another device. Before resolution nothing secret leaves the server in any state."""
 
+import json
+
 import pytest
 
 from responses.models import ResponseStatus
@@ -56,9 +58,11 @@ def test_only_that_address_newest_first_and_not_strangers_claims_naming_it(api, 
     make_response(challenge, GIZA, address="0x" + "cd" * 20)
     mixed_case = PAYER.upper().replace("0X", "0x")
     newer = make_response(challenge, "40.6892, -74.0445", status=ResponseStatus.PENDING, address=mixed_case)
-    # A stranger wrote the payer's address into a claim: the verification rejected it as not the payer's.
-    for code in ("wrong_sender", "commitment_mismatch"):
-        junk = make_response(challenge, GIZA, status=ResponseStatus.REJECTED, address=PAYER)
+    # A stranger wrote the payer's address into claims: no read of their transactions showed the
+    # payer's own claim, whatever their status (chain/tests/test_lists_payers_only.py, on anvil).
+    for code in ("wrong_sender", "commitment_mismatch", "not_found", "tx_failed", ""):
+        status = ResponseStatus.REJECTED if code else ResponseStatus.PENDING
+        junk = make_response(challenge, GIZA, status=status, address=PAYER, sent_by_submitter=False)
         junk.rejection_code = code
         junk.save()
     assert [item["id"] for item in _listed(api).json()] == [newer.id, older.id]
@@ -114,3 +118,26 @@ def test_the_address_list_narrows_to_one_challenge(api, make_challenge, make_res
     assert [c["id"] for c in both] == [mine_second.pk, mine_first.pk]
     only = api.get("/api/responses", {"address": PAYER, "challengeId": str(first.pk)}).json()
     assert [c["id"] for c in only] == [mine_first.pk]
+
+
+@pytest.mark.postgresql
+def test_claims_naming_an_address_that_are_not_listed_are_not_read_either(make_challenge, make_response):
+    """The list reads the partial index of exactly the rows it shows (response_submitter_listed): a
+    flood of claims naming an address, never listed, is never scanned past either."""
+    from django.db import connection
+
+    from responses.selectors import response_list_by_address
+
+    challenge = make_challenge()
+    mine = make_response(challenge, GIZA, status=ResponseStatus.PENDING, address=PAYER)
+    for _ in range(30):
+        make_response(challenge, GIZA, status=ResponseStatus.PENDING, address=PAYER, sent_by_submitter=False)
+    listed = response_list_by_address(address=PAYER)[:100]
+    assert [claim.pk for claim in listed] == [mine.pk]
+    sql, params = listed.query.sql_with_params()
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL enable_seqscan = off")
+        cursor.execute("EXPLAIN (ANALYZE, FORMAT JSON) " + sql, params)
+        plan = json.dumps(cursor.fetchone()[0])
+    assert '"Index Name": "response_submitter_listed"' in plan
+    assert '"Actual Rows": 30' not in plan and '"Actual Rows": 31' not in plan

@@ -163,12 +163,22 @@ def test_unknown_challenge_is_404(api, make_challenge):
     assert_rejected(post(api, body(challenge, challengeId=challenge.pk + 100)), 404, "Challenge not found.")
 
 
-@pytest.mark.parametrize("state", ["draft", "closed"])
-def test_a_challenge_that_is_not_active_is_409(api, make_challenge, state):
-    challenge = make_challenge(publish=state != "draft")
-    if state == "closed":
+@pytest.mark.parametrize("state", ["draft", "not anchored", "closed before its anchor"])
+def test_a_challenge_that_was_never_open_is_409(api, make_challenge, state):
+    challenge = make_challenge(publish=state != "draft", anchored=False)
+    if state == "closed before its anchor":
         challenge_close(challenge=challenge)
     assert_rejected(post(api, body(challenge)), 409, "This challenge is not accepting submissions.")
+
+
+def test_a_closed_challenge_still_takes_claims(api, make_challenge):
+    # Close means no payment mined after it counts; a claim posted later for one mined before it is
+    # stored and verified (docs/protocol.md section 4, "Close, grace period and resolution").
+    challenge = make_challenge()
+    challenge_close(challenge=challenge)
+    answer = post(api, body(challenge))
+    assert answer.status_code == 201, answer.content
+    assert Response.objects.get().status == ResponseStatus.PENDING
 
 
 @pytest.mark.parametrize(

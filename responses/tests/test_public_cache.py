@@ -12,7 +12,9 @@ from responses.services import response_confirm
 pytestmark = pytest.mark.django_db
 
 
-def test_confirming_a_claim_invalidates_winners(api, make_challenge, make_response, django_capture_on_commit_callbacks):
+def test_an_exception_after_resolution_invalidates_winners_and_moves_no_sum(
+    api, make_challenge, make_response, django_capture_on_commit_callbacks
+):
     challenge = make_challenge(solution="10, 10", threshold=1000)
     late = make_response(challenge, "10, 10", "3", block=200)
     pending = make_response(challenge, "10, 10", "2", block=100, status=ResponseStatus.PENDING)
@@ -20,13 +22,14 @@ def test_confirming_a_claim_invalidates_winners(api, make_challenge, make_respon
     with django_capture_on_commit_callbacks(execute=True):
         challenge_resolve(challenge=challenge)
     first = api.get(f"/api/challenges/{challenge.pk}/winners").json()
-    assert first["earliest"]["id"] == late.pk
+    assert first["earliest"]["id"] == late.pk and first["exceptions"] == []
 
-    # A claim confirmed by the service verification calls (responses/services.py, response_confirm)
-    # changes the earliest winner; here it is pending again and marked correct by hand beforehand.
-    Response.objects.filter(pk=pending.pk).update(status=ResponseStatus.PENDING, is_correct=True)
+    # The claim comes back pending (a late claim) and verification confirms it, through the service
+    # it calls (responses/services.py, response_confirm): resolution has started, so it is turned
+    # down and recorded; the answer shows the exception and nothing else moved.
+    Response.objects.filter(pk=pending.pk).update(status=ResponseStatus.PENDING)
     with django_capture_on_commit_callbacks(execute=True):
-        assert response_confirm(
+        assert not response_confirm(
             response=pending,
             submission_timestamp=timezone.now(),
             block_number=pending.block_number,
@@ -34,7 +37,13 @@ def test_confirming_a_claim_invalidates_winners(api, make_challenge, make_respon
             transaction_index=0,
             log_index=0,
         )
-    assert api.get(f"/api/challenges/{challenge.pk}/winners").json()["earliest"]["id"] == pending.pk
+    second = api.get(f"/api/challenges/{challenge.pk}/winners").json()
+    assert [(e["responseId"], e["kind"], e["submissionStake"]) for e in second["exceptions"]] == [
+        (pending.pk, "after_resolution", "2.000000")
+    ]
+    assert {k: v for k, v in second.items() if k != "exceptions"} == {
+        k: v for k, v in first.items() if k != "exceptions"
+    }
 
 
 def test_resolved_list_follows_resolution(api, make_challenge, django_capture_on_commit_callbacks):

@@ -38,6 +38,8 @@ pytestmark = [
     pytest.mark.integration,
     pytest.mark.postgresql,  # the worker process must share the test database
     pytest.mark.django_db(transaction=True),  # committed rows, and on-commit hooks that really run
+    # Chain-free: the ledger indexer is taken to have read past the close (responses/tests/conftest.py).
+    pytest.mark.usefixtures("ledger_read_past_close"),
 ]
 
 COUNT, CHUNK = 300, 30  # ten chunks; every tenth response is correct

@@ -24,6 +24,7 @@ import requests
 from chain.client import ChainClient, ChainUnavailable
 from chain.verification import Outcome, payment_verify
 from devtools import processes
+from devtools.anchors import record_confirmed_anchor
 from responses.models import ResponseStatus
 from responses.services import response_create
 
@@ -181,7 +182,10 @@ def anvil_settings(stack, settings):
 
 def _claim_here(stack, make_challenge, stake: str):
     """A paid claim stored in this process's test database (the stack's anvil holds the payment)."""
-    challenge = make_challenge(title="Failover")
+    # Anchored at the stack's head, as the worker would record it: a made-up anchor block above the
+    # chain's height would reject the stake as `early` whenever this test runs on a young chain.
+    challenge = make_challenge(title="Failover", anchored=False)
+    record_confirmed_anchor(challenge, block_number=ChainClient([stack.anvil.url], timeout=10.0).block_number())
     claim = stack.pay(stake, challenge_id=challenge.pk)
     stack.mine(1)
     body = claim.body
@@ -200,9 +204,10 @@ def test_rpc_nodes_that_hang_or_answer_errors_are_timed_out_and_skipped_for_the_
     stack, bad_nodes, anvil_settings, make_challenge
 ):
     """CHAIN_RPC_URLS lists a node that hangs, one that answers HTTP 503, one that answers a JSON-RPC
-    error and one that answers garbage, then the working node: every RPC call of the verification
-    waits out the hanging node's timeout (1 s, never longer), skips the erring ones and is answered
-    by the last. The claim confirms; its stake is counted once."""
+    error and one that answers garbage, then the working node. A verification reads all its answers
+    from one node (chain/client.py, on_one_node): its pass waits out the hanging node's timeout once
+    (1 s, never longer), skips each erring node once and is answered entirely by the last. The claim
+    confirms; its stake is counted once."""
     hang, servers, urls = bad_nodes
     challenge, response = _claim_here(stack, make_challenge, "3")
     client = ChainClient([*urls, stack.anvil.url], timeout=1.0)
@@ -210,9 +215,9 @@ def test_rpc_nodes_that_hang_or_answer_errors_are_timed_out_and_skipped_for_the_
     outcome = payment_verify(response_id=response.pk, client=client)
     took = time.monotonic() - started
     assert outcome == Outcome(status=ResponseStatus.CONFIRMED, changed=True)
-    calls = hang.accepted  # one connection per RPC call: receipt, head, block, transaction
-    assert calls >= 4
-    assert all(server.hits == calls for server in servers.values())
+    calls = hang.accepted  # one connection per RPC call: the pass's first call only, then it moved on
+    assert calls == 1
+    assert all(server.hits == 1 for server in servers.values())
     assert calls * 1.0 <= took < calls * 1.0 + 10, took  # each hung call cut at the timeout
     challenge.refresh_from_db()
     assert (challenge.staked_sum, challenge.response_count) == (Decimal("3"), 1)
@@ -361,11 +366,30 @@ def healthz(stack: Stack) -> requests.Response:
     return requests.get(stack.url + "/healthz", headers={"X-Forwarded-Proto": "https"}, timeout=30)
 
 
+# Each web process shares a part's answer for HEALTHZ_CACHE_SECONDS (default 5, config/health.py): a
+# part that stops or comes back is reported within that, plus a check's own timeouts (2 s each). The
+# web processes do not share answers with each other, so until that time has passed two probes may
+# be answered by processes that saw the part at different moments.
+HEALTHZ_NOTICE_SECONDS = 5 + 2 * 2 + 3
+
+
+def healthz_until(stack: Stack, wanted: int, failing: list[str]) -> tuple[requests.Response, float]:
+    """Probes until one answers `wanted` naming `failing` (or the notice time is over); the last
+    answer and how long it took."""
+    started = time.monotonic()
+    while True:
+        answer = healthz(stack)
+        waited = time.monotonic() - started
+        if (answer.status_code, answer.json()["failing"]) == (wanted, failing) or waited > HEALTHZ_NOTICE_SECONDS:
+            return answer, waited
+        time.sleep(0.25)
+
+
 @pytest.mark.parametrize("part", ["database", "broker", "chain"])
 def test_healthz_names_the_part_that_is_down_and_recovers(stack, part):
     server = {"database": stack.pg, "broker": stack.redis, "chain": stack.anvil}[part]
-    answer = healthz(stack)
-    assert answer.status_code == 200, answer.text
+    answer, waited = healthz_until(stack, 200, [])  # a part the previous case stopped may still be shared
+    assert answer.status_code == 200, (waited, answer.text)
     assert answer.json() == {
         "status": "ok",
         "failing": [],
@@ -373,14 +397,14 @@ def test_healthz_names_the_part_that_is_down_and_recovers(stack, part):
     }
     server.stop()
     try:
-        answer = healthz(stack)
-        assert answer.status_code == 503, answer.text
+        answer, waited = healthz_until(stack, 503, [part])
+        assert answer.status_code == 503, (waited, answer.text)
         body = answer.json()
         assert body["status"] == "unavailable" and body["failing"] == [part]
         assert body["parts"][part].startswith("unavailable")
         assert all(state == "ok" for name, state in body["parts"].items() if name != part)
     finally:
         server.start()
-    answer = healthz(stack)
-    assert answer.status_code == 200, answer.text
+    answer, waited = healthz_until(stack, 200, [])
+    assert answer.status_code == 200, (waited, answer.text)
     assert answer.json()["failing"] == []

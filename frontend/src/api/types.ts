@@ -94,6 +94,23 @@ export interface Winners {
   unallocated: string;
   /** What was paid out, prize by prize (docs/protocol.md section 6, check 4). */
   payouts?: Payout[];
+  /** What the chain changed after resolution started, which moved no sum; [] when nothing did. */
+  exceptions: ResolutionException[];
+}
+
+/** A claim the chain changed after its challenge's resolution had started (docs/protocol.md
+ * section 5, "Exceptions"): `after_resolution`, a payment that passed every check but reached the
+ * site too late, not counted; `reorged`, a counted payment whose block left the chain, still counted. */
+export interface ResolutionException {
+  /** The rejected claim (after_resolution) or the counted response (reorged). */
+  responseId: number;
+  transactionHash: string;
+  submitterAddress: string;
+  /** USDC, 6 decimals. */
+  submissionStake: string;
+  kind: "after_resolution" | "reorged";
+  /** When the site recorded it, in Unix seconds. */
+  recordedAt: number;
 }
 
 export type PayoutKind = "earliest" | "highest" | "operations";

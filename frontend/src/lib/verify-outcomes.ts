@@ -5,9 +5,19 @@
  * names the challenge is accounted for, each commitment, distance, verdict, winner, prize and payout
  * recomputed. Both implementations are tested on tests/vectors.json. */
 
-import type { Challenge, Payout, PayoutKind, RejectedClaim, ScoredResponse, UnclaimedPayment, Winners } from "@/api";
+import type {
+  Challenge,
+  Payout,
+  PayoutKind,
+  RejectedClaim,
+  ResolutionException,
+  ScoredResponse,
+  UnclaimedPayment,
+  Winners,
+} from "@/api";
 import { canonicalCoordinates } from "./coordinates";
 import { guessCommitment, solutionCommitment, termsSha256 } from "./commitment";
+import { formatDateTime } from "./format";
 import { decimalToUnits, unitsToDecimal } from "./stake";
 
 /** More than this is for the script: a browser tab holding tens of thousands of rows and chain
@@ -29,6 +39,23 @@ const EARTH_RADIUS_M = 6_371_000;
  * the site's verdict stands (docs/protocol.md section 4). */
 export const DISTANCE_TOLERANCE_M = 0.001;
 const PAGE_SIZE = 1000;
+/** A claim whose payment passes every rule but that reached the site after the challenge's
+ * resolution had started: rejected with this code, not counted in the pot, and published in the
+ * winners answer's `exceptions`, as is a counted stake whose block left the chain after resolution
+ * (kind "reorged"; docs/protocol.md section 5, "Exceptions"; tests/vectors.json, "exceptions"). */
+export const AFTER_RESOLUTION = "after_resolution";
+export const EXCEPTION_KINDS = [AFTER_RESOLUTION, "reorged"] as const;
+/** An exception's `recordedAt` is Unix seconds, a whole number; the last second of the year 9999 is
+ * the largest that is still a date (tests/vectors.json, "exceptions", "recordedAt"). */
+export const LAST_UNIX_SECOND = 253_402_300_799;
+
+/** An exception's `recordedAt` as the site sent it: Unix seconds, a whole JSON number from 0 to
+ * LAST_UNIX_SECOND, or null for anything else (a date string, a fraction, null, true). The site then
+ * did not say when in the form the protocol fixes, which the verifier reports as a difference rather
+ * than guess at what it meant. */
+export function recordedAtSeconds(value: unknown): number | null {
+  return typeof value === "number" && Number.isInteger(value) && value >= 0 && value <= LAST_UNIX_SECOND ? value : null;
+}
 
 export interface VerifierConfig {
   rpcUrl: string;
@@ -81,6 +108,9 @@ export interface RejectedCheck {
   payers: boolean;
   /** A demonstration claim whose made-up hash no chain holds. */
   unpaidDemo?: boolean;
+  /** Rejected `after_resolution` and its payment passes every rule: paid in time, claimed after
+   * resolution (an exception, not a difference). */
+  afterResolution?: boolean;
 }
 
 /** A USDC transfer to the treasury whose calldata names the challenge, and how it is accounted for. */
@@ -92,7 +122,8 @@ export interface PaymentCheck {
   blockTimestamp: number | null;
   fromAddress: string;
   amount: string;
-  accountedAs: "confirmed" | "rejected" | "unclaimed" | null;
+  /** "late": by a claim rejected `after_resolution` (an exception). */
+  accountedAs: "confirmed" | "rejected" | "late" | "unclaimed" | null;
   /** It would have counted: after the anchor's block, at or after the opening, not after the close. */
   inWindow: boolean;
 }
@@ -134,6 +165,10 @@ export interface VerificationReport {
   completeness: boolean;
   payments: PaymentCheck[];
   payouts: PayoutCheck[];
+  /** One line per exception the site published, as checked (docs/protocol.md section 5, "Exceptions"). */
+  exceptions: string[];
+  /** How many exceptions the winners answer lists. */
+  publishedExceptions: number;
   reproduced: number;
   /** Every difference: responses, rejected claims and payouts that differ, and the list above. */
   differenceCount: number;
@@ -244,6 +279,45 @@ export function pickWinners(
   const units = (r: ScoredResponse) => decimalToUnits(r.submissionStake, decimals) ?? 0n;
   const highest = byOrder.reduce((best, r) => (units(r) > units(best) ? r : best));
   return { earliest: byOrder[0]!, highest };
+}
+
+type Position = [number, number, number];
+
+function comparePositions(a: Position, b: Position): number {
+  for (let i = 0; i < 3; i++) {
+    if (a[i]! !== b[i]!) return a[i]! - b[i]!;
+  }
+  return 0;
+}
+
+/** Which prizes a claim left out of the pot would have taken had it been counted: "earliest" when
+ * it is correct and before the earliest winner in chain order (or there is none), "highest" when it
+ * is correct and stakes more than the highest winner, or as much and earlier. `earliest` is that
+ * winner's chain position, `highest` its stake in units and position; null: no winner. */
+export function wouldWin({
+  correct,
+  stakeUnits,
+  position,
+  earliest,
+  highest,
+}: {
+  correct: boolean;
+  stakeUnits: bigint;
+  position: Position;
+  earliest: Position | null;
+  highest: { stakeUnits: bigint; position: Position } | null;
+}): ("earliest" | "highest")[] {
+  if (!correct) return [];
+  const won: ("earliest" | "highest")[] = [];
+  if (earliest === null || comparePositions(position, earliest) < 0) won.push("earliest");
+  if (
+    highest === null ||
+    stakeUnits > highest.stakeUnits ||
+    (stakeUnits === highest.stakeUnits && comparePositions(position, highest.position) < 0)
+  ) {
+    won.push("highest");
+  }
+  return won;
 }
 
 // --- Reading -----------------------------------------------------------------------------------
@@ -676,11 +750,185 @@ async function checkRejected(
   const code = claim.rejectionCode;
   const calldata = records.tx ? decodeStakeCalldata(records.tx.input ?? "") : null;
   check.payers = calldata?.commitment === commitment && lower(records.tx?.from) === lower(claim.submitterAddress);
-  if (expected === null) {
+  if (code === AFTER_RESOLUTION) {
+    if (expected === null) check.afterResolution = true;
+    else {
+      problems.push(
+        `rejected "${code}" (paid in time, reached the site after resolution), but the first rule its payment ` +
+          `fails is "${expected}": the site mislabelled it`,
+      );
+    }
+  } else if (expected === null) {
     problems.push(`rejected "${code}", but its payment passes every rule`);
   } else if (expected === "not_found" ? code !== "not_found" && code !== "reorged" : code !== expected) {
     problems.push(`rejected "${code}", but the first rule its payment fails is "${expected}"`);
   }
+}
+
+// --- Exceptions (docs/protocol.md section 5) ----------------------------------------------------
+
+/** What checkOnchain says of a counted response whose payment the chain does not hold (any more). */
+const PAYMENT_MISSING = ["the transaction is not on this chain", "of the receipt is not on the canonical chain"];
+
+/** The winners answer's `exceptions` against the claims and the chain. An `after_resolution` one is
+ * a claim rejected with that code whose payment passes every rule: reported, not counted. A
+ * `reorged` one is a counted response whose block left the chain after resolution: its stake stays
+ * in the pot and its missing payment stays a difference, which cites the exception. Anything else
+ * an exception names, a `recordedAt` that is not Unix seconds, and a late claim with no exception, is
+ * a difference; so is a late claim that would have won, which the chain cannot tell from a winner
+ * held back. */
+function checkExceptions({
+  published,
+  rejected,
+  outcomes,
+  recordsOf,
+  solution,
+  threshold,
+  decimals,
+  earliest,
+  highest,
+  config,
+  exceptions,
+  differences,
+}: {
+  published: ResolutionException[];
+  rejected: RejectedCheck[];
+  outcomes: OutcomeCheck[];
+  recordsOf: (hash: string) => Omit<ChainRecords, "head">;
+  solution: string;
+  threshold: number;
+  decimals: number;
+  earliest: ScoredResponse | null;
+  highest: ScoredResponse | null;
+  config: VerifierConfig;
+  exceptions: string[];
+  differences: string[];
+}): void {
+  const listed = new Set<number>();
+  for (const item of published) {
+    const what = `the site's exception for response ${item.responseId} (${lower(item.transactionHash)})`;
+    if (!(EXCEPTION_KINDS as readonly string[]).includes(item.kind)) {
+      differences.push(`${what}: "${item.kind}" is no kind of exception`);
+      continue;
+    }
+    const late = item.kind === AFTER_RESOLUTION;
+    const claim = late
+      ? rejected.find((r) => r.claim.id === item.responseId && r.claim.rejectionCode === AFTER_RESOLUTION)?.claim
+      : outcomes.find((o) => o.response.id === item.responseId)?.response;
+    if (!claim) {
+      const named = late ? "claim rejected after_resolution" : "counted response";
+      differences.push(`${what}: it is of kind ${item.kind}, but names no ${named}`);
+      continue;
+    }
+    if (
+      lower(item.transactionHash) !== lower(claim.transactionHash) ||
+      lower(item.submitterAddress) !== lower(claim.submitterAddress) ||
+      (decimalToUnits(String(item.submissionStake), decimals) ?? -1n) !==
+        decimalToUnits(claim.submissionStake, decimals)
+    ) {
+      differences.push(
+        `${what}: it shows ${item.submissionStake} USDC from ${item.submitterAddress}, the claim ` +
+          `${claim.submissionStake} from ${claim.submitterAddress} in ${claim.transactionHash}`,
+      );
+    }
+    // Shown as the page shows every time (lib/format.ts): the visitor's local date and time.
+    const seconds = recordedAtSeconds(item.recordedAt);
+    const recorded = formatDateTime(seconds, "at an unknown time");
+    if (seconds === null) {
+      differences.push(`${what}: its recordedAt ${JSON.stringify(item.recordedAt)} is not a time in Unix seconds`);
+    }
+    if (late) {
+      listed.add(claim.id);
+      if (rejected.find((r) => r.claim.id === claim.id)?.afterResolution) {
+        exceptions.push(
+          `Rejected claim ${claim.id} (${claim.transactionHash}): paid in time, but the claim reached this site ` +
+            `after the challenge was resolved, so its ${claim.submissionStake} USDC from ${claim.submitterAddress} ` +
+            `does not count toward the prizes (recorded ${recorded}).`,
+        );
+      }
+      continue;
+    }
+    const outcome = outcomes.find((o) => o.response.id === claim.id)!;
+    let missing = false;
+    outcome.problems = outcome.problems.map((problem) => {
+      if (!PAYMENT_MISSING.some((m) => problem.includes(m))) return problem;
+      missing = true;
+      return `${problem} (the site published this as an exception: its block left the chain after resolution, recorded ${recorded})`;
+    });
+    exceptions.push(
+      `Response ${claim.id} (${claim.transactionHash}): its block left the blockchain after the challenge was ` +
+        `resolved (recorded ${recorded}); ` +
+        (missing
+          ? "its stake still counts toward the prizes, and its payment is missing (a difference)."
+          : "its payment is on the blockchain as counted."),
+    );
+  }
+  for (const check of rejected) {
+    if (!check.afterResolution) continue;
+    const claim = check.claim;
+    const name = `rejected claim ${claim.id} (${claim.transactionHash})`;
+    if (!listed.has(claim.id)) {
+      differences.push(`${name}: rejected after_resolution, but the site's winners answer lists no exception for it`);
+    }
+    const won = lateClaimWins(check, { recordsOf, solution, threshold, decimals, earliest, highest, config });
+    if (won) {
+      const instead = won.prizes
+        .map((prize) => `the ${prize} prize instead of ${describe(prize === "earliest" ? earliest : highest)}`)
+        .join(" and ");
+      differences.push(
+        `${name}: counted, it would have won ${instead}: its payment was mined in the open window and its guess ` +
+          `is correct (${won.distance.toFixed(2)} m). The site says the claim reached it after resolution; the ` +
+          "chain cannot tell that from a site holding back a winner",
+      );
+    }
+  }
+}
+
+/** The prizes a claim rejected `after_resolution` (its payment passes every rule) would have won
+ * had it been counted, by the chain's order and the anchored threshold; null: none. */
+function lateClaimWins(
+  { claim }: RejectedCheck,
+  {
+    recordsOf,
+    solution,
+    threshold,
+    decimals,
+    earliest,
+    highest,
+    config,
+  }: {
+    recordsOf: (hash: string) => Omit<ChainRecords, "head">;
+    solution: string;
+    threshold: number;
+    decimals: number;
+    earliest: ScoredResponse | null;
+    highest: ScoredResponse | null;
+    config: VerifierConfig;
+  },
+): { prizes: ("earliest" | "highest")[]; distance: number } | null {
+  const text = claim.submissionText ?? "";
+  const { tx, receipt } = recordsOf(claim.transactionHash);
+  if (canonicalCoordinates(text) !== text || !tx || !receipt) return null;
+  const distance = distanceBetween(text, solution);
+  const units = decimalToUnits(claim.submissionStake, decimals) ?? 0n;
+  const log = findTransfer(receipt, {
+    usdc: lower(config.usdcAddress),
+    from: lower(tx.from),
+    to: lower(config.treasuryAddress),
+    units,
+  });
+  const prizes = wouldWin({
+    // Within a millimetre of the threshold is a floating-point tie: counted as correct here, so that
+    // a possible winner is never left unsaid.
+    correct: distance <= threshold + DISTANCE_TOLERANCE_M,
+    stakeUnits: units,
+    position: [int(receipt.blockNumber), int(receipt.transactionIndex), log ? int(log.logIndex) : 0],
+    earliest: earliest ? position(earliest) : null,
+    highest: highest
+      ? { stakeUnits: decimalToUnits(highest.submissionStake, decimals) ?? 0n, position: position(highest) }
+      : null,
+  });
+  return prizes.length > 0 ? { prizes, distance } : null;
 }
 
 // --- Payouts (check 4) ------------------------------------------------------------------------
@@ -1079,6 +1327,10 @@ export async function verifyChallenge({
       if (listed) {
         differences.push(`payment ${hash} is listed unclaimed, but ${describe(seen.get(hash)!.response)} counts it`);
       }
+    } else if (
+      rejected.some((r) => lower(r.claim.transactionHash) === hash && r.claim.rejectionCode === AFTER_RESOLUTION)
+    ) {
+      payment.accountedAs = "late"; // its claim's code, if wrong, is that claim's difference
     } else if (rejected.some((r) => lower(r.claim.transactionHash) === hash && r.payers)) {
       // The payer's own claim (its reason, if wrong, is that claim's difference).
       payment.accountedAs = "rejected";
@@ -1186,6 +1438,33 @@ export async function verifyChallenge({
   const payoutRecords = new Map(payoutHashes.map((hash) => [hash, recordsOf(hash)]));
   const payouts = checkPayouts(winners.payouts, expectedPayouts, payoutRecords, challenge, config, differences);
 
+  // The exceptions the site published, against the claims and the chain.
+  // Read as the site sent it: an answer without the list, or with an entry that is no object, is
+  // taken as listing none there (a claim rejected after_resolution then differs).
+  const listedExceptions: unknown = winners.exceptions;
+  const published = (Array.isArray(listedExceptions) ? listedExceptions : []).filter(
+    (e): e is ResolutionException => typeof e === "object" && e !== null,
+  );
+  const exceptions: string[] = [];
+  if (useChain && !demo) {
+    checkExceptions({
+      published,
+      rejected,
+      outcomes,
+      recordsOf,
+      solution,
+      threshold,
+      decimals,
+      earliest,
+      highest,
+      config,
+      exceptions,
+      differences,
+    });
+  } else if (published.length > 0) {
+    exceptions.push(`${published.length} exceptions published: not re-checked (no chain to read)`);
+  }
+
   const reproduced = outcomes.filter((o) => o.problems.length === 0).length;
   const unpaidDemo = outcomes.filter((o) => o.unpaidDemo).length;
   const differenceCount =
@@ -1205,6 +1484,8 @@ export async function verifyChallenge({
     completeness: anchor !== null,
     payments,
     payouts,
+    exceptions,
+    publishedExceptions: published.length,
     reproduced,
     differenceCount,
     ok: differenceCount === 0,

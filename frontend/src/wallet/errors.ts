@@ -12,6 +12,8 @@ export const WALLET_MESSAGES = {
   transactionFailed: (message: string) => `Transaction failed: ${message}`,
   transactionReverted: "Transaction failed - insufficient balance or other error",
   confirmationTimeout: "Transaction confirmation timeout - please check your wallet",
+  /** Not in the spec's list: the wallet replaced the stake with another transaction (its "cancel"). */
+  transactionCancelled: "Transaction cancelled in your wallet - nothing was paid",
 } as const;
 
 export type WalletErrorKind =
@@ -25,7 +27,8 @@ export type WalletErrorKind =
   | "transactionRejected"
   | "transactionFailed"
   | "transactionReverted"
-  | "confirmationTimeout";
+  | "confirmationTimeout"
+  | "transactionCancelled";
 
 /** A failure in the wallet part of the flow; `message` is the sentence the player sees. */
 export class WalletError extends Error {

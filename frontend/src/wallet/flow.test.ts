@@ -3,8 +3,8 @@ import vectors from "../../../tests/vectors.json";
 import { getPublicConfig } from "@/config";
 import { FakeWallet, PLAYER, RpcError, TX_HASH } from "../../test/fakeWallet";
 import { installFakeServer, json } from "../../test/http";
-import { PROGRESS, retryUnpostedSubmissions, submitGuess, waitForReceipt } from "./flow";
-import { listSubmissions, saveSubmission } from "./pending";
+import { PROGRESS, submitGuess, waitForReceipt } from "./flow";
+import { listSubmissions } from "./pending";
 
 const SALT = "0".repeat(64);
 const GUESS = { challengeId: 1, text: "29.979175, 31.134258", stake: "1", units: 1_000_000n, salt: SALT };
@@ -27,7 +27,7 @@ describe("submitGuess", () => {
   it("asks for the account, checks the chain, pays with the protocol's calldata, waits, then posts the claim", async () => {
     const server = installFakeServer();
     server.on("POST", "/api/responses", () => json({ id: 9, status: "pending" }, 201));
-    const wallet = new FakeWallet();
+    const wallet = new FakeWallet({ eth_blockNumber: () => "0xf" });
     const progress: string[] = [];
     const result = await run(wallet, progress);
 
@@ -51,10 +51,13 @@ describe("submitGuess", () => {
       "wallet_requestPermissions",
       "eth_accounts",
       "eth_chainId",
+      // The head before sending and the nonce after: where and how to find a replacement.
+      "eth_blockNumber",
       "eth_sendTransaction",
+      "eth_getTransactionByHash",
       "eth_getTransactionReceipt",
     ]);
-    const tx = (wallet.calls[3]?.params as Record<string, string>[])[0];
+    const tx = (wallet.calls[4]?.params as Record<string, string>[])[0];
     // The shared vector's calldata: same treasury, amount, commitment, challenge and timestamp.
     expect(tx).toEqual({
       from: PLAYER,
@@ -77,6 +80,9 @@ describe("submitGuess", () => {
       transactionHash: TX_HASH,
       salt: SALT,
       commitment: vectors.calldata[0]!.commitment,
+      calldata: vectors.calldata[0]!.data,
+      nonce: 5,
+      sentFromBlock: 15,
     });
   });
 
@@ -282,30 +288,5 @@ describe("waitForReceipt", () => {
     } finally {
       vi.useRealTimers();
     }
-  });
-});
-
-describe("retryUnpostedSubmissions", () => {
-  it("posts a lost claim again and marks it submitted", async () => {
-    const server = installFakeServer();
-    server.on("POST", "/api/responses", () => json({ id: 3, status: "pending" }, 200));
-    saveSubmission({
-      salt: SALT,
-      challengeId: 1,
-      text: GUESS.text,
-      stake: "1",
-      chainId: 11155111,
-      submitterAddress: PLAYER,
-      transactionHash: TX_HASH,
-      state: "post-failed",
-      createdAt: 1,
-    });
-    const result = await retryUnpostedSubmissions(listSubmissions());
-    expect(result).toEqual({ recovered: 1, failed: 0 });
-    expect(JSON.parse(server.calls[0]?.init?.body as string)).toMatchObject({
-      transactionHash: TX_HASH,
-      submissionSalt: SALT,
-    });
-    expect(listSubmissions()[0]?.state).toBe("submitted");
   });
 });

@@ -1,11 +1,12 @@
-import { ApiError } from "@/api/http";
 import { postResponse } from "@/api/responses";
 import type { ChallengeResponse, ResponseCreate } from "@/api/types";
 import type { PublicConfig } from "@/config";
 import { stakeCalldata } from "@/lib/calldata";
 import { guessCommitment } from "@/lib/commitment";
 import { WALLET_MESSAGES, WalletError } from "./errors";
+import { deferClaim, markInFlight, postVerdict, retryDelayMs } from "./keeper";
 import { parseBlockNumber, removeSubmission, saveSubmission, updateSubmission, type RecordAnchor } from "./pending";
+import { checkStake, readHead, readNonce, type Receipt, type TrackedStake } from "./replacement";
 import { rpcErrorCode, rpcErrorMessage, UNRECOGNIZED_CHAIN, USER_REJECTED, type EIP1193Provider } from "./types";
 
 /** The spec's wallet payment sequence in raw EIP-1193 calls. */
@@ -126,13 +127,10 @@ export async function sendTransaction(
   }
 }
 
-interface Receipt {
-  status?: string;
-  blockNumber?: string;
-}
-
 /** Step 4: poll every `intervalMs` for up to `timeoutMs`; status 0x1 is confirmed, any other
- * status a failure. A poll that errors (a flaky RPC) counts as "not yet". */
+ * status a failure. A poll that errors (a flaky RPC) counts as "not yet". With `stake`, each poll
+ * also notices the wallet replacing the transaction (replacement.ts): a sped-up payment is followed
+ * to its new hash (`onReplaced`), a cancelled one ends the wait. */
 export async function waitForReceipt(
   provider: EIP1193Provider,
   hash: string,
@@ -141,19 +139,40 @@ export async function waitForReceipt(
     timeoutMs,
     onProgress = () => undefined,
     sleep = sleepReal,
+    stake,
+    onReplaced = () => undefined,
+    onNonce = () => undefined,
   }: {
     intervalMs: number;
     timeoutMs: number;
     onProgress?: (message: string) => unknown;
     sleep?: (ms: number) => Promise<void>;
+    stake?: Omit<TrackedStake, "hash">;
+    onReplaced?: (hash: string) => void;
+    onNonce?: (nonce: number) => void;
   },
 ): Promise<Receipt> {
   await onProgress(PROGRESS.waiting);
+  let nonce = stake?.nonce;
   for (let waited = 0; waited < timeoutMs; waited += intervalMs) {
     let receipt: Receipt | null = null;
     try {
-      receipt = (await provider.request({ method: "eth_getTransactionReceipt", params: [hash] })) as Receipt | null;
-    } catch {
+      if (stake) {
+        const state = await checkStake(provider, { ...stake, hash, nonce });
+        if (state.kind === "cancelled") {
+          throw new WalletError("transactionCancelled", WALLET_MESSAGES.transactionCancelled);
+        }
+        if (state.kind === "pending" && state.nonce !== undefined && nonce === undefined) {
+          nonce = state.nonce;
+          onNonce(nonce);
+        }
+        if (state.kind === "replaced") onReplaced(state.hash);
+        receipt = state.kind === "mined" || state.kind === "replaced" ? state.receipt : null;
+      } else {
+        receipt = (await provider.request({ method: "eth_getTransactionReceipt", params: [hash] })) as Receipt | null;
+      }
+    } catch (error) {
+      if (error instanceof WalletError) throw error;
       receipt = null;
     }
     if (receipt) {
@@ -168,13 +187,16 @@ export async function waitForReceipt(
   throw new WalletError("confirmationTimeout", WALLET_MESSAGES.confirmationTimeout);
 }
 
-/** The POST failed after the payment: the claim is kept and retried (see pending.ts). */
+/** The POST failed after the payment. `retrying`: the answer may pass, so the claim is kept and
+ * posted again (keeper.ts); otherwise the server refused it for good. */
 export class SubmissionError extends Error {
   readonly transactionHash: string;
-  constructor(message: string, transactionHash: string) {
+  readonly retrying: boolean;
+  constructor(message: string, transactionHash: string, retrying = false) {
     super(message);
     this.name = "SubmissionError";
     this.transactionHash = transactionHash;
+    this.retrying = retrying;
   }
 }
 
@@ -241,7 +263,9 @@ export async function submitGuess(guess: Guess, options: SubmitOptions): Promise
     timestamp: now(),
   });
 
-  // Kept before sending: if the page dies from here on, the guess and its salt survive.
+  // Kept before sending: if the page dies from here on, the guess and its salt survive. The head
+  // before sending bounds the search for a replacement (replacement.ts).
+  const sentFromBlock = await readHead(provider);
   saveSubmission({
     salt: guess.salt,
     challengeId: guess.challengeId,
@@ -250,11 +274,40 @@ export async function submitGuess(guess: Guess, options: SubmitOptions): Promise
     chainId: config.chainId,
     submitterAddress: address,
     commitment,
+    calldata: data,
+    ...(sentFromBlock === null ? {} : { sentFromBlock }),
     ...(guess.anchor ? { anchor: guess.anchor } : {}),
     state: "prepared",
     createdAt: Date.now(),
   });
+  markInFlight(guess.salt, true);
+  try {
+    return await payAndClaim(guess, { provider, config, onProgress, sleep, address, data, sentFromBlock });
+  } finally {
+    markInFlight(guess.salt, false);
+  }
+}
 
+async function payAndClaim(
+  guess: Guess,
+  {
+    provider,
+    config,
+    onProgress,
+    sleep,
+    address,
+    data,
+    sentFromBlock,
+  }: {
+    provider: EIP1193Provider;
+    config: PublicConfig;
+    onProgress: (message: string) => unknown;
+    sleep: ((ms: number) => Promise<void>) | undefined;
+    address: string;
+    data: string;
+    sentFromBlock: number | null;
+  },
+): Promise<SubmitResult> {
   await onProgress(PROGRESS.sending);
   let transactionHash: string;
   try {
@@ -266,7 +319,9 @@ export async function submitGuess(guess: Guess, options: SubmitOptions): Promise
     if (error instanceof WalletError && error.kind === "transactionRejected") removeSubmission(guess.salt);
     throw error;
   }
-  updateSubmission(guess.salt, { transactionHash, state: "sent" });
+  // The nonce the wallet chose: a transaction from this sender with it and another hash replaced the stake.
+  const nonce = await readNonce(provider, transactionHash);
+  updateSubmission(guess.salt, { transactionHash, state: "sent", ...(nonce === null ? {} : { nonce }) });
 
   let receipt: Receipt;
   try {
@@ -275,10 +330,26 @@ export async function submitGuess(guess: Guess, options: SubmitOptions): Promise
       timeoutMs: config.receiptTimeoutMs,
       onProgress,
       ...(sleep ? { sleep } : {}),
+      stake: {
+        from: address,
+        to: config.usdcAddress,
+        data,
+        nonce: nonce ?? undefined,
+        fromBlock: sentFromBlock ?? undefined,
+      },
+      onNonce: (learned) => updateSubmission(guess.salt, { nonce: learned }),
+      onReplaced: (hash) => {
+        // The wallet sped the payment up: the same payment under a new hash, which the claim names.
+        updateSubmission(guess.salt, { transactionHash: hash, replacedHashes: [transactionHash] });
+        transactionHash = hash;
+      },
     });
   } catch (error) {
     if (error instanceof WalletError && error.kind === "transactionReverted") {
       updateSubmission(guess.salt, { state: "failed", lastError: error.message });
+    }
+    if (error instanceof WalletError && error.kind === "transactionCancelled") {
+      updateSubmission(guess.salt, { state: "cancelled", lastError: error.message });
     }
     throw error;
   }
@@ -300,54 +371,14 @@ export async function submitGuess(guess: Guess, options: SubmitOptions): Promise
     return { response, transactionHash, submitterAddress: address };
   } catch (error) {
     const message = error instanceof Error && error.message ? error.message : "Failed to submit solution";
-    updateSubmission(guess.salt, { state: stateAfterPostError(error), lastError: message });
-    throw new SubmissionError(message, transactionHash);
+    // The challenge's state is not asked here: a challenge resolved meanwhile is the keeper's to find.
+    const retrying = postVerdict(error) !== "refused";
+    updateSubmission(guess.salt, {
+      state: retrying ? "post-failed" : "refused",
+      lastError: message,
+      ...(retrying ? { postAttempts: 1 } : {}),
+    });
+    if (retrying) deferClaim(guess.salt, retryDelayMs(1));
+    throw new SubmissionError(message, transactionHash, retrying);
   }
-}
-
-/** Answers after which the same claim can never be accepted: the body or the claim itself is refused
- * (400, 404, 409, 422). Anything else (no answer, 403 before the CSRF cookie, 413, 429, 5xx) may pass
- * on a later visit, so the claim is kept for a retry. */
-const FINAL_POST_STATUSES = new Set([400, 404, 409, 422]);
-
-export function stateAfterPostError(error: unknown): "refused" | "post-failed" {
-  return error instanceof ApiError && FINAL_POST_STATUSES.has(error.status) ? "refused" : "post-failed";
-}
-
-/** On load: post again every claim whose payment was sent but never acknowledged. The server
- * answers the identical claim idempotently (200 with the stored one). */
-export async function retryUnpostedSubmissions(
-  records: {
-    salt: string;
-    challengeId: number;
-    text: string;
-    stake: string;
-    transactionHash?: string;
-    submitterAddress?: string;
-  }[],
-): Promise<{ recovered: number; failed: number }> {
-  let recovered = 0;
-  let failed = 0;
-  for (const r of records) {
-    if (!r.transactionHash || !r.submitterAddress) continue;
-    try {
-      await postResponse({
-        challengeId: r.challengeId,
-        submissionText: r.text,
-        submissionStake: r.stake,
-        transactionHash: r.transactionHash,
-        submitterAddress: r.submitterAddress,
-        submissionSalt: r.salt,
-      });
-      updateSubmission(r.salt, { state: "submitted", lastError: undefined });
-      recovered += 1;
-    } catch (error) {
-      updateSubmission(r.salt, {
-        state: stateAfterPostError(error),
-        lastError: error instanceof Error ? error.message : String(error),
-      });
-      failed += 1;
-    }
-  }
-  return { recovered, failed };
 }

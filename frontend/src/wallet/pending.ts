@@ -15,13 +15,20 @@ export type SubmissionState =
   | "sent"
   /** Receipt status 0x1; the POST has not succeeded yet. */
   | "confirmed"
-  /** The POST failed after a transaction was sent: retried on the next load. */
+  /** The POST failed after a transaction was sent, for a reason that may pass (no answer, a 5xx, a
+   * 429, the challenge not accepting claims while it is not resolved): posted again with a growing
+   * delay while a page is open, and at once on the next load (keeper.ts). */
   | "post-failed"
-  /** The server refused the claim for good (400, 404, 409, 422: e.g. the transaction pays for another
-   * guess): sending it again cannot change the answer, so it is not retried (docs/protocol.md 3). */
+  /** The server refused the claim for good (400, 404, 409 "already been used", 422 with a code: e.g.
+   * the transaction pays for another guess), or the challenge was resolved while the server still
+   * turned it away: sending it again cannot change the answer, so it is not retried
+   * (docs/protocol.md 3). */
   | "refused"
   /** The transaction was mined with a failing status: no payment was made. */
   | "failed"
+  /** The wallet replaced the transaction with one that is not this stake (its "cancel"): no payment
+   * was made (replacement.ts). */
+  | "cancelled"
   /** The server stored the claim. */
   | "submitted";
 
@@ -62,6 +69,16 @@ export interface StoredSubmission {
    * kept have none; the page computes it then. */
   commitment?: string;
   transactionHash?: string;
+  /** The stake's nonce and the head just before it was sent, and its calldata: a transaction from
+   * the same sender with this nonce and calldata is the same payment under a new hash, one with
+   * other calldata a cancellation (replacement.ts). Records saved before they were kept have none. */
+  nonce?: number;
+  sentFromBlock?: number;
+  calldata?: string;
+  /** Hashes this payment had before the wallet replaced it (sped it up), oldest first. */
+  replacedHashes?: string[];
+  /** How many times the claim was posted without a definite answer: the next retry waits longer. */
+  postAttempts?: number;
   /** The block of the payment's receipt (the wallet's eth_getTransactionReceipt): the page watches
    * the head from it to ask the claim's status quickly once the payment is deep enough. Records
    * saved before it was kept have none. */
@@ -133,10 +150,18 @@ export function removeSubmission(salt: string): void {
   write(read().filter((r) => r.salt !== salt));
 }
 
+/** The answer a page before this one kept as final although it may pass: a claim the server turned
+ * away while its challenge was closed but not resolved. Such a record is posted again. */
+export const NOT_ACCEPTING_MESSAGE = "This challenge is not accepting submissions.";
+
 /** Records whose transaction was sent but whose claim the server has not acknowledged. */
 export function unpostedSubmissions(): StoredSubmission[] {
   return read().filter(
-    (r) => r.transactionHash && r.submitterAddress && ["sent", "confirmed", "post-failed"].includes(r.state),
+    (r) =>
+      r.transactionHash &&
+      r.submitterAddress &&
+      (["sent", "confirmed", "post-failed"].includes(r.state) ||
+        (r.state === "refused" && r.lastError === `409: ${NOT_ACCEPTING_MESSAGE}`)),
   );
 }
 

@@ -358,15 +358,31 @@ describe("Active Challenge: submission", () => {
     expect(listSubmissions()[0]).toMatchObject({ state: "refused", transactionHash: TX_HASH });
   });
 
-  it("keeps a paid guess for a retry when the server is unavailable", async () => {
-    await submitWith({}, () => json({ message: "Service unavailable." }, 503));
-    expect(await screen.findByText("Submission Failed")).toBeInTheDocument();
+  it("keeps a paid guess for a retry when the challenge closed before its claim was posted", async () => {
+    // Close means no payment mined after it counts, not no claim posted after it: a claim the server
+    // turned away while the challenge was not resolved may still be accepted (docs/protocol.md 3.3).
+    await submitWith({}, () => json({ message: "This challenge is not accepting submissions." }, 409));
+    expect(await screen.findByText("Submission Delayed")).toBeInTheDocument();
     expect(listSubmissions()[0]).toMatchObject({ state: "post-failed", transactionHash: TX_HASH });
+  });
+
+  it("keeps a paid guess for a retry when the server is unavailable, and says it is sent again", async () => {
+    await submitWith({}, () => json({ message: "Service unavailable." }, 503));
+    expect(await screen.findByText("Submission Delayed")).toBeInTheDocument();
+    expect(
+      screen.getByText(
+        'Your payment is confirmed. Geopoem has not recorded your solution yet; it is sent again automatically. See "My submissions".',
+      ),
+    ).toBeInTheDocument();
+    // Not red: nothing failed that the player must act on. The form is cleared: the guess is paid.
+    expect(screen.getByText("Submission Delayed").closest(".toast")).not.toHaveClass("toast-destructive");
+    expect(screen.getByLabelText("Coordinates (latitude, longitude)")).toHaveValue("");
+    expect(listSubmissions()[0]).toMatchObject({ state: "post-failed", transactionHash: TX_HASH, postAttempts: 1 });
   });
 
   it("keeps the anchor of the terms the player saw in the stored guess, and in its downloaded record", async () => {
     await submitWith({}, () => json({ message: "Service unavailable." }, 503));
-    expect(await screen.findByText("Submission Failed")).toBeInTheDocument();
+    expect(await screen.findByText("Submission Delayed")).toBeInTheDocument();
     expect(listSubmissions()[0]).toMatchObject({ transactionHash: TX_HASH, anchor: ACTIVE_RECORD_ANCHOR });
     const blobs: Blob[] = [];
     URL.createObjectURL = vi.fn((blob: Blob) => {

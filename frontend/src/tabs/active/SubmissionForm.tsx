@@ -122,7 +122,17 @@ export function SubmissionForm({
       setStake("");
       await refreshAfterClaim(queryClient);
     } catch (error) {
-      if (error instanceof SubmissionError) {
+      if (error instanceof SubmissionError && error.retrying) {
+        // Paid, and the claim is kept and sent again (wallet/keeper.ts): not a failure the player
+        // must act on, and the form is cleared as after a success so the guess is not paid twice.
+        toast({
+          title: "Submission Delayed",
+          description:
+            'Your payment is confirmed. Geopoem has not recorded your solution yet; it is sent again automatically. See "My submissions".',
+        });
+        setCoordinates("");
+        setStake("");
+      } else if (error instanceof SubmissionError) {
         toast({
           title: "Submission Failed",
           description: error.message || "Failed to submit solution",

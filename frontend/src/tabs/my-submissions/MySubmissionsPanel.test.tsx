@@ -1,4 +1,4 @@
-import { screen, within } from "@testing-library/react";
+import { screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { makeQueryClient } from "@/api";
@@ -11,6 +11,7 @@ import { installFakeServer, json } from "../../../test/http";
 import { renderWithClient } from "../../../test/render";
 import { MySubmissionsPanel } from "./MySubmissionsPanel";
 import { submittedRecord } from "../../../test/submissions";
+import vectors from "../../../../tests/vectors.json";
 
 const RECORD = submittedRecord();
 
@@ -55,6 +56,26 @@ describe("My submissions", () => {
     );
   });
 
+  it("says why a claim that reached the site after resolution does not count, in the server's words", async () => {
+    // The server sends the sentence of its reason code (responses/reasons.py, which tests/test_vectors.py
+    // holds to the shared vectors): the page shows it as sent, beside the status.
+    const server = installFakeServer();
+    server.on("GET", STATUS_URL, () =>
+      json({
+        ...RECORD,
+        id: 1,
+        status: "rejected",
+        rejectionCode: vectors.exceptions.code,
+        rejectionReason: vectors.exceptions.sentence,
+      }),
+    );
+    saveSubmission(RECORD);
+    renderWithClient(<MySubmissionsPanel />);
+    const item = screen.getByRole("listitem");
+    expect(await within(item).findByText("Rejected")).toBeInTheDocument();
+    expect(within(item).getByText(`: ${vectors.exceptions.sentence}`, { exact: true })).toBeInTheDocument();
+  });
+
   it("shows the player's own claim, never a stranger's on the same transaction", async () => {
     const server = installFakeServer();
     // A stranger posted first on the player's hash: asked by hash alone, the server could only
@@ -90,6 +111,36 @@ describe("My submissions", () => {
     expect(server.calls.map((c) => c.url)).toEqual([`/api/responses/${TX_HASH}?commitment=${kept}`]);
   });
 
+  it("says a stake cancelled in the wallet paid nothing, asks Geopoem nothing about it, and can be removed", async () => {
+    const server = installFakeServer();
+    saveSubmission({ ...RECORD, state: "cancelled" });
+    renderWithClient(<MySubmissionsPanel />);
+    expect(screen.getByText("Cancelled in your wallet: no payment was made")).toBeInTheDocument();
+    expect(screen.queryByText("Server status")).not.toBeInTheDocument();
+    expect(server.fetch).not.toHaveBeenCalled();
+    await userEvent.click(screen.getByRole("button", { name: "Remove" }));
+    expect(screen.getByText("No submissions from this browser yet.")).toBeInTheDocument();
+  });
+
+  it("shows a sped-up stake under its new transaction and says it is the same payment", async () => {
+    const server = installFakeServer();
+    const faster = `0x${"cd".repeat(32)}`;
+    const commitment = await guessCommitment({ ...RECORD, submitterAddress: PLAYER });
+    server.on("GET", `/api/responses/${faster}?commitment=${commitment}`, () =>
+      json({ ...RECORD, transactionHash: faster, id: 1, status: "confirmed", rejectionCode: "", rejectionReason: "" }),
+    );
+    saveSubmission({ ...RECORD, transactionHash: faster, replacedHashes: [TX_HASH] });
+    renderWithClient(<MySubmissionsPanel />);
+    expect(
+      screen.getByText("Your wallet replaced the first transaction with this one: the same payment"),
+    ).toBeInTheDocument();
+    expect(await screen.findByText("Confirmed")).toBeInTheDocument();
+    expect(screen.getByRole("link", { name: /View transaction/ })).toHaveAttribute(
+      "href",
+      expect.stringContaining(faster),
+    );
+  });
+
   it("lets the player remove a guess that was never paid", async () => {
     installFakeServer();
     saveSubmission({ ...RECORD, transactionHash: undefined, state: "prepared" });
@@ -123,17 +174,37 @@ describe("recovery of a lost POST", () => {
     expect(listSubmissions()[0]?.state).toBe("submitted");
   });
 
-  it("keeps the guess and warns when the retry fails too", async () => {
+  it("keeps the guess, says it is sent again, and records it when a later try passes", async () => {
     const server = installFakeServer();
     server.on("GET", "/api/challenges/active", () => json(null));
-    server.on("GET", STATUS_URL, () => json({ message: "No submission uses this transaction." }, 404));
-    server.on("POST", "/api/responses", () => json({ message: "Service unavailable." }, 503));
+    let stored = false;
+    server.on("GET", STATUS_URL, () =>
+      stored
+        ? json({ ...RECORD, id: 1, status: "pending", rejectionCode: "", rejectionReason: "" })
+        : json({ message: "No submission uses this transaction." }, 404),
+    );
+    const answers = [503];
+    server.on("POST", "/api/responses", () => {
+      if (answers.shift() === 503) return json({ message: "Service unavailable." }, 503);
+      stored = true;
+      return json({ ...RECORD, id: 1, status: "pending" }, 201);
+    });
     saveSubmission({ ...RECORD, state: "post-failed" });
     render(<App queryClient={makeQueryClient()} path="/" reload={() => undefined} />);
-    expect(await screen.findByText("Submission Failed")).toBeInTheDocument();
-    expect(listSubmissions()[0]).toMatchObject({ state: "post-failed", lastError: "503: Service unavailable." });
-    expect(await screen.findByText("Not recorded by Geopoem yet")).toBeInTheDocument();
-  });
+    expect(
+      await screen.findByText(
+        "Payment made, not yet recorded by Geopoem: it is sent again automatically while this page is open and on your next visit",
+      ),
+    ).toBeInTheDocument();
+    await waitFor(() => expect(listSubmissions()[0]).toMatchObject({ state: "post-failed", postAttempts: 1 }));
+    // A try that may pass later is no failure to report: no red toast.
+    expect(screen.queryByText("Submission Failed")).not.toBeInTheDocument();
+    // The next try, about 2 s later, is stored.
+    expect(await screen.findByText("Submission Recovered", {}, { timeout: 6000 })).toBeInTheDocument();
+    expect(server.calls.filter((c) => c.init?.method === "POST")).toHaveLength(2);
+    expect(listSubmissions()[0]?.state).toBe("submitted");
+    expect(await screen.findByText("Recorded by Geopoem")).toBeInTheDocument();
+  }, 15000);
 
   it("stops retrying a claim the server refused for good (422) and says why", async () => {
     const server = installFakeServer();

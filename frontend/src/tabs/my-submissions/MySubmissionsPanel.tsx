@@ -15,9 +15,11 @@ const LOCAL_STATE_TEXT: Record<StoredSubmission["state"], string> = {
   prepared: "Not paid: the transaction was not sent",
   sent: "Payment sent, waiting for the network",
   confirmed: "Payment confirmed, not yet recorded by Geopoem",
-  "post-failed": "Payment made, not yet recorded by Geopoem: it is sent again on your next visit",
+  "post-failed":
+    "Payment made, not yet recorded by Geopoem: it is sent again automatically while this page is open and on your next visit",
   refused: "Payment made, refused by Geopoem: not sent again (keep the offline record and contact us)",
   failed: "The transaction failed: no payment was made",
+  cancelled: "Cancelled in your wallet: no payment was made",
   submitted: "Recorded by Geopoem",
 };
 
@@ -123,7 +125,13 @@ function SubmissionItem({ record }: { record: StoredSubmission }) {
             <dd>{record.lastError.replace(/^\d{3}: /, "")}</dd>
           </>
         ) : null}
-        {hash ? <ServerStatus hash={hash} record={record} /> : null}
+        {record.replacedHashes?.length ? (
+          <>
+            <dt>Sped up</dt>
+            <dd>Your wallet replaced the first transaction with this one: the same payment</dd>
+          </>
+        ) : null}
+        {hash && record.state !== "cancelled" ? <ServerStatus hash={hash} record={record} /> : null}
       </dl>
       <div className="submission-actions">
         {hash ? (
@@ -138,7 +146,7 @@ function SubmissionItem({ record }: { record: StoredSubmission }) {
         >
           Download record
         </button>
-        {!hash ? (
+        {!hash || record.state === "cancelled" ? (
           <button type="button" className="link-button" onClick={() => removeSubmission(record.salt)}>
             Remove
           </button>

@@ -5,6 +5,7 @@ import { buildChainWorld, type Guess } from "../../../test/chainWorld";
 import { installFakeServer } from "../../../test/http";
 import { renderWithClient } from "../../../test/render";
 import { TEST_CONFIG } from "../../../test/fixtures";
+import { formatDateTime } from "@/lib/format";
 import { PYRAMID } from "../../../test/resolvedChallenges";
 import { VerifyOutcomes } from "./VerifyOutcomes";
 
@@ -120,6 +121,47 @@ describe("Verify every outcome", () => {
     expect(status).not.toHaveTextContent(/matches\./);
     expect(status).toHaveTextContent(", 1 not accounted for.");
     expect(within(status).getByRole("list", { name: "Differences" })).toHaveTextContent(`payment ${lost} (5 USDC from`);
+  });
+
+  it("lists the exceptions the site published and says how many with the headline", async () => {
+    const world = await serveWorld();
+    const payer = GUESSES[1]!.address;
+    // Paid in time, claimed after resolution: rejected "after_resolution" (docs/protocol.md section 5).
+    const late = await world.pay({ from: payer, stake: "5", block: 21, txIndex: 7, text: "30.0444, 31.2357" });
+    world.rejected.push({
+      ...world.rejected[0]!,
+      id: 960,
+      submissionText: late.text,
+      submissionSalt: late.salt,
+      commitment: late.commitment,
+      submissionStake: "5.000000",
+      transactionHash: late.hash,
+      submitterAddress: payer,
+      rejectionCode: "after_resolution",
+    });
+    world.winners.exceptions = [
+      {
+        responseId: 960,
+        transactionHash: late.hash,
+        submitterAddress: payer,
+        submissionStake: "5.000000",
+        kind: "after_resolution",
+        recordedAt: 1795000000, // Unix seconds, as the site sends it
+      },
+    ];
+    renderWithClient(<VerifyOutcomes challenge={world.challenge} />);
+    await userEvent.setup().click(screen.getByRole("button", { name: "Verify every outcome" }));
+    expect(await screen.findByText("2 of 2 outcomes reproduced; this site published 1 exception")).toHaveClass(
+      "check-ok",
+    );
+    const status = screen.getByRole("status");
+    expect(status).toHaveTextContent(", 1 claimed after the challenge was resolved");
+    const items = within(within(status).getByRole("list", { name: "Exceptions" })).getAllByRole("listitem");
+    expect(items.map((item) => item.textContent)).toEqual([
+      `Rejected claim 960 (${late.hash}): paid in time, but the claim reached this site after the challenge was ` +
+        `resolved, so its 5.000000 USDC from ${payer} does not count toward the prizes (recorded ${formatDateTime(1795000000)}).`,
+    ]);
+    expect(status).not.toHaveTextContent("1795000000"); // a time as the page shows every time, never raw seconds
   });
 
   it("says plainly that a demonstration challenge never anchored guarantees nothing", async () => {

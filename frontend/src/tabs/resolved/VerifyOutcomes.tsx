@@ -163,20 +163,28 @@ function VerificationResult({ report }: { report: VerificationReport }) {
   const total = report.outcomes.length;
   const failing = report.outcomes.filter((o) => o.problems.length > 0);
   const failingRejected = report.rejected.filter((r) => r.problems.length > 0);
-  const count = (kind: "confirmed" | "rejected" | "unclaimed") =>
+  const count = (kind: "confirmed" | "rejected" | "late" | "unclaimed") =>
     report.payments.filter((p) => p.accountedAs === kind).length;
   const outside = report.payments.filter((p) => p.accountedAs === null && !p.inWindow);
   const missing = report.payments.filter((p) => p.accountedAs === null && p.inWindow).length;
   const anchor = report.anchor;
+  const published = report.publishedExceptions;
+  // Said with the headline whenever there is any: "reproduced" with exceptions still means stakes
+  // paid in time that are not in the prizes (listed below).
+  const exceptionsNote =
+    published > 0 ? `; this site published ${published} ${published === 1 ? "exception" : "exceptions"}` : "";
   return (
     <>
       {/* The headline never says everything was reproduced while anything differs. */}
       {report.ok ? (
         <p className="check-ok">
-          {report.reproduced} of {total} outcomes reproduced
+          {report.reproduced} of {total} outcomes reproduced{exceptionsNote}
         </p>
       ) : (
-        <p className="check-bad">Differences found: {report.differenceCount}</p>
+        <p className="check-bad">
+          Differences found: {report.differenceCount}
+          {exceptionsNote}
+        </p>
       )}
       {anchor ? (
         <p>
@@ -209,9 +217,17 @@ function VerificationResult({ report }: { report: VerificationReport }) {
           {report.payments.length} {report.payments.length === 1 ? "payment" : "payments"} to the treasury name this
           challenge: {count("confirmed")} counted, {count("rejected")} rejected for a reason checked again here,{" "}
           {count("unclaimed")} listed as unclaimed
+          {count("late") > 0 ? `, ${count("late")} claimed after the challenge was resolved` : ""}
           {outside.length > 0 ? `, ${outside.length} made outside the open window and not counted` : ""}
           {missing > 0 ? `, ${missing} not accounted for` : ""}.
         </p>
+      )}
+      {report.exceptions.length > 0 && (
+        <ul className="verify-exceptions" aria-label="Exceptions">
+          {report.exceptions.map((line) => (
+            <li key={line}>{line}</li>
+          ))}
+        </ul>
       )}
       {report.payouts.length > 0 && (
         <ul className="verify-payouts" aria-label="Payouts">
