@@ -12,12 +12,15 @@ SHAPES = {
     "3 processes x 16 threads": {"claimsPerSecond": (98, 91), "cpuMsPerClaim": (12.1, 11.4), "p99": (1.17, 1.29)},
 }
 
-# Earlier full runs of the same command on the Procfile's present defaults (2 x 24), the same day: UTC
-# time, then at 200 ms per RPC the median claims/s and p99, and the load average when each ended. The
-# figure sits at this shared machine's CPU limit, so it moves with what else runs.
+# Earlier full runs of the same command on the Procfile's present defaults (2 x 24), the same day, on
+# this branch before main's later claim-path changes (the POST's extra checks of the close, grace and
+# resolution rules) were merged into it: UTC time, then at 200 ms per RPC the median claims/s and p99,
+# and the load average when each ended. The figure sits at this shared machine's CPU limit, so it
+# moves with what else runs and with what a claim costs.
 EARLIER_RUNS = (
     ("15:17", 100, 1.10, "4.5 / 2.2 / 3.0"),
     ("15:19", 101, 1.04, "6.0 / 3.1 / 3.2; its last round 79 claims/s as the load rose"),
+    ("15:35", 99, 1.17, "3.8 / 1.8 / 2.3; web CPU 11.0 ms per claim"),
 )
 
 SIDE_ROWS = (
@@ -204,7 +207,8 @@ def burst_section(r: dict, before: dict | None, la) -> list[str]:
 
     lines += [
         "",
-        "Earlier full runs of the same command on the same web process, the same day (UTC): "
+        "Earlier full runs of the same command on the same web process, the same day, before main's later "
+        "changes to the claim POST were merged (UTC): "
         + "; ".join(
             f"{at}: {rate} claims/s at p99 {p99:.2f} s at 200 ms ({verdict(rate, p99)}; load average {load})"
             for at, rate, p99, load in EARLIER_RUNS
