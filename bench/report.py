@@ -5,6 +5,7 @@ import time
 
 from devtools.json_shape import leaf_lengths
 
+from .burst_report import burst_section
 from .common import ROOT, log, read_results
 
 DOC = ROOT / "docs" / "performance.md"
@@ -602,6 +603,10 @@ def write() -> None:
             parts += [f"## {name}", "", "Not measured yet: `.venv/bin/python -m bench.run " + name + "`.", ""]
         if name == "scale" and "admin" in results:
             parts += admin_section(results["admin"]) + [""]
+    if "burst" in results:
+        parts += burst_section(results["burst"], results.get("burst-before"), la) + [""]
+    else:
+        parts += ["## 6. A burst of claims", "", "Not measured yet: `.venv/bin/python -m bench.run burst`.", ""]
     DOC.write_text("\n".join(parts))
     log(f"wrote {DOC.relative_to(ROOT)}")
 
