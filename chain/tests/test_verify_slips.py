@@ -175,3 +175,31 @@ def test_a_demonstration_challenge_is_still_checked_where_it_can_be(chain, live_
     public_answers_mark_stale()
     result = run_verifier(live_server.url, "--challenge", str(demo.pk))
     assert_differs(result, "the revealed solution and salt do not hash to the published solution SHA-256")
+
+
+def test_an_unanchored_challenge_paid_by_a_claim_and_by_nobody(chain, draft, make_challenge, live_server):
+    """Never open, its terms not on chain: the claimed payment is `early`, and the one no claim
+    names and the site does not list is reported beside the missing anchor (a report, not a
+    traceback: the window's anchored bound is read only when there is an anchor)."""
+    challenge = make_challenge(anchored=False)
+    claimed, silent = draft(challenge=challenge, stake="2"), draft(challenge=challenge, stake="1.5")
+    claimed_tx, silent_tx = pay(chain, claimed), pay(chain, silent)
+    chain.mine(2)
+    Response.objects.create(  # no claim can be posted on a challenge that is not open: the row verification leaves
+        challenge=challenge,
+        **guess_fields(
+            challenge_id=challenge.pk, text=claimed.text, submitter_address=claimed.address, salt=claimed.salt
+        ),
+        submission_stake=claimed.stake,
+        transaction_hash=claimed_tx,
+        submitter_address=claimed.address,
+        status=ResponseStatus.REJECTED,
+        rejection_code="early",
+        rejection_reason=REASON_SENTENCES["early"],
+    )
+    resolve(chain, challenge)
+    assert_differs(
+        verify(live_server, chain, challenge),
+        f"challenge {challenge.pk} has no anchor in the registry",
+        f"payment {silent_tx} from {silent.address.lower()} of 1.500000 USDC in block",
+    )
