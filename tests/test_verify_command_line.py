@@ -1,8 +1,7 @@
 """verify_challenge.py's own edges that need no site and no chain: what it does with a command
 line or a record it cannot use (exit 2, nothing decided, never a traceback), its progress line on
 a terminal and into a file, and the 1 mm tie on which the site's verdict stands. Each was a
-survivor of the script's mutation run (docs/reliability.md, "A dishonest operator against the
-terms on chain")."""
+survivor of the script's mutation run (docs/reliability.md, the run of verify_challenge.py)."""
 
 import io
 import json

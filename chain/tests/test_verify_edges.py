@@ -1,8 +1,8 @@
 """verify_challenge.py at the edges of the rules a payment is judged by (docs/protocol.md sections 2
 and 6): a payment mined in the anchored opening second, in the anchor's own block, and exactly as
 deep as the verifier asks. On each edge an honest site is reproduced and the operator who moves a
-payment across it is caught; the mutation run of the script (docs/reliability.md, "A dishonest
-operator against the terms on chain") found each edge unpinned, one comparison off by one."""
+payment across it is caught; the mutation run of the script (docs/reliability.md, the run of
+verify_challenge.py) found each edge unpinned, one comparison off by one."""
 
 from __future__ import annotations
 
@@ -91,6 +91,7 @@ def test_a_payment_in_the_anchored_opening_second_counts_and_hiding_one_differs(
     chain.mine(1)
     assert anchor_advance(challenge_id=challenge.pk) == "confirmed"
     anchor = ChallengeAnchor.objects.get(challenge=challenge)
+    assert anchor.block_number is not None
     block, mined = block_of(chain, hashes[0])
     assert (block, mined) == (anchor.block_number + 1, opens) == (block_of(chain, hashes[1])[0], anchor.opens_at)
     claim = post_claim(claimed, hashes[0])

@@ -1,6 +1,6 @@
 """verify_challenge.py against what an operator could slip past a verifier with one comparison off
 (docs/protocol.md section 6), each found unpinned by the mutation run of the script
-(docs/reliability.md, "A dishonest operator against the terms on chain"): payouts recorded with a
+(docs/reliability.md, the run of verify_challenge.py): payouts recorded with a
 failed or an unknown transaction, the staked sum changed alone, a false rejection code behind the
 demo flag, an unclaimed payment listed at another log, the registry the player names; and the
 honest cases at the same places (a payout in the resolution's own second, a claim whose block
@@ -46,6 +46,7 @@ def test_payouts_recorded_with_a_failed_or_unknown_transaction_differ_and_one_in
     settings.OPERATIONS_ADDRESS = chain.deployer  # the operations share sent, not kept in the treasury
     challenge = resolve(chain, played.challenge)
     challenge.refresh_from_db()
+    assert challenge.resolved_at is not None
     resolved_second = int(challenge.resolved_at.timestamp())
     payouts = {p.kind: p for p in Payout.objects.filter(challenge=challenge)}
     operations = payouts[PayoutKind.OPERATIONS]
