@@ -137,6 +137,9 @@ TARGETS: dict[str, list[str]] = {
         "chain/tests/test_verify_records.py",
         "chain/tests/test_verify_challenge.py",
         "chain/tests/test_verify_exceptions.py",
+        "chain/tests/test_verify_edges.py",
+        "chain/tests/test_verify_slips.py",
+        "tests/test_verify_command_line.py",
     ],
 }
 
