@@ -23,6 +23,13 @@ EARLIER_RUNS = (
     ("15:35", 99, 1.17, "3.8 / 1.8 / 2.3; web CPU 11.0 ms per claim"),
 )
 
+# Full runs of the code this report measures, while other work (tests, a mutation run) shared the
+# two cores: UTC time, claims/s and p99 at 200 ms per RPC, and the load average when each ended.
+LOADED_RUNS = (
+    ("15:42", 91, 1.50, "5.1 / 3.0 / 2.6"),
+    ("15:48", 92, 1.36, "6.9 / 4.0 / 3.0"),
+)
+
 SIDE_ROWS = (
     # label, key, format; None: no ratio
     ("claims per second (answered / from the first release to the last answer)", "claimsPerSecond", "{:.0f}"),
@@ -213,7 +220,14 @@ def burst_section(r: dict, before: dict | None, la) -> list[str]:
             f"{at}: {rate} claims/s at p99 {p99:.2f} s at 200 ms ({verdict(rate, p99)}; load average {load})"
             for at, rate, p99, load in EARLIER_RUNS
         )
-        + ". The goal is at the edge of what this shared machine's two cores give the whole benchmark.",
+        + ". The merged code (15:42 before the RPC session read the environment once), while other work shared the"
+        " two cores: "
+        + "; ".join(
+            f"{at}: {rate} claims/s at p99 {p99:.2f} s at 200 ms ({verdict(rate, p99)}; load average {load})"
+            for at, rate, p99, load in LOADED_RUNS
+        )
+        + ". The goal is at the edge of what this shared machine's two cores give the whole benchmark: it is"
+        " met when the benchmark has them to itself, and missed when other suites run beside it.",
     ]
     if before is not None:
         lines += before_lines(before, r)
