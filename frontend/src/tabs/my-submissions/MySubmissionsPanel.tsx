@@ -36,22 +36,50 @@ function useRecordCommitment(record: StoredSubmission) {
   return commitment ?? computed.data;
 }
 
+/** How long a web process may still serve the active challenge as it was before a change: its copy
+ * is used only while a PING answered at most 1 s ago proves it hears every bump (docs/decisions.md,
+ * "A copy in each process"). A read made at the moment a claim settles can fall in that second. */
+export const SERVER_COPY_LAG_MS = 1500;
+
+/** Read the active challenge again now, and once more after SERVER_COPY_LAG_MS: the first read can
+ * be answered from a copy the confirmation's bump has not reached yet, and nothing else asks again
+ * before the next poll (the card's total bids would contradict the "Confirmed" shown beside it). */
+function useRereadActive() {
+  const queryClient = useQueryClient();
+  const timers = useRef<Set<ReturnType<typeof setTimeout>>>(new Set());
+  useEffect(() => {
+    const pending = timers.current;
+    return () => pending.forEach((timer) => clearTimeout(timer));
+  }, []);
+  return () => {
+    const reread = () => void queryClient.invalidateQueries({ queryKey: activeChallengeQuery().queryKey });
+    reread();
+    const timer = setTimeout(() => {
+      timers.current.delete(timer);
+      reread();
+    }, SERVER_COPY_LAG_MS);
+    timers.current.add(timer);
+  };
+}
+
 /** When a claim of this page settles (confirmed or rejected) in an answer fetched while the page
  * shows it, the active challenge is read once more: a confirmation moves its total bids. That
  * includes a claim whose very first answer is already settled: the head watcher can confirm a claim
  * between the POST (after which the card was last read) and the page's first look-up. An unchanged
  * card costs a bodiless 304; a settled answer the query cache already held changes nothing. */
 function useRereadActiveOnSettle(status: string | undefined, fetchedAfterMount: boolean) {
-  const queryClient = useQueryClient();
+  const rereadActive = useRereadActive();
   const previous = useRef<string | undefined>(undefined);
   useEffect(() => {
     const was = previous.current;
     previous.current = status;
     const settled = status === "confirmed" || status === "rejected";
     if (settled && was !== status && fetchedAfterMount && was !== "confirmed" && was !== "rejected") {
-      void queryClient.invalidateQueries({ queryKey: activeChallengeQuery().queryKey });
+      rereadActive();
     }
-  }, [queryClient, status, fetchedAfterMount]);
+    // rereadActive is a new function each render; the rule reads only the status's change.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [status, fetchedAfterMount]);
 }
 
 function ServerStatus({ hash, record }: { hash: string; record: StoredSubmission }) {
@@ -255,14 +283,16 @@ function ServerOnlyItem({ claim }: { claim: ChallengeResponse }) {
 /** The same rule as useRereadActiveOnSettle for the address's list: when a claim it showed
  * pending comes back confirmed or rejected, the active challenge is read once more. */
 function useRereadActiveWhenAnySettles(claims: ChallengeResponse[] | undefined) {
-  const queryClient = useQueryClient();
+  const rereadActive = useRereadActive();
   const pendingBefore = useRef<Set<number>>(new Set());
   useEffect(() => {
     if (!claims) return;
     const settledNow = claims.some((claim) => claim.status !== "pending" && pendingBefore.current.has(claim.id));
     pendingBefore.current = new Set(claims.filter((claim) => claim.status === "pending").map((claim) => claim.id));
-    if (settledNow) void queryClient.invalidateQueries({ queryKey: activeChallengeQuery().queryKey });
-  }, [queryClient, claims]);
+    if (settledNow) rereadActive();
+    // rereadActive is a new function each render; the rule reads only the claims' change.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [claims]);
 }
 
 /** The connected wallet's claims from the server for transactions this browser has no record of.

@@ -8,7 +8,7 @@ import { WalletProvider } from "@/wallet/WalletContext";
 import { FakeWallet, PLAYER, TX_HASH } from "../../../test/fakeWallet";
 import { installFakeServer, json } from "../../../test/http";
 import { renderWithClient } from "../../../test/render";
-import { MySubmissionsPanel } from "./MySubmissionsPanel";
+import { MySubmissionsPanel, SERVER_COPY_LAG_MS } from "./MySubmissionsPanel";
 import { submittedRecord } from "../../../test/submissions";
 
 /** With a wallet connected, My submissions also lists the address's claims the
@@ -132,5 +132,45 @@ describe("My submissions from the server", () => {
     stakedSum = "12.500000";
     expect(await screen.findByText("Confirmed", {}, { timeout: 5000 })).toBeInTheDocument();
     expect(await screen.findByText("Total bids 12.500000", {}, { timeout: 2000 })).toBeInTheDocument();
+  }, 15000);
+
+  it("reads the active challenge once more a moment after a claim settles, when the first read was a server's stale copy", async () => {
+    const server = installFakeServer();
+    let status: ChallengeResponse["status"] = "pending";
+    let stakedSum = "10.000000";
+    let activeReads = 0;
+    let readsAtSettle = 0;
+    server.on("GET", "/api/challenges/active", () => {
+      activeReads += 1;
+      // The read made as the claim settles is answered from a copy the bump has not reached yet.
+      const answer = json({
+        id: 7,
+        stakedSum: status === "confirmed" && activeReads === readsAtSettle + 1 ? "10.000000" : stakedSum,
+      });
+      return answer;
+    });
+    server.on("GET", `/api/responses?address=${PLAYER}`, () =>
+      json([claim({ id: 9, transactionHash: OTHER_HASH, status })]),
+    );
+    window.ethereum = new FakeWallet();
+    function TotalBids() {
+      const { data } = useQuery(activeChallengeQuery());
+      return <p>Total bids {data?.stakedSum}</p>;
+    }
+    renderWithClient(
+      <WalletProvider reload={() => undefined}>
+        <TotalBids />
+        <MySubmissionsPanel />
+      </WalletProvider>,
+    );
+    expect(await screen.findByText("Pending")).toBeInTheDocument();
+    readsAtSettle = activeReads;
+    status = "confirmed";
+    stakedSum = "12.500000";
+    expect(await screen.findByText("Confirmed", {}, { timeout: 5000 })).toBeInTheDocument();
+    expect(
+      await screen.findByText("Total bids 12.500000", {}, { timeout: SERVER_COPY_LAG_MS + 2000 }),
+    ).toBeInTheDocument();
+    expect(activeReads).toBeGreaterThanOrEqual(readsAtSettle + 2);
   }, 15000);
 });
