@@ -11,7 +11,12 @@
   resolution waits until it is after the close (responses/barrier.py); with nothing registered
   nothing is known to be read, and resolution waits.
 - `unclaimed_payments` lists the payments mined in a challenge's open window that name it and that
-  no claim of the payer names (chain/selectors.py), for staff before they resolve."""
+  no claim of the payer names (chain/selectors.py), for staff before they resolve.
+- `authorization_check` checks a claim paid by a signed authorization while its POST waits (the
+  signature under the token's domain, its window, the token's state: docs/protocol.md 3.3a).
+- `relay_admit` asks the relayer whether it will send a new claim's authorization (queued) or not
+  (refused, with the sentence the player reads); `relay_queued` is sent once such a claim is
+  committed with its relay queued, and the chain app's receiver queues the relayer."""
 
 import logging
 from collections.abc import Callable
@@ -115,3 +120,90 @@ def unclaimed_payments(*, challenge_id: int, opened_at: datetime, closed_at: dat
     if _unclaimed_payments is None:
         return []
     return _unclaimed_payments(challenge_id=challenge_id, opened_at=opened_at, closed_at=closed_at)
+
+
+# --- A claim paid by a signed authorization (docs/protocol.md section 2a) ------------------------
+
+# What a refused relay says when no relayer is plugged in (the chain app registers the real one).
+RELAY_SWITCHED_OFF = (
+    "Geopoem's relay is switched off; send this payment yourself from your wallet (it needs a little ETH for gas)."
+)
+
+
+@dataclass(frozen=True)
+class AuthorizationClaim:
+    """A claim's authorization as posted: what the payer signed is rebuilt from the claim (from =
+    the submitter, to = the treasury, value = the stake's units, nonce = the commitment)."""
+
+    submitter_address: str
+    commitment: str
+    stake_units: int
+    valid_after: int
+    valid_before: int
+    signature: str
+    challenge_id: int
+
+
+@dataclass(frozen=True)
+class AuthorizationRead:
+    """What the POST's check of an authorization showed."""
+
+    code: str | None = None  # a code of reasons.REFUSED_AUTHORIZATION_AT_POST: refused, nothing stored
+    used: bool = False  # the token shows it used already (AuthorizationUsed): stored, nothing relayed
+    search_from_block: int | None = None  # where verification starts looking for its use
+    unavailable: bool = False  # the token's domain is not known and could not be read now: 503
+    unsupported: bool = False  # the token has no transfer authorizations: 409
+
+
+AuthorizationCheck = Callable[..., AuthorizationRead]
+_authorization_check: AuthorizationCheck | None = None
+
+
+def register_authorization_check(check: AuthorizationCheck | None) -> AuthorizationCheck | None:
+    """Plug the chain's check in; returns what was registered before (a test puts it back)."""
+    global _authorization_check
+    before, _authorization_check = _authorization_check, check
+    return before
+
+
+def authorization_check(claim: AuthorizationClaim, *, client: object | None) -> AuthorizationRead:
+    """The authorization checked now (bounded: the POST waits on it). With no check registered no
+    token is known to accept authorizations."""
+    if _authorization_check is None:
+        return AuthorizationRead(unsupported=True)
+    return _authorization_check(claim, client=client)
+
+
+@dataclass(frozen=True)
+class RelayAdmission:
+    status: str  # a RelayStatus value: "queued" or "refused"
+    reason: str = ""  # the sentence a refused claim shows the player
+
+
+RelayAdmit = Callable[..., RelayAdmission]
+_relay_admit: RelayAdmit | None = None
+
+
+def register_relay_admit(admit: RelayAdmit | None) -> RelayAdmit | None:
+    global _relay_admit
+    before, _relay_admit = _relay_admit, admit
+    return before
+
+
+def relay_admit(*, submitter_address: str) -> RelayAdmission:
+    """Whether the relayer takes a new authorization of this payer (its switch, its limits, its funds)."""
+    if _relay_admit is None:
+        return RelayAdmission(status="refused", reason=RELAY_SWITCHED_OFF)
+    return _relay_admit(submitter_address=submitter_address)
+
+
+relay_queued = Signal()  # kwargs: response_id
+
+
+def queue_relay(response_id: int) -> None:
+    """Send relay_queued for a committed claim whose authorization the relayer is to send."""
+    try:
+        relay_queued.send(sender=None, response_id=response_id)
+    except Exception:  # noqa: BLE001 - the broker being down must not lose the claim
+        # The relayer's beat picks up queued authorizations whose message was lost.
+        logger.warning("could not enqueue the relay of response %s", response_id)

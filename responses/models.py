@@ -10,6 +10,13 @@ class ResponseStatus(models.TextChoices):
     REJECTED = "rejected", "Rejected"
 
 
+class PaymentMethod(models.TextChoices):
+    """How a claim's stake is paid (docs/protocol.md sections 2 and 2a)."""
+
+    TRANSFER = "transfer", "Direct transfer from the player's wallet"
+    AUTHORIZATION = "authorization", "Signed authorization (EIP-3009), relayed"
+
+
 class Response(models.Model):
     """A player's claim: a guess backed by a stake transaction. It counts only once the chain
     confirms the payment (docs/protocol.md, section 3)."""
@@ -23,10 +30,12 @@ class Response(models.Model):
     commitment = models.CharField(max_length=64, help_text="Guess commitment the calldata must carry.")
     submission_stake = models.DecimalField(max_digits=20, decimal_places=6)
     submission_timestamp = models.DateTimeField(null=True, blank=True, help_text="Block time once confirmed.")
+    payment_method = models.CharField(max_length=16, choices=PaymentMethod.choices, default=PaymentMethod.TRANSFER)
     # Not unique: anyone can read a stake's hash (in the mempool, before it is mined) and post a claim
     # on it first. Any number of claims may wait on one transaction; the one whose commitment the
-    # calldata carries confirms, and at most one ever is (the constraints below).
-    transaction_hash = models.CharField(max_length=66)
+    # calldata carries confirms, and at most one ever is (the constraints below). Empty for a claim
+    # paid by authorization until a transaction that used its authorization is known.
+    transaction_hash = models.CharField(max_length=66, blank=True)
     submitter_address = models.CharField(max_length=42)
 
     status = models.CharField(max_length=16, choices=ResponseStatus.choices, default=ResponseStatus.PENDING)
@@ -73,16 +82,29 @@ class Response(models.Model):
             models.CheckConstraint(
                 condition=Q(transaction_hash=Lower("transaction_hash")), name="response_tx_hash_lowercase"
             ),
-            # A transaction pays for one guess: whatever code runs, the database holds at most one
-            # confirmed claim per hash, so the stake is counted once.
+            # A direct transfer pays for one guess: whatever code runs, the database holds at most one
+            # confirmed transfer claim per hash, so the stake is counted once. (One transaction may
+            # use several authorizations, each its own stake: those are counted by the next one.)
             models.UniqueConstraint(
                 fields=["transaction_hash"],
-                condition=Q(status="confirmed"),
+                condition=Q(status="confirmed", payment_method="transfer"),
                 name="response_one_confirmed_per_tx",
             ),
             # The same guess (same commitment) on the same transaction is one row: a re-post is a
             # replay, also when twenty arrive at once.
-            models.UniqueConstraint(fields=["transaction_hash", "commitment"], name="response_tx_commitment_unique"),
+            models.UniqueConstraint(
+                fields=["transaction_hash", "commitment"],
+                condition=Q(payment_method="transfer"),
+                name="response_tx_commitment_unique",
+            ),
+            # An authorization's nonce is the commitment, and the token uses one authorization per
+            # payer and nonce (the commitment binds the payer): one claim per commitment, whatever
+            # transaction turns out to use it.
+            models.UniqueConstraint(
+                fields=["commitment"],
+                condition=Q(payment_method="authorization"),
+                name="response_one_claim_per_authorization",
+            ),
         ]
         indexes = [
             models.Index(fields=["challenge", "status", "id"], name="response_challenge_status"),
@@ -114,6 +136,44 @@ class Response(models.Model):
 
     def __str__(self) -> str:
         return f"Response #{self.pk} to challenge #{self.challenge_id} ({self.status})"
+
+
+class RelayStatus(models.TextChoices):
+    """Where Geopoem's relayer is with a claim's authorization (docs/protocol.md 3.3a)."""
+
+    QUEUED = "queued", "Queued: the relayer will send it, in arrival order"
+    SENT = "sent", "Sent by the relayer"
+    REFUSED = "refused", "Refused by the relayer: the player may send it"
+    NOT_NEEDED = "not_needed", "Already used on chain when the relayer came to it"
+    FAILED = "failed", "The relayer could not send it"
+
+
+class StakeAuthorization(models.Model):
+    """The signed EIP-3009 authorization that pays a claim (docs/protocol.md section 2a): the
+    player's signature of a transfer of the stake to the treasury whose nonce is the claim's
+    commitment. Kept so the relayer can submit it; the signature is never shown by the API.
+
+    The relay's progress is mirrored here (written by the chain app's relayer through
+    responses/authorizations.py), so the claim's answers can show it without reading the chain app."""
+
+    response = models.OneToOneField(Response, on_delete=models.CASCADE, primary_key=True, related_name="authorization")
+    valid_after = models.BigIntegerField(help_text="Unix seconds.")
+    valid_before = models.BigIntegerField(help_text="Unix seconds: the token refuses it from this second on.")
+    signature = models.CharField(max_length=132, help_text="0x + r, s, v (65 bytes).")
+    # Where verification starts looking for the token's AuthorizationUsed log: a little before the
+    # head seen when the claim was stored (null: from the challenge's anchor).
+    search_from_block = models.BigIntegerField(null=True, blank=True)
+    relay_status = models.CharField(max_length=16, choices=RelayStatus.choices, default=RelayStatus.QUEUED)
+    relay_reason = models.CharField(max_length=300, blank=True, help_text="Shown to the player.")
+    relay_transaction_hash = models.CharField(max_length=66, blank=True, help_text="The relayer's latest transaction.")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["relay_status", "created_at"], name="authorization_relay_queue")]
+
+    def __str__(self) -> str:
+        return f"Authorization of response #{self.response_id} ({self.relay_status})"
 
 
 class ExceptionKind(models.TextChoices):

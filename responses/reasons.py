@@ -19,6 +19,13 @@ class Reason:
     # Every check passed, but the challenge's resolution had started: the sums are final
     # (responses/barrier.py); a ResolutionException row tells staff.
     AFTER_RESOLUTION = "after_resolution"
+    # A claim paid by authorization (docs/protocol.md section 2a) whose authorization can never be used.
+    AUTHORIZATION_EXPIRED = "authorization_expired"
+    AUTHORIZATION_CANCELLED = "authorization_cancelled"
+    # Refusals of an authorization at the POST (docs/protocol.md 3.3a): nothing is stored.
+    INVALID_AUTHORIZATION = "invalid_authorization"
+    AUTHORIZATION_WINDOW = "authorization_window"
+    INSUFFICIENT_BALANCE = "insufficient_balance"
 
 
 # One sentence per code, shown to the player beside the rejected claim.
@@ -43,7 +50,26 @@ REASON_SENTENCES: dict[str, str] = {
         "This payment reached Geopoem after the challenge was resolved, so it does not count toward the prizes; "
         "staff have been told."
     ),
+    Reason.AUTHORIZATION_EXPIRED: (
+        "The payment authorization expired before it was used on chain, so no USDC was transferred."
+    ),
+    Reason.AUTHORIZATION_CANCELLED: "The payment authorization was cancelled, so no USDC was transferred.",
+    Reason.INVALID_AUTHORIZATION: (
+        "The payment authorization is not this wallet's signature for this guess, stake and treasury."
+    ),
+    Reason.AUTHORIZATION_WINDOW: (
+        "The payment authorization has expired, or is valid for longer than Geopoem accepts; sign a new one."
+    ),
+    Reason.INSUFFICIENT_BALANCE: "This wallet does not hold enough USDC for the stake.",
 }
+
+# The codes that refuse a claim paid by authorization at its POST (docs/protocol.md 3.3a); never stored.
+REFUSED_AUTHORIZATION_AT_POST = (
+    Reason.INVALID_AUTHORIZATION,
+    Reason.AUTHORIZATION_WINDOW,
+    Reason.AUTHORIZATION_CANCELLED,
+    Reason.INSUFFICIENT_BALANCE,
+)
 
 # Rejections that say a claim is not the payer's: it names another sender, or carries a guess the
 # payment did not commit to (a stranger's claim on someone else's hash). Such a claim neither links

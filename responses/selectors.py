@@ -41,7 +41,7 @@ def response_list_public(*, challenge_id: int | None = None, after_id: int = 0) 
     if challenge_id is not None:
         responses = responses.filter(challenge_id=challenge_id)
     # Distance and correctness are computed for the page's rows only (LIMIT applies first).
-    return responses_with_scores(responses.select_related("challenge")).order_by("id")
+    return responses_with_scores(responses.select_related("challenge", "authorization")).order_by("id")
 
 
 def response_list_rejected(*, challenge_id: int | None = None, after_id: int = 0) -> QuerySet[Response]:
@@ -53,7 +53,7 @@ def response_list_rejected(*, challenge_id: int | None = None, after_id: int = 0
     )
     if challenge_id is not None:
         claims = claims.filter(challenge_id=challenge_id)
-    return claims.select_related("challenge").order_by("id")
+    return claims.select_related("challenge", "authorization").order_by("id")
 
 
 def response_list_by_address(
@@ -75,7 +75,7 @@ def response_list_by_address(
     if before_id is not None:
         claims = claims.filter(id__lt=before_id)
     # The distance is computed for the page's rows only (LIMIT applies first): the claim's outcome.
-    return responses_with_scores(claims.select_related("challenge")).order_by("-id")
+    return responses_with_scores(claims.select_related("challenge", "authorization")).order_by("-id")
 
 
 def response_get_by_hash(*, transaction_hash: str, commitment: str | None = None) -> Response | None:
@@ -84,7 +84,7 @@ def response_get_by_hash(*, transaction_hash: str, commitment: str | None = None
     hash): the confirmed claim; else the only claim; else None, since which of several waiting
     claims is the asker's cannot be told."""
     claims = responses_with_scores(
-        Response.objects.select_related("challenge").filter(transaction_hash=transaction_hash.lower())
+        Response.objects.select_related("challenge", "authorization").filter(transaction_hash=transaction_hash.lower())
     )
     if commitment is not None:
         return claims.filter(commitment=commitment.lower()).first()
@@ -146,7 +146,9 @@ def response_export_rows(*, challenge: Challenge):
             When(correct=True, then=Value("True")), When(correct=False, then=Value("False")), default=None, **text
         ),
     }
-    responses = responses_with_scores(Response.objects.filter(challenge=challenge).select_related("challenge"))
+    responses = responses_with_scores(
+        Response.objects.filter(challenge=challenge).select_related("challenge", "authorization")
+    )
     return (
         responses.annotate(**columns)
         .order_by("block_number", "transaction_index", "log_index", "id")
@@ -183,7 +185,7 @@ class Winners:
 def challenge_winners(*, challenge: Challenge) -> Winners:
     correct = responses_with_scores(
         Response.objects.filter(challenge=challenge, status=ResponseStatus.CONFIRMED, is_correct=True)
-    ).select_related("challenge")
+    ).select_related("challenge", "authorization")
     earliest = correct.order_by("block_number", "transaction_index", "log_index").first()
     highest = correct.order_by("-submission_stake", "block_number", "transaction_index", "log_index").first()
     return Winners(challenge=challenge, earliest=earliest, highest=highest, split=prize_split(challenge.staked_sum))

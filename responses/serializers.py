@@ -8,7 +8,7 @@ from rest_framework import serializers
 from challenges.commitments import is_salt
 from challenges.coordinates import COORDINATES_MESSAGE, CoordinateError, parse_coordinates
 
-from .models import Response
+from .models import PaymentMethod, Response
 from .stakes import StakeError, parse_stake, stake_step_error
 
 TX_HASH = re.compile(r"^0x[0-9a-fA-F]{64}$", re.ASCII)
@@ -67,6 +67,18 @@ class ResponseCreateInputSerializer(serializers.Serializer):
         return value
 
 
+class AuthorizationSerializer(serializers.Serializer):
+    """A claim's signed authorization as the API shows it (docs/protocol.md 3.3a): never the signature."""
+
+    validBefore = serializers.IntegerField(source="valid_before", help_text="Unix seconds.")
+    relayStatus = serializers.CharField(source="relay_status", help_text="queued, sent, refused, not_needed or failed.")
+    relayReason = serializers.CharField(source="relay_reason", help_text="Why it was refused or failed; else empty.")
+    relayTransactionHash = serializers.SerializerMethodField(help_text="The relayer's latest transaction, else null.")
+
+    def get_relayTransactionHash(self, obj) -> str | None:
+        return obj.relay_transaction_hash or None
+
+
 class ResponseSerializer(serializers.ModelSerializer):
     """A claim as the public sees it. Coordinates are shown only once the challenge is resolved
     (or to the player who just posted them: see `reveal_text`)."""
@@ -75,10 +87,12 @@ class ResponseSerializer(serializers.ModelSerializer):
     submissionText = serializers.SerializerMethodField()
     submissionStake = serializers.DecimalField(source="submission_stake", max_digits=20, decimal_places=6)
     submissionTimestamp = serializers.SerializerMethodField()
-    transactionHash = serializers.CharField(source="transaction_hash")
+    transactionHash = serializers.SerializerMethodField()
     submitterAddress = serializers.CharField(source="submitter_address")
     rejectionCode = serializers.CharField(source="rejection_code")
     rejectionReason = serializers.CharField(source="rejection_reason")
+    paymentMethod = serializers.CharField(source="payment_method", help_text="transfer or authorization.")
+    authorization = serializers.SerializerMethodField()
 
     class Meta:
         model = Response
@@ -94,7 +108,19 @@ class ResponseSerializer(serializers.ModelSerializer):
             "status",
             "rejectionCode",
             "rejectionReason",
+            "paymentMethod",
+            "authorization",
         ]
+
+    def get_transactionHash(self, obj: Response) -> str | None:
+        """Null for a claim paid by authorization until a transaction that used it is known."""
+        return obj.transaction_hash or None
+
+    @extend_schema_field(AuthorizationSerializer(allow_null=True))
+    def get_authorization(self, obj: Response) -> dict | None:
+        if obj.payment_method != PaymentMethod.AUTHORIZATION:
+            return None
+        return AuthorizationSerializer(obj.authorization).data
 
     def get_submissionText(self, obj: Response) -> str | None:
         if self.context.get("reveal_text") or obj.challenge.is_resolved:

@@ -81,6 +81,24 @@ ANCHOR_OPERATOR_KEY = env("ANCHOR_OPERATOR_KEY", default="")
 ANCHOR_RESEND_SECONDS = env.float("ANCHOR_RESEND_SECONDS", default=180.0)
 ANCHOR_POLL_SECONDS = env.float("ANCHOR_POLL_SECONDS", default=1.0)
 
+# Stakes paid by a signed EIP-3009 authorization, relayed (docs/protocol.md section 2a). The relayer
+# signs with RELAYER_KEY, whose address holds gas money only (never USDC; not the treasury's key nor
+# the operator's); without it, or with RELAY_ENABLED off, nothing is relayed and the page offers the
+# direct transfer first. An authorization is accepted for at most RELAY_AUTHORIZATION_SECONDS (plus
+# 60 s of clock slack) and at least RELAY_MIN_REMAINING_SECONDS; the relayer refuses a payer past
+# RELAY_MAX_PER_ADDRESS_PER_DAY stakes in 24 hours and stops once it spent RELAY_MAX_WEI_PER_DAY in
+# 24 hours; it logs an error and the admin shows an alarm below RELAY_BALANCE_ALARM_WEI; a
+# transaction not mined after RELAY_RESEND_SECONDS is sent again with fees RELAY_FEE_BUMP_PERCENT higher.
+RELAYER_KEY = env("RELAYER_KEY", default="")
+RELAY_ENABLED = env.bool("RELAY_ENABLED", default=True)
+RELAY_AUTHORIZATION_SECONDS = env.int("RELAY_AUTHORIZATION_SECONDS", default=1800)
+RELAY_MIN_REMAINING_SECONDS = env.int("RELAY_MIN_REMAINING_SECONDS", default=60)
+RELAY_MAX_PER_ADDRESS_PER_DAY = env.int("RELAY_MAX_PER_ADDRESS_PER_DAY", default=20)
+RELAY_MAX_WEI_PER_DAY = env.int("RELAY_MAX_WEI_PER_DAY", default=5 * 10**16)
+RELAY_BALANCE_ALARM_WEI = env.int("RELAY_BALANCE_ALARM_WEI", default=10**16)
+RELAY_RESEND_SECONDS = env.float("RELAY_RESEND_SECONDS", default=60.0)
+RELAY_FEE_BUMP_PERCENT = env.int("RELAY_FEE_BUMP_PERCENT", default=25)
+
 # Resolution runs in the worker in chunks of this many responses (one UPDATE each, and one step of
 # the admin's progress); a resolution with no progress for CHALLENGE_RESOLVE_STALE_SECONDS is queued
 # again by the beat (its worker died): it resumes at the last committed chunk.
