@@ -107,10 +107,13 @@ export function ConfirmDialog({
                     value={value}
                     checked={method === value}
                     onChange={() => onMethodChange(value)}
-                    aria-describedby={`${choiceId}-${value}`}
+                    aria-labelledby={`${choiceId}-${value}-label`}
+                    aria-describedby={`${choiceId}-${value}-hint`}
                   />
-                  <span className="pay-option-label">{label}</span>
-                  <span id={`${choiceId}-${value}`} className="field-hint">
+                  <span id={`${choiceId}-${value}-label`} className="pay-option-label">
+                    {label}
+                  </span>
+                  <span id={`${choiceId}-${value}-hint`} className="field-hint">
                     {hint}
                   </span>
                 </label>
