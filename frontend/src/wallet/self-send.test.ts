@@ -68,11 +68,17 @@ async function ethOf(address: string): Promise<bigint> {
   return BigInt((await anvil.rpc("eth_getBalance", [address, "latest"])) as string);
 }
 
+/** The transaction's receipt, once the node has mined it (automine may answer the hash first). */
 async function receiptOf(hash: string) {
-  return (await anvil.rpc("eth_getTransactionReceipt", [hash])) as {
-    status: string;
-    logs: { address: string; topics: string[]; data: string; logIndex: string }[];
-  };
+  for (let tries = 0; ; tries += 1) {
+    const receipt = (await anvil.rpc("eth_getTransactionReceipt", [hash])) as {
+      status: string;
+      logs: { address: string; topics: string[]; data: string; logIndex: string }[];
+    } | null;
+    if (receipt) return receipt;
+    if (tries > 100) throw new Error(`${hash} not mined`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 beforeAll(async () => {

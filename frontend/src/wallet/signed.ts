@@ -27,6 +27,19 @@ import { rpcErrorCode, rpcErrorMessage, USER_REJECTED, type EIP1193Provider } fr
 /** The step the player takes in the wallet (the transfer's "Sending transaction..." here). */
 export const SIGN_PROGRESS = "Please sign the payment in your wallet...";
 
+/** The toasts of a stake paid by signature, shown by the form (tabs/active/SubmissionForm.tsx); the
+ * spec's own stay as they are. */
+export const SIGNED_TOASTS = {
+  fallback: {
+    title: "Paying by Transaction",
+    description:
+      "Your wallet cannot sign this payment, so it asks you to send a transaction instead. This needs a little ETH for gas.",
+  },
+  delayed:
+    'Your payment is signed. Geopoem has not recorded your solution yet; it is sent again automatically. See "My submissions".',
+  notAccepted: "Pay with a transaction instead: it needs a little ETH for gas.",
+} as const;
+
 /** EIP-1193's "unsupported method" and JSON-RPC's "method not found". */
 export const UNSUPPORTED_METHOD = 4200;
 export const METHOD_NOT_FOUND = -32601;

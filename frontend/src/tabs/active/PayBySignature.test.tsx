@@ -132,7 +132,11 @@ describe("Paying by signature", () => {
     // My submissions says how it was paid, not "Payment made".
     const panel = screen.getByRole("region", { name: "My submissions" });
     expect(
-      within(panel).getByText("Signed payment: Geopoem puts it on the chain and pays the gas"),
+      await within(panel).findByText(
+        "Signed payment: Geopoem puts it on the chain and pays the gas",
+        {},
+        { timeout: 15000 },
+      ),
     ).toBeInTheDocument();
     expect(within(panel).queryByText(/Payment made|Not paid/)).not.toBeInTheDocument();
   });
@@ -204,8 +208,10 @@ describe("Paying by signature", () => {
     expect(screen.getByLabelText("Coordinates (latitude, longitude)")).toHaveValue("");
     const panel = screen.getByRole("region", { name: "My submissions" });
     expect(
-      within(panel).getByText(
+      await within(panel).findByText(
         "Signed, not yet recorded by Geopoem: it is sent again automatically while this page is open and on your next visit",
+        {},
+        { timeout: 15000 },
       ),
     ).toBeInTheDocument();
   });
@@ -221,7 +227,11 @@ describe("Paying by signature", () => {
     expect(screen.getByText("Submission Failed").closest(".toast")).toHaveClass("toast-destructive");
     expect(listSubmissions()[0]).toMatchObject({ state: "refused" });
     expect(
-      within(screen.getByRole("region", { name: "My submissions" })).getByText("Refused by Geopoem: nothing was paid"),
+      await within(screen.getByRole("region", { name: "My submissions" })).findByText(
+        "Refused by Geopoem: nothing was paid",
+        {},
+        { timeout: 15000 },
+      ),
     ).toBeInTheDocument();
   });
 

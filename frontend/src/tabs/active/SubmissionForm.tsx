@@ -27,18 +27,6 @@ export const SUBMIT_LABEL = "Submit Your Solution & Pay Your Bid";
 // The stake paid by signature (and ethers' typed-data-free flow with it) loads on Confirm.
 const loadSigned = () => import("@/wallet/signed");
 
-/** The toasts of a stake paid by signature (docs/protocol.md 2a); the spec's own stay as they are. */
-export const SIGNED_TOASTS = {
-  fallback: {
-    title: "Paying by Transaction",
-    description:
-      "Your wallet cannot sign this payment, so it asks you to send a transaction instead. This needs a little ETH for gas.",
-  },
-  delayed:
-    'Your payment is signed. Geopoem has not recorded your solution yet; it is sent again automatically. See "My submissions".',
-  notAccepted: "Pay with a transaction instead: it needs a little ETH for gas.",
-} as const;
-
 /** The steps during which the confirm dialog stays open (with "Processing..."): the player is
  * choosing an account in the wallet. */
 const ACCOUNT_STEP = new Set<string>([PROGRESS.connecting, PROGRESS.selectAccount]);
@@ -120,7 +108,9 @@ export function SubmissionForm({
     if (!wallet.wallet && wallet.wallets.length > 1) setGuess(null);
     // Shown again after the finally below (the token turned the signature down): same guess.
     let again: PendingGuess | null = null;
-    const signing = method === "authorization" && offered && payments?.token;
+    // The signature, when chosen and offered: the answer of GET /api/payments/authorization with its token.
+    const signing =
+      method === "authorization" && offered && payments?.token ? { ...payments, token: payments.token } : null;
     try {
       const provider = await wallet.requireProvider();
       const flowOptions = {
@@ -137,15 +127,14 @@ export function SubmissionForm({
         },
         expectChainSwitch: wallet.expectChainSwitch,
       };
+      const signed = signing ? await loadSigned() : null;
       const result =
-        signing && payments.token
-          ? await (
-              await loadSigned()
-            ).submitSignedGuess(current, {
+        signed && signing
+          ? await signed.submitSignedGuess(current, {
               ...flowOptions,
-              payments: { ...payments, token: payments.token },
+              payments: signing,
               // The wallet cannot sign typed data: it asks for a transaction next; say why first.
-              onFallback: () => toast(SIGNED_TOASTS.fallback),
+              onFallback: () => toast(signed.SIGNED_TOASTS.fallback),
             })
           : await submitGuess(current, flowOptions);
       wallet.setAddress(result.submitterAddress);
@@ -169,9 +158,10 @@ export function SubmissionForm({
         // paid twice.
         toast({
           title: "Submission Delayed",
-          description: error.signed
-            ? SIGNED_TOASTS.delayed
-            : 'Your payment is confirmed. Geopoem has not recorded your solution yet; it is sent again automatically. See "My submissions".',
+          description:
+            signed && error.signed
+              ? signed.SIGNED_TOASTS.delayed
+              : 'Your payment is confirmed. Geopoem has not recorded your solution yet; it is sent again automatically. See "My submissions".',
         });
         setCoordinates("");
         setStake("");
@@ -198,7 +188,7 @@ export function SubmissionForm({
       }
       if (again && error instanceof Error) {
         setMethod("transfer");
-        setNotice(`${error.message} ${SIGNED_TOASTS.notAccepted}`);
+        setNotice(`${error.message} ${signed?.SIGNED_TOASTS.notAccepted ?? ""}`);
       }
     } finally {
       setGuess(again);

@@ -1,5 +1,5 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { useEffect, useRef } from "react";
+import { lazy, Suspense, useEffect, useRef } from "react";
 import { ApiError } from "@/api/http";
 import { claimsByAddressQuery, FOLLOW_INTERVAL_MS, responseStatusQuery } from "@/api/queries";
 import type { ChallengeResponse } from "@/api/types";
@@ -16,8 +16,7 @@ import {
   useRereadActiveOnSettle,
 } from "./claim-parts";
 import { claimFollowInterval, planAt, useWalletHead } from "./following";
-import { SignedItem } from "./SignedItem";
-import { PAYMENT_TEXT, relayText, SELF_SEND } from "./signed-texts";
+import { PAYMENT_TEXT, relayText, SIGNATURE_ELSEWHERE } from "./relay-texts";
 import {
   downloadOfflineRecord,
   isSigned,
@@ -28,6 +27,10 @@ import {
 import { useConnectedAddress, useWalletProviderOrNull } from "@/wallet/WalletContext";
 
 export { PAYOUT_FOLLOW_INTERVAL_MS, payoutFollowInterval, SERVER_COPY_LAG_MS } from "./claim-parts";
+
+// A stake paid by signature (its relay, "Send it yourself") loads only in a browser that has one:
+// the first paint of every other visit does not carry it.
+const SignedItem = lazy(() => import("./SignedItem").then((m) => ({ default: m.SignedItem })));
 
 const LOCAL_STATE_TEXT: Record<StoredSubmission["state"], string> = {
   prepared: "Not paid: the transaction was not sent",
@@ -107,7 +110,18 @@ function ServerStatus({ hash, record }: { hash: string; record: StoredSubmission
 }
 
 function SubmissionItem({ record }: { record: StoredSubmission }) {
-  if (isSigned(record)) return <SignedItem record={record} />;
+  if (isSigned(record))
+    return (
+      <Suspense
+        fallback={
+          <li className="submission">
+            {formatStake(record.stake)} USDC on #{record.challengeId}
+          </li>
+        }
+      >
+        <SignedItem record={record} />
+      </Suspense>
+    );
   return <TransferItem record={record} />;
 }
 
@@ -205,7 +219,7 @@ function ServerOnlyItem({ claim }: { claim: ChallengeResponse }) {
         ) : null}
         {claim.outcome ? <OutcomeFields outcome={claim.outcome} /> : null}
       </dl>
-      {stopped ? <p className="note">{SELF_SEND.elsewhere}</p> : null}
+      {stopped ? <p className="note">{SIGNATURE_ELSEWHERE}</p> : null}
       {hash ? (
         <div className="submission-actions">
           <ExplorerLink kind="tx" value={hash} plain={`Transaction ${hash}`}>

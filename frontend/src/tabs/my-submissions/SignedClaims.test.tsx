@@ -72,7 +72,8 @@ function serve(answer: () => ReturnType<typeof claim>): FakeServer {
   return server;
 }
 
-function renderPanel(record: StoredSubmission = RECORD, wallet: FakeWallet | null = null) {
+/** The panel with this browser's record; its item once the signed stake's part (a lazy chunk) shows. */
+async function renderPanel(record: StoredSubmission = RECORD, wallet: FakeWallet | null = null) {
   saveSubmission(record);
   if (wallet) window.ethereum = wallet;
   renderWithClient(
@@ -80,7 +81,8 @@ function renderPanel(record: StoredSubmission = RECORD, wallet: FakeWallet | nul
       <MySubmissionsPanel />
     </WalletProvider>,
   );
-  return screen.getByRole("listitem");
+  const payment = await screen.findByText("Payment", { selector: "dt" }, { timeout: 15000 });
+  return payment.closest("li") as HTMLElement;
 }
 
 /** The value a field shows (the <dd> after its <dt>). */
@@ -92,7 +94,7 @@ function field(item: HTMLElement, name: string): HTMLElement {
 describe("My submissions: a stake paid by signature", () => {
   it("follows it by its commitment and says Geopoem is sending it, with how long the signature is valid", async () => {
     const server = serve(() => claim({ relayStatus: "queued" }));
-    const item = renderPanel({ ...RECORD, postedAt: NOW_MS - 5000 });
+    const item = await renderPanel({ ...RECORD, postedAt: NOW_MS - 5000 });
     expect(await within(item).findByText("Pending")).toBeInTheDocument();
     expect(server.calls.map((c) => c.url)).toContain(CLAIM_URL);
     expect(field(item, "Payment")).toHaveTextContent("Signed payment: Geopoem puts it on the chain and pays the gas");
@@ -106,7 +108,7 @@ describe("My submissions: a stake paid by signature", () => {
 
   it("links Geopoem's transaction once the relay sent it", async () => {
     serve(() => claim({ relayStatus: "sent", relayTransactionHash: RELAY_TX }));
-    const item = renderPanel({ ...RECORD, postedAt: NOW_MS - 5000 });
+    const item = await renderPanel({ ...RECORD, postedAt: NOW_MS - 5000 });
     expect(await within(item).findByText(/Sent by Geopoem, waiting for the chain/)).toBeInTheDocument();
     expect(within(item).getByRole("link", { name: /View Geopoem's transaction/ })).toHaveAttribute(
       "href",
@@ -117,7 +119,7 @@ describe("My submissions: a stake paid by signature", () => {
   it("offers to send it yourself when nothing is on chain a minute after the POST, the clock alone deciding", async () => {
     serve(() => claim({ relayStatus: "sent", relayTransactionHash: RELAY_TX }));
     // 59.4 s after the POST: the offer appears by itself 0.6 s later, with no new answer.
-    const item = renderPanel({ ...RECORD, postedAt: NOW_MS - 59_400 });
+    const item = await renderPanel({ ...RECORD, postedAt: NOW_MS - 59_400 });
     expect(await within(item).findByText(/Sent by Geopoem/)).toBeInTheDocument();
     expect(within(item).queryByRole("button", { name: "Send it yourself" })).not.toBeInTheDocument();
     vi.setSystemTime(NOW_MS + 700);
@@ -138,7 +140,7 @@ describe("My submissions: a stake paid by signature", () => {
       eth_sendTransaction: () => OWN_TX,
       eth_getTransactionReceipt: () => (mined ? { status: "0x1", blockNumber: "0x20" } : null),
     });
-    const item = renderPanel(RECORD, wallet);
+    const item = await renderPanel(RECORD, wallet);
     expect(await within(item).findByText(/Geopoem will not send it/)).toBeInTheDocument();
     expect(field(item, "Sending")).toHaveTextContent(
       "Geopoem will not send it: Geopoem's relay sends at most 20 stakes a day for one address",
@@ -185,7 +187,7 @@ describe("My submissions: a stake paid by signature", () => {
         throw new RpcError(-32000, "insufficient funds for gas * price + value");
       },
     });
-    const item = renderPanel(RECORD, wallet);
+    const item = await renderPanel(RECORD, wallet);
     expect(
       await within(item).findByText(/Geopoem could not send it: Geopoem's relay has run out of gas money/),
     ).toBeInTheDocument();
@@ -203,7 +205,7 @@ describe("My submissions: a stake paid by signature", () => {
   it("an expired signature: says it expired and offers nothing", async () => {
     serve(() => claim({ relayStatus: "refused", relayReason: "The relay is switched off." }));
     vi.setSystemTime((VALID_BEFORE + 5) * 1000);
-    const item = renderPanel();
+    const item = await renderPanel();
     expect(await within(item).findByText("Pending")).toBeInTheDocument();
     expect(field(item, "Signature")).toHaveTextContent(
       `Expired at ${new Date(VALID_BEFORE * 1000).toLocaleString()}: unless it was used before then, no USDC moved`,
@@ -222,7 +224,7 @@ describe("My submissions: a stake paid by signature", () => {
         },
       ),
     );
-    const item = renderPanel();
+    const item = await renderPanel();
     expect(await within(item).findByText("Rejected")).toBeInTheDocument();
     expect(field(item, "Server status")).toHaveTextContent(
       "Rejected: The payment authorization expired before it was used on chain, so no USDC was transferred.",
@@ -238,7 +240,7 @@ describe("My submissions: a stake paid by signature", () => {
         { status: "confirmed", transactionHash: RELAY_TX, submissionTimestamp: VALID_BEFORE - 1100 },
       ),
     );
-    const item = renderPanel();
+    const item = await renderPanel();
     expect(await within(item).findByText("Confirmed")).toBeInTheDocument();
     expect(within(item).getByRole("link", { name: /^View transaction/ })).toHaveAttribute(
       "href",
@@ -251,7 +253,7 @@ describe("My submissions: a stake paid by signature", () => {
   it("refused at the POST: nothing was paid, says why, may be removed, and Geopoem is not asked", async () => {
     const server = installFakeServer();
     const message = "This wallet does not hold enough USDC for the stake.";
-    const item = renderPanel({ ...RECORD, state: "refused", lastError: `422: ${message}` });
+    const item = await renderPanel({ ...RECORD, state: "refused", lastError: `422: ${message}` });
     expect(field(item, "In this browser")).toHaveTextContent("Refused by Geopoem: nothing was paid");
     expect(field(item, "Why")).toHaveTextContent(message);
     await userEvent.setup().click(within(item).getByRole("button", { name: "Remove" }));
@@ -273,7 +275,7 @@ describe("My submissions: a stake paid by signature", () => {
     });
     URL.revokeObjectURL = vi.fn();
     const click = vi.spyOn(HTMLAnchorElement.prototype, "click").mockImplementation(() => undefined);
-    const item = renderPanel();
+    const item = await renderPanel();
     expect(await within(item).findByText("Confirmed")).toBeInTheDocument();
     await userEvent.setup().click(within(item).getByRole("button", { name: "Download record" }));
     const record = JSON.parse(await blobs[0]!.text()) as Record<string, unknown>;

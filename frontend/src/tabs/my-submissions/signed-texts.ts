@@ -1,8 +1,10 @@
-import type { ChallengeResponse, ClaimAuthorization } from "@/api/types";
+import type { ChallengeResponse } from "@/api/types";
 import type { StoredSubmission } from "@/wallet/pending";
 
 /** What My submissions says about a stake paid by signature (docs/protocol.md 2a, 3.3a), and when
  * it offers "Send it yourself": pure, with the time passed in. Texts listed in docs/decisions.md. */
+
+export { PAYMENT_TEXT, relayText } from "./relay-texts";
 
 /** "In this browser", for a stake paid by signature. */
 export const SIGNED_STATE_TEXT: Partial<Record<StoredSubmission["state"], string>> = {
@@ -13,25 +15,6 @@ export const SIGNED_STATE_TEXT: Partial<Record<StoredSubmission["state"], string
   refused: "Refused by Geopoem: nothing was paid",
   submitted: "Recorded by Geopoem",
 };
-
-export const PAYMENT_TEXT = "Signed payment: Geopoem puts it on the chain and pays the gas";
-
-/** The relay's state in plain words; the transaction (Geopoem's) is linked beside "sent". */
-export function relayText(authorization: ClaimAuthorization): string {
-  const reason = authorization.relayReason.replace(/\.$/, "");
-  switch (authorization.relayStatus) {
-    case "queued":
-      return "Queued: Geopoem is sending it to the chain";
-    case "sent":
-      return "Sent by Geopoem, waiting for the chain";
-    case "refused":
-      return reason ? `Geopoem will not send it: ${reason}` : "Geopoem will not send it";
-    case "failed":
-      return reason ? `Geopoem could not send it: ${reason}` : "Geopoem could not send it";
-    case "not_needed":
-      return "Already used on the chain: Geopoem did not need to send it";
-  }
-}
 
 /** A minute after the POST without a transaction, the player may send it themselves
  * (docs/protocol.md 3.3a, "Send it yourself"). */
@@ -96,6 +79,4 @@ export const SELF_SEND = {
   slow: "It is not on the chain a minute after Geopoem recorded it.",
   eth: "This needs a little ETH for gas. Geopoem then finds it on the chain by itself.",
   race: "If Geopoem's transaction gets there first, yours fails and costs only its gas.",
-  elsewhere:
-    "Your signature is kept only in the browser you signed it in: open Geopoem there to send it yourself. Unused, it expires and no USDC moves.",
 } as const;
