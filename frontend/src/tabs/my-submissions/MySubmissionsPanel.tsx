@@ -16,7 +16,7 @@ import {
   useRereadActiveOnSettle,
 } from "./claim-parts";
 import { claimFollowInterval, planAt, useWalletHead } from "./following";
-import { PAYMENT_TEXT, relayText, SIGNATURE_ELSEWHERE } from "./relay-texts";
+import { paymentText, relayText, SIGNATURE_ELSEWHERE } from "./relay-texts";
 import {
   downloadOfflineRecord,
   isSigned,
@@ -204,7 +204,7 @@ function ServerOnlyItem({ claim }: { claim: ChallengeResponse }) {
         {relay ? (
           <>
             <dt>Payment</dt>
-            <dd>{PAYMENT_TEXT}</dd>
+            <dd>{paymentText(relay, false)}</dd>
           </>
         ) : null}
         <dt>In this browser</dt>

@@ -142,6 +142,7 @@ describe("My submissions: a stake paid by signature", () => {
     });
     const item = await renderPanel(RECORD, wallet);
     expect(await within(item).findByText(/Geopoem will not send it/)).toBeInTheDocument();
+    expect(field(item, "Payment")).toHaveTextContent(/^Signed payment$/);
     expect(field(item, "Sending")).toHaveTextContent(
       "Geopoem will not send it: Geopoem's relay sends at most 20 stakes a day for one address",
     );
@@ -153,9 +154,7 @@ describe("My submissions: a stake paid by signature", () => {
     await userEvent.setup().click(button);
 
     // ("Waiting for your wallet..." meanwhile: the encoder, ethers, is a lazy chunk, slow to load here.)
-    expect(
-      await within(item).findByText(/Sent from your wallet, waiting for the chain/, {}, { timeout: 15000 }),
-    ).toBeInTheDocument();
+    expect(await within(item).findByText(/^Sent, waiting for the chain/, {}, { timeout: 15000 })).toBeInTheDocument();
     const sent = wallet.calls.find((c) => c.method === "eth_sendTransaction");
     expect((sent?.params as unknown[])[0]).toEqual({
       from: SENDER,
@@ -168,16 +167,17 @@ describe("My submissions: a stake paid by signature", () => {
       `https://sepolia.etherscan.io/tx/${OWN_TX}`,
     );
     expect(within(item).queryByRole("button", { name: "Send it yourself" })).not.toBeInTheDocument();
+    // The page says who put it on the chain: not Geopoem any more.
+    expect(field(item, "Payment")).toHaveTextContent(/^Signed payment, sent to the chain from your wallet$/);
+    expect(field(item, "From your wallet")).toHaveTextContent(/^Sent, waiting for the chain/);
     // Nothing is posted: the site finds the transaction on chain by itself.
     mined = true;
     expect(
-      await within(item).findByText(
-        /On the chain: Geopoem finds it there and counts your stake/,
-        {},
-        { timeout: 5000 },
-      ),
+      await within(item).findByText(/^On the chain: Geopoem finds it there by itself/, {}, { timeout: 5000 }),
     ).toBeInTheDocument();
     expect(listSubmissions()[0]?.selfSent).toEqual({ state: "mined", hash: OWN_TX });
+    // Used: its lifetime is no longer shown.
+    expect(within(item).queryByText("Signature")).not.toBeInTheDocument();
   });
 
   it("the wallet cannot send it (no ETH): says so in the wallet's words and offers it again", async () => {
@@ -194,7 +194,7 @@ describe("My submissions: a stake paid by signature", () => {
     await userEvent.setup().click(within(item).getByRole("button", { name: "Send it yourself" }));
     expect(
       await within(item).findByText(
-        "Your wallet did not send it: Transaction failed: insufficient funds for gas * price + value",
+        "Not sent: Transaction failed: insufficient funds for gas * price + value",
         {},
         { timeout: 15000 },
       ),

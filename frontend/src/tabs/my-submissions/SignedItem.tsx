@@ -20,7 +20,7 @@ import { OutcomeFields, payoutFollowInterval, statusText, useRereadActiveOnSettl
 import { claimFollowInterval, planAt, useWalletHead } from "./following";
 import {
   nextOfferChangeMs,
-  PAYMENT_TEXT,
+  paymentText,
   relayText,
   SELF_SEND,
   selfSendOffer,
@@ -102,11 +102,18 @@ function ValidityField({ validBefore, now }: { validBefore: number; now: number 
   );
 }
 
-function SelfSentField({ selfSent }: { selfSent: NonNullable<StoredSubmission["selfSent"]> }) {
-  const hash = selfSent.hash;
+function SelfSentField({
+  selfSent,
+  claimHash,
+}: {
+  selfSent: NonNullable<StoredSubmission["selfSent"]>;
+  /** The transaction the claim names: not linked twice. */
+  claimHash: string | null;
+}) {
+  const hash = selfSent.hash && selfSent.hash.toLowerCase() !== claimHash?.toLowerCase() ? selfSent.hash : null;
   return (
     <>
-      <dt>Sent by you</dt>
+      <dt>From your wallet</dt>
       <dd>
         {selfSentText(selfSent)}
         {hash ? (
@@ -137,7 +144,7 @@ function SendItYourself({ record, why, relay }: { record: StoredSubmission; why:
         expectChainSwitch: wallet?.expectChainSwitch ?? (() => undefined),
       });
     } catch (error) {
-      // The wallet's sentence is kept in the record ("Sent by you"); a chooser closed before any
+      // The wallet's sentence is kept in the record ("From your wallet"); a chooser closed before any
       // wallet was asked has none yet.
       const message = error instanceof Error && error.message ? error.message : String(error);
       updateSubmission(record.salt, { selfSent: { state: "error", message } });
@@ -213,7 +220,10 @@ export function SignedItem({ record }: { record: StoredSubmission }) {
   const hash = data?.transactionHash ?? null;
   const settled = data?.status === "confirmed" || data?.status === "rejected";
   const validBefore = record.authorization?.validBefore;
-  const waiting = Boolean(signature) && !hash && !settled && record.state !== "refused";
+  const selfSent = record.selfSent;
+  const sentYourself = selfSent?.state === "sent" || selfSent?.state === "mined";
+  // The signature's lifetime matters while nothing used it: not once the player's own is mined.
+  const waiting = Boolean(signature) && !hash && !settled && record.state !== "refused" && selfSent?.state !== "mined";
   const offer = selfSendOffer(record, data, now);
   return (
     <li className="submission">
@@ -227,7 +237,7 @@ export function SignedItem({ record }: { record: StoredSubmission }) {
         <dt>Made</dt>
         <dd>{formatDateTime(Math.floor(record.createdAt / 1000))}</dd>
         <dt>Payment</dt>
-        <dd>{PAYMENT_TEXT}</dd>
+        <dd>{paymentText(data?.authorization, sentYourself)}</dd>
         <dt>In this browser</dt>
         <dd>{SIGNED_STATE_TEXT[record.state] ?? record.state}</dd>
         {record.state === "refused" && record.lastError ? (
@@ -244,7 +254,7 @@ export function SignedItem({ record }: { record: StoredSubmission }) {
         ) : null}
         {data?.authorization && data.status !== "confirmed" ? <RelayFields authorization={data.authorization} /> : null}
         {waiting && validBefore !== undefined ? <ValidityField validBefore={validBefore} now={now} /> : null}
-        {record.selfSent ? <SelfSentField selfSent={record.selfSent} /> : null}
+        {selfSent ? <SelfSentField selfSent={selfSent} claimHash={hash} /> : null}
         {data?.outcome ? <OutcomeFields outcome={data.outcome} /> : null}
       </dl>
       {offer && data?.authorization ? (

@@ -3,7 +3,19 @@ import type { ClaimAuthorization } from "@/api/types";
 /** The words for a stake paid by signature that My submissions needs on every visit (a claim the
  * server lists for the wallet); the rest loads with a record of one (signed-texts.ts). */
 
-export const PAYMENT_TEXT = "Signed payment: Geopoem puts it on the chain and pays the gas";
+/** "Payment" for a stake paid by signature: who puts it on the chain, as far as the page knows. */
+export const PAYMENT_TEXT = {
+  relayed: "Signed payment: Geopoem puts it on the chain and pays the gas",
+  yours: "Signed payment, sent to the chain from your wallet",
+  plain: "Signed payment",
+} as const;
+
+export function paymentText(relay: ClaimAuthorization | null | undefined, selfSent: boolean): string {
+  if (selfSent) return PAYMENT_TEXT.yours;
+  if (relay?.relayStatus === "refused" || relay?.relayStatus === "failed" || relay?.relayStatus === "not_needed")
+    return PAYMENT_TEXT.plain;
+  return PAYMENT_TEXT.relayed;
+}
 
 /** The relay's state in plain words; the transaction (Geopoem's) is linked beside "sent". */
 export function relayText(authorization: ClaimAuthorization): string {

@@ -4,7 +4,7 @@ import type { StoredSubmission } from "@/wallet/pending";
 /** What My submissions says about a stake paid by signature (docs/protocol.md 2a, 3.3a), and when
  * it offers "Send it yourself": pure, with the time passed in. Texts listed in docs/decisions.md. */
 
-export { PAYMENT_TEXT, relayText } from "./relay-texts";
+export { PAYMENT_TEXT, paymentText, relayText } from "./relay-texts";
 
 /** "In this browser", for a stake paid by signature. */
 export const SIGNED_STATE_TEXT: Partial<Record<StoredSubmission["state"], string>> = {
@@ -57,19 +57,19 @@ export function nextOfferChangeMs(record: StoredSubmission, nowMs: number): numb
   return times.length ? Math.min(...times) - nowMs : null;
 }
 
-/** What the player's own submission came to. */
+/** What the player's own submission came to ("From your wallet"). */
 export function selfSentText(selfSent: NonNullable<StoredSubmission["selfSent"]>): string {
   switch (selfSent.state) {
     case "sending":
       return "Waiting for your wallet...";
     case "sent":
-      return "Sent from your wallet, waiting for the chain";
+      return "Sent, waiting for the chain";
     case "mined":
-      return "On the chain: Geopoem finds it there and counts your stake";
+      return "On the chain: Geopoem finds it there by itself";
     case "failed":
-      return "Your transaction failed on the chain, so it moved no USDC (the signature was already used or had expired)";
+      return "Failed on the chain, so it moved no USDC (the signature was already used or had expired)";
     case "error":
-      return `Your wallet did not send it: ${selfSent.message ?? "unknown error"}`;
+      return `Not sent: ${selfSent.message ?? "unknown error"}`;
   }
 }
 
