@@ -1,7 +1,9 @@
-import { screen, waitFor, within } from "@testing-library/react";
+import { render, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { makeQueryClient } from "@/api";
 import type { ChallengeResponse, ClaimAuthorization } from "@/api/types";
+import { App } from "@/App";
 import { getPublicConfig } from "@/config";
 import { listSubmissions, saveSubmission, type StoredSubmission } from "@/wallet/pending";
 import { WalletProvider } from "@/wallet/WalletContext";
@@ -104,6 +106,30 @@ describe("My submissions: a stake paid by signature", () => {
     // Not a minute yet: nothing to offer.
     expect(within(item).queryByRole("button", { name: "Send it yourself" })).not.toBeInTheDocument();
     expect(within(item).queryByRole("link", { name: /View transaction/ })).not.toBeInTheDocument();
+  });
+
+  it("before a transaction is known there is no block to watch; once the claim names one, the wallet's head is watched as for a transfer", async () => {
+    let answer = claim({ relayStatus: "queued" });
+    serve(() => answer);
+    const wallet = new FakeWallet({
+      eth_getTransactionReceipt: () => ({ status: "0x1", blockNumber: "0x20" }),
+      eth_blockNumber: () => "0x20",
+    });
+    const item = await renderPanel({ ...RECORD, postedAt: NOW_MS - 5000 }, wallet);
+    expect(await within(item).findByText("Pending")).toBeInTheDocument();
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    expect(wallet.methods()).not.toContain("eth_getTransactionReceipt");
+    expect(wallet.methods()).not.toContain("eth_blockNumber");
+    // The relay's transaction is mined: the claim names it, still pending until deep enough.
+    answer = claim({ relayStatus: "sent", relayTransactionHash: RELAY_TX }, { transactionHash: RELAY_TX });
+    await waitFor(
+      () =>
+        expect(
+          wallet.calls.filter((c) => c.method === "eth_getTransactionReceipt").map((c) => c.params),
+        ).toContainEqual([RELAY_TX]),
+      { timeout: 8000 },
+    );
+    await waitFor(() => expect(wallet.methods()).toContain("eth_blockNumber"), { timeout: 8000 });
   });
 
   it("links Geopoem's transaction once the relay sent it", async () => {
@@ -314,5 +340,27 @@ describe("My submissions: a stake paid by signature", () => {
       "Your signature is kept only in the browser you signed it in: open Geopoem there to send it yourself. Unused, it expires and no USDC moves.",
     );
     expect(within(item).queryByRole("link")).not.toBeInTheDocument();
+  });
+});
+
+describe("a signed stake whose POST got no answer", () => {
+  it("is posted again with its authorization on the next load, and said recorded as signed, not paid", async () => {
+    const server = serve(() => claim({ relayStatus: "queued" }));
+    server.on("GET", "/api/challenges/active", () => json(null));
+    server.on("POST", "/api/responses", () => json(claim({ relayStatus: "queued" }), 201));
+    saveSubmission({ ...RECORD, state: "post-failed", postedAt: undefined, lastError: "503: Unavailable." });
+    render(<App queryClient={makeQueryClient()} path="/" reload={() => undefined} />);
+    expect(await screen.findByText("Submission Recovered", {}, { timeout: 10000 })).toBeInTheDocument();
+    expect(screen.getByText("A signed guess that had not reached Geopoem has now been recorded.")).toBeInTheDocument();
+    const post = server.calls.find((c) => c.init?.method === "POST");
+    expect(JSON.parse(post?.init?.body as string)).toEqual({
+      challengeId: 1,
+      submissionText: RECORD.text,
+      submissionStake: "1",
+      submitterAddress: PLAYER,
+      submissionSalt: RECORD.salt,
+      authorization: { validAfter: 0, validBefore: VALID_BEFORE, signature: SIGNED_VECTOR.signature },
+    });
+    expect(listSubmissions()[0]).toMatchObject({ state: "submitted", postedAt: NOW_MS });
   });
 });
