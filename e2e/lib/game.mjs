@@ -126,11 +126,21 @@ export async function settledResponse(hash, timeoutMs = 45000) {
   assert.fail(`claim ${hash} still ${row ? row.status : "missing"} after ${timeoutMs} ms`);
 }
 
-/** Fill the form, open the confirm dialog and confirm: the player's whole click path. */
+/** The dialog's other way to pay: where the relay sends signed payments the dialog offers the
+ * signature first (docs/protocol.md 2a); a flow that pays by transaction picks it. A dialog without
+ * the choice pays by transaction already. */
+export async function chooseTransfer(dialog) {
+  const transfer = dialog.getByRole("radio", { name: "Send the transaction yourself (needs ETH for gas)" });
+  if ((await transfer.count()) > 0) await transfer.check();
+}
+
+/** Fill the form, open the confirm dialog and confirm: the player's whole click path, paying by
+ * transaction (e2e/flows/relayed.mjs pays by signature). */
 export async function submitGuess(page, coordinates, stake) {
   await fillGuess(page, coordinates, stake);
   const dialog = confirmDialog(page);
   await dialog.waitFor();
+  await chooseTransfer(dialog);
   await dialog.getByRole("button", { name: "Confirm" }).click();
   await dialog.waitFor({ state: "hidden" });
 }

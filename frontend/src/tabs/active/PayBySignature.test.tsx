@@ -73,6 +73,27 @@ describe("Confirm dialog: how to pay", () => {
     );
   });
 
+  it("the offline record says how the player chose to pay", async () => {
+    const blobs: Blob[] = [];
+    URL.createObjectURL = vi.fn((blob: Blob) => {
+      blobs.push(blob);
+      return "blob:record";
+    });
+    URL.revokeObjectURL = vi.fn();
+    const click = vi.spyOn(HTMLAnchorElement.prototype, "click").mockImplementation(() => undefined);
+    const { dialog, user } = await openDialog(PAYMENTS_OFFERED);
+    await user.click(within(dialog).getByRole("button", { name: "Download offline record" }));
+    await user.click(within(dialog).getByRole("radio", { name: /Send the transaction yourself/ }));
+    await user.click(within(dialog).getByRole("button", { name: "Download offline record" }));
+    const records = (await Promise.all(blobs.map((b) => b.text()))).map(
+      (t) => JSON.parse(t) as Record<string, unknown>,
+    );
+    expect(records.map((r) => r.paymentMethod)).toEqual(["authorization", "transfer"]);
+    // Nothing is signed yet: the authorization is in My submissions' record once it is.
+    expect(records[0]).not.toHaveProperty("authorization");
+    click.mockRestore();
+  });
+
   it("offers the transfer alone where the relay cannot send a signature now, and says why ETH is needed", async () => {
     const { dialog } = await openDialog(RELAY_OFF);
     expect(within(dialog).queryByRole("radio")).not.toBeInTheDocument();
