@@ -234,7 +234,7 @@ describe("My submissions: a stake paid by signature", () => {
     const item = await renderPanel();
     expect(await within(item).findByText("Pending")).toBeInTheDocument();
     expect(field(item, "Signature")).toHaveTextContent(
-      `Expired at ${new Date(VALID_BEFORE * 1000).toLocaleString()}: unless it was used before then, no USDC moved`,
+      `Expired at ${new Date(VALID_BEFORE * 1000).toLocaleString()}: unless it was used before then, no USDC moved. You can submit your guess again.`,
     );
     expect(within(item).queryByRole("button", { name: "Send it yourself" })).not.toBeInTheDocument();
   });

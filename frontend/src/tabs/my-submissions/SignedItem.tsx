@@ -95,7 +95,7 @@ function ValidityField({ validBefore, now }: { validBefore: number; now: number 
       <dt>Signature</dt>
       <dd>
         {expired
-          ? `Expired at ${formatDateTime(validBefore)}: unless it was used before then, no USDC moved`
+          ? `Expired at ${formatDateTime(validBefore)}: unless it was used before then, no USDC moved. You can submit your guess again.`
           : `Valid until ${formatDateTime(validBefore)}`}
       </dd>
     </>
