@@ -1,0 +1,165 @@
+"""The relayer's sends on anvil with the EIP-3009 test USDC (docs/protocol.md section 2a, "The
+relayer"): arrival order is nonce order, many stakes go into one block with consecutive nonces, and
+nothing is sent for an authorization that cannot succeed: a payer without the USDC (a flood of
+them), an expired, cancelled or used authorization, a closed challenge. Two senders at once send
+each claim once. The gas a relayed stake uses and how long a send of 100 claims takes are printed
+(docs/performance.md keeps them)."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from chain.models import RelayerAccount, RelayTransaction, RelayTxStatus
+from chain.relay_reasons import OUTCOMES
+from chain.relay_signing import RELAY_GAS
+from chain.relay_watch import relay_watch
+from chain.relayer import relay_send
+from challenges.services import challenge_close
+from devtools.concurrency import at_once
+
+from . import relay_support
+from .relay_support import (
+    RELAYER,
+    Mining,
+    authorization_used,
+    cancel_authorization,
+    make_authorization_claim,
+    new_player,
+    relay_status,
+    relayed_call,
+    relayer_eth,
+    relayer_nonce,
+    rpc,
+)
+
+pytestmark = [pytest.mark.integration, pytest.mark.django_db]
+
+relay, open_challenge = relay_support.relay, relay_support.open_challenge  # the fixtures
+
+
+def test_arrival_order_is_nonce_order_and_each_stake_is_mined_once(relay, open_challenge):
+    chain = relay
+    players = [new_player(chain) for _ in range(3)]
+    claims = [make_authorization_claim(chain, open_challenge, player)[0] for player in players]
+    treasury_before = chain.balance(chain.treasury)
+    start = relayer_nonce(chain)
+
+    summary = relay_send()
+
+    assert summary.sent == 3 and summary.failed == summary.refused == 0
+    rows = {row.response_id: row for row in RelayTransaction.objects.all()}
+    assert [rows[claim.pk].nonce for claim in claims] == [start, start + 1, start + 2]
+    for claim in claims:
+        assert relay_status(claim) == ("sent", "")
+        assert claim.authorization.relay_transaction_hash == rows[claim.pk].transaction_hash
+        assert authorization_used(chain, claim)
+    assert chain.balance(chain.treasury) == treasury_before + 3 * 2_500_000
+    assert RelayerAccount.objects.get(address=RELAYER).next_nonce == start + 3 == relayer_nonce(chain)
+
+    watched = relay_watch()
+    assert watched.mined == 3
+    gas = []
+    for claim in claims:
+        row = RelayTransaction.objects.get(response=claim)
+        receipt = chain.w3.eth.get_transaction_receipt(row.transaction_hash)
+        assert row.status == RelayTxStatus.MINED and receipt["status"] == 1
+        assert row.gas_used == receipt["gasUsed"] and row.effective_gas_price == receipt["effectiveGasPrice"]
+        assert row.cost_wei == receipt["gasUsed"] * receipt["effectiveGasPrice"]
+        assert receipt["from"] == RELAYER and len(chain.w3.eth.get_transaction(row.transaction_hash)["input"]) == 324
+        gas.append(row.gas_used)
+        assert row.gas_used < RELAY_GAS
+    print(f"\ngas per relayed stake (a payer's first, to a treasury holding USDC): {gas}")
+    # Run again: nothing is queued, nothing is in flight; nothing changes.
+    assert relay_send().sent == 0 and relay_watch().mined == 0
+    assert RelayTransaction.objects.count() == 3
+
+
+def test_thirty_authorizations_go_out_with_consecutive_nonces_into_one_or_two_blocks(relay, open_challenge):
+    chain = relay
+    claims = [make_authorization_claim(chain, open_challenge, new_player(chain))[0] for _ in range(30)]
+    start = relayer_nonce(chain)
+    head = chain.w3.eth.block_number
+    with Mining(chain) as mining:
+        started = time.monotonic()
+        summary = relay_send()
+        elapsed = time.monotonic() - started
+        assert summary.sent == 30
+        assert mining.pool() == 30  # no send waited for a receipt
+        assert relayer_nonce(chain, "pending") == start + 30
+        mining.mine(2)
+    blocks = {RelayTransaction.objects.get(response=claim).nonce: claim for claim in claims}
+    assert sorted(blocks) == list(range(start, start + 30))
+    assert [blocks[start + i].pk for i in range(30)] == [claim.pk for claim in claims]  # arrival order
+    assert relay_watch().mined == 30
+    mined_in = {row.block_number for row in RelayTransaction.objects.all()}
+    assert mined_in <= {head + 1, head + 2} and head + 1 in mined_in
+    assert all(authorization_used(chain, claim) for claim in claims)
+    assert relayer_nonce(chain) == start + 30
+    print(f"\nrelay_send of 30 claims: {elapsed:.2f} s; mined in blocks {sorted(mined_in)}")
+
+
+def test_a_flood_from_an_address_without_usdc_costs_the_relayer_nothing(relay, open_challenge):
+    """50 claims stored as if the POST could not read the chain (the balance check did not run):
+    the relayer's re-checks find no USDC behind any of them and send nothing."""
+    chain = relay
+    broke = new_player(chain, usdc_units=0)
+    claims = [make_authorization_claim(chain, open_challenge, broke, text=f"10.{n:04d}, 20")[0] for n in range(50)]
+    nonce, eth = relayer_nonce(chain, "pending"), relayer_eth(chain)
+
+    summary = relay_send()
+
+    assert summary.sent == 0 and summary.failed == 50
+    assert relayer_nonce(chain, "pending") == nonce and relayer_eth(chain) == eth
+    assert not RelayTransaction.objects.exists()
+    assert {relay_status(claim) for claim in claims} == {("failed", OUTCOMES["balance"].reason)}
+
+
+def test_expired_cancelled_used_and_closed_authorizations_are_never_sent(relay, open_challenge):
+    chain = relay
+    expiring = make_authorization_claim(chain, open_challenge, new_player(chain), valid_for=59)[0]
+    payer = new_player(chain)
+    cancelled = make_authorization_claim(chain, open_challenge, payer)[0]
+    used = make_authorization_claim(chain, open_challenge, new_player(chain))[0]
+    fine = make_authorization_claim(chain, open_challenge, new_player(chain))[0]
+    # The payer cancels one (cancelAuthorization, signed by the payer, sent by anyone).
+    cancel_authorization(chain, payer, cancelled)
+    # Someone submits another first (the page's "Send it yourself"): the authorization is used.
+    chain.pay(relayed_call(chain, used), sender=chain.other, to=chain.usdc)
+    assert authorization_used(chain, used)
+    nonce, eth = relayer_nonce(chain, "pending"), relayer_eth(chain)
+
+    summary = relay_send()
+
+    assert summary.sent == 1 and summary.failed == 3
+    assert relay_status(expiring) == ("failed", OUTCOMES["expired"].reason)
+    assert relay_status(cancelled) == ("failed", OUTCOMES["cancelled"].reason)
+    assert relay_status(used) == ("not_needed", OUTCOMES["used"].reason)
+    assert relay_status(fine) == ("sent", "")
+    assert relayer_nonce(chain, "pending") == nonce + 1
+    assert list(RelayTransaction.objects.values_list("response_id", flat=True)) == [fine.pk]
+    assert relayer_eth(chain) < eth
+
+    # The challenge closes: a claim queued for it is never sent.
+    late = make_authorization_claim(chain, open_challenge, new_player(chain))[0]
+    challenge_close(challenge=open_challenge)
+    assert relay_send().sent == 0
+    assert relay_status(late) == ("failed", OUTCOMES["closed"].reason)
+    assert not authorization_used(chain, late)
+
+
+def test_two_senders_at_once_send_each_claim_once(relay, open_challenge, transactional_db):
+    chain = relay
+    claims = [make_authorization_claim(chain, open_challenge, new_player(chain))[0] for _ in range(12)]
+    start = relayer_nonce(chain)
+
+    results = at_once([relay_send, relay_send])
+
+    assert sum(result.sent for result in results) == 12
+    rows = list(RelayTransaction.objects.order_by("nonce"))
+    assert [row.nonce for row in rows] == list(range(start, start + 12))
+    assert [row.response_id for row in rows] == [claim.pk for claim in claims]
+    assert relayer_nonce(chain) == start + 12
+    assert all(relay_status(claim)[0] == "sent" for claim in claims)
+    assert rpc(chain, "txpool_status")["pending"] == "0x0"
