@@ -23,9 +23,8 @@ from .models import RelayerAccount
 from .relay_reasons import DAILY_BUDGET, NO_FUNDS, address_limit_sentence
 from .relay_selectors import (
     relay_account,
-    relay_in_flight_cost,
     relay_queued_count,
-    relay_spent_wei,
+    relay_spending,
     relay_taken_for_payer,
 )
 from .relay_signing import relayer_account
@@ -50,11 +49,11 @@ def _short(account: RelayerAccount | None) -> str:
         return ""
     cost = int(account.stake_cost_wei)
     ahead = relay_queued_count() * cost
-    if relay_spent_wei(account=account) + ahead + cost > int(settings.RELAY_MAX_WEI_PER_DAY):
+    spending = relay_spending(account=account)
+    if spending.day_wei + ahead + cost > int(settings.RELAY_MAX_WEI_PER_DAY):
         return DAILY_BUDGET
-    if account.balance_wei is not None:
-        if int(account.balance_wei) - relay_in_flight_cost(account=account) - ahead < cost:
-            return NO_FUNDS
+    if account.balance_wei is not None and int(account.balance_wei) - spending.in_flight_wei - ahead < cost:
+        return NO_FUNDS
     return ""
 
 

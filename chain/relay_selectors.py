@@ -11,7 +11,7 @@ from decimal import Decimal
 from django.db.models import Count, Q, Sum
 from django.utils import timezone
 
-from responses.models import PaymentMethod, RelayStatus, StakeAuthorization
+from responses.models import RelayStatus, StakeAuthorization
 
 from .models import RelayerAccount, RelayTransaction, RelayTxStatus
 
@@ -35,9 +35,8 @@ class QueuedClaim:
 
 
 def _queued():
-    return StakeAuthorization.objects.filter(
-        relay_status=RelayStatus.QUEUED, response__payment_method=PaymentMethod.AUTHORIZATION
-    ).order_by("created_at", "response_id")
+    # Only claims paid by authorization have a StakeAuthorization (responses/models.py): no join.
+    return StakeAuthorization.objects.filter(relay_status=RelayStatus.QUEUED).order_by("created_at", "response_id")
 
 
 def _claim(row: StakeAuthorization) -> QueuedClaim:
@@ -95,22 +94,28 @@ def relay_in_flight(*, account: RelayerAccount) -> list[RelayTransaction]:
     return list(RelayTransaction.objects.filter(account=account, status=RelayTxStatus.SENT).order_by("nonce"))
 
 
-def relay_spent_wei(*, account: RelayerAccount, now: datetime | None = None) -> int:
-    """The relayer's spending of the last 24 hours as its daily limit counts it: the cost of what
-    was mined, plus the most that what is in flight may cost."""
+@dataclass(frozen=True)
+class Spending:
+    mined_wei: int  # what was mined in the last 24 hours cost
+    in_flight_wei: int  # the most that what is in flight may cost
+
+    @property
+    def day_wei(self) -> int:
+        """The relayer's spending of the last 24 hours as its daily limit counts it."""
+        return self.mined_wei + self.in_flight_wei
+
+
+def relay_spending(*, account: RelayerAccount, now: datetime | None = None) -> Spending:
+    """What the relayer spent in the last 24 hours and what it has in flight, in one query."""
     since = (now or timezone.now()) - DAY
-    sums = RelayTransaction.objects.filter(account=account).aggregate(
-        mined=Sum("cost_wei", filter=Q(status__in=[RelayTxStatus.MINED, RelayTxStatus.REVERTED], mined_at__gte=since)),
-        in_flight=Sum("max_cost_wei", filter=Q(status=RelayTxStatus.SENT)),
+    mined = Q(status__in=[RelayTxStatus.MINED, RelayTxStatus.REVERTED], mined_at__gte=since)
+    in_flight = Q(status=RelayTxStatus.SENT)
+    sums = (
+        RelayTransaction.objects.filter(account=account)
+        .filter(mined | in_flight)
+        .aggregate(mined=Sum("cost_wei", filter=mined), in_flight=Sum("max_cost_wei", filter=in_flight))
     )
-    return int(sums["mined"] or 0) + int(sums["in_flight"] or 0)
-
-
-def relay_in_flight_cost(*, account: RelayerAccount) -> int:
-    total = RelayTransaction.objects.filter(account=account, status=RelayTxStatus.SENT).aggregate(
-        total=Sum("max_cost_wei")
-    )["total"]
-    return int(total or 0)
+    return Spending(mined_wei=int(sums["mined"] or 0), in_flight_wei=int(sums["in_flight"] or 0))
 
 
 def relay_sent_for_payer(*, address: str, now: datetime | None = None) -> int:
@@ -168,7 +173,7 @@ def relay_summary(*, account: RelayerAccount) -> RelaySummary:
     )
     return RelaySummary(
         in_flight=rows["in_flight"],
-        spent_wei=relay_spent_wei(account=account, now=now),
+        spent_wei=relay_spending(account=account, now=now).day_wei,
         mined_cost_wei=int(rows["mined"] or 0),
         relayed=rows["relayed"],
         refused=claims["refused"],

@@ -42,11 +42,10 @@ from .relay_rpc import (
 )
 from .relay_selectors import (
     QueuedClaim,
-    relay_in_flight_cost,
     relay_oldest_queued,
     relay_queued_claims,
     relay_sent_for_payer,
-    relay_spent_wei,
+    relay_spending,
 )
 from .relay_services import (
     relay_claim_move,
@@ -195,9 +194,10 @@ class _Sender:
         if relay_sent_for_payer(address=claim.submitter_address) >= most:
             return Outcome(RelayStatus.REFUSED, address_limit_sentence(most))
         cost = self.fees.cost(RELAY_GAS)
-        if relay_spent_wei(account=account) + cost > int(settings.RELAY_MAX_WEI_PER_DAY):
+        spending = relay_spending(account=account)
+        if spending.day_wei + cost > int(settings.RELAY_MAX_WEI_PER_DAY):
             return OUTCOMES["budget"]
-        if self.facts.balance - relay_in_flight_cost(account=account) < cost:
+        if self.facts.balance - spending.in_flight_wei < cost:
             return OUTCOMES["funds"]
         return None
 

@@ -34,6 +34,12 @@ class Player:
     address: str
 
 
+def known(value: Any) -> int:
+    """A figure the relayer recorded (a nullable column), as an int; fails when it was not."""
+    assert value is not None
+    return int(value)
+
+
 def rpc(chain, method: str, *params: Any) -> Any:
     answer = chain.w3.provider.make_request(RPCEndpoint(method), list(params))
     assert "error" not in answer, answer
