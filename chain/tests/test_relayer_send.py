@@ -3,7 +3,7 @@ relayer"): arrival order is nonce order, many stakes go into one block with cons
 nothing is sent for an authorization that cannot succeed: a payer without the USDC (a flood of
 them), an expired, cancelled or used authorization, a closed challenge. Two senders at once send
 each claim once. The gas a relayed stake uses and how long a send of 100 claims takes are printed
-(docs/performance.md keeps them)."""
+(run with -s to see them)."""
 
 from __future__ import annotations
 
