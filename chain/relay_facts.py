@@ -22,7 +22,7 @@ from .authorization import (
     nonce_topic,
 )
 from .calldata import CalldataError
-from .client import ChainClient
+from .client import ChainClient, ChainUnavailable
 from .relay_rpc import (
     Call,
     Fees,
@@ -150,6 +150,18 @@ def cancelled_among(client: ChainClient, claims: Sequence[QueuedClaim]) -> set[i
     ]
     logs = rpc_batch(client, calls)
     return {claim.response_id for claim, found in zip(claims, logs, strict=True) if found}
+
+
+def read_next_block_fees(client: ChainClient) -> Fees:
+    """The market's fees for the block being built: the pending block's base fee where the node
+    gives one (a node refused a transaction under the latest block's), else the latest block's."""
+    block, tip = rpc_batch(client, [("eth_getBlockByNumber", ["latest", False]), ("eth_maxPriorityFeePerGas", [])])
+    try:
+        pending = rpc_batch(client, [("eth_getBlockByNumber", ["pending", False])])[0]
+    except ChainUnavailable:  # a provider without the pending tag
+        pending = None
+    base = max(as_int(block.get("baseFeePerGas") or "0x0"), as_int((pending or {}).get("baseFeePerGas") or "0x0"))
+    return market_fees(base_fee=base, suggested_tip=as_int(tip))
 
 
 def read_relayer(client: ChainClient, *, address: str) -> tuple[int, int, Fees, int]:

@@ -8,8 +8,8 @@ and the authorization's state. Then, under the account's lock:
   authorization was used first (someone else submitted it) is `not_needed`, else `failed` saying why;
 - not mined after RELAY_RESEND_SECONDS: sent again under the same nonce with both fees raised by
   RELAY_FEE_BUMP_PERCENT (at least 10 %, and at least the market's), or, when its authorization is no
-  longer worth sending (used, cancelled, about to expire, its challenge closed), replaced by a
-  0-value transfer to itself that frees the nonce (a nonce filler);
+  longer worth sending (used, cancelled, about to expire), replaced by a 0-value transfer to itself
+  that frees the nonce (a nonce filler); a stake whose challenge closed is replaced at once;
 - forgotten by the node (dropped from its pool, or never received after a send that timed out):
   sent again as it was, the same bytes;
 - the nonce used by a transaction the relayer has no record of: `lost`.
@@ -33,7 +33,7 @@ from challenges.selectors import challenge_is_open
 
 from .client import ChainClient, get_client
 from .models import RelayTransaction, RelayTxStatus
-from .relay_facts import cancelled_among, read_fees, relayer_calls, stake_calldata
+from .relay_facts import cancelled_among, read_fees, read_next_block_fees, relayer_calls, stake_calldata
 from .relay_reasons import OUTCOMES
 from .relay_rpc import (
     FEE_TOO_LOW,
@@ -156,6 +156,7 @@ class _Watcher:
         self.client, self.signer, self.market = client, signer, market
         self.block_time, self.latest_nonce = block_time, latest_nonce
         self.claims, self.summary = claims, summary
+        self.open_challenges: dict[int, bool] = {}
 
     def follow(self, row: RelayTransaction, seen: Seen) -> None:
         if seen.receipt is not None:
@@ -165,10 +166,22 @@ class _Watcher:
         else:
             last = row.resent_at or row.sent_at
             due = timezone.now() - last >= timedelta(seconds=settings.RELAY_RESEND_SECONDS)
-            if not due and not seen.known:
+            if not due and self.challenge_closed(row):
+                # Mined after the close it would count `late` and its USDC stay in the treasury:
+                # replaced by a filler at once, not after RELAY_RESEND_SECONDS.
+                due = True
+            elif not due and not seen.known:
                 due = not self.rebroadcast(row)
             if due:
                 self.replace(row, seen.used)
+
+    def challenge_closed(self, row: RelayTransaction) -> bool:
+        claim = self.claims.get(row.response_id or 0)
+        if row.kind != STAKE or claim is None:
+            return False
+        if claim.challenge_id not in self.open_challenges:
+            self.open_challenges[claim.challenge_id] = challenge_is_open(challenge_id=claim.challenge_id)
+        return not self.open_challenges[claim.challenge_id]
 
     def mined(self, row: RelayTransaction, receipt: dict, used: bool) -> None:
         tx_hash = str(receipt["transactionHash"]).lower()
@@ -242,7 +255,7 @@ class _Watcher:
             return row.replaced_because or "expired"
         if used:
             return "used"
-        if not challenge_is_open(challenge_id=claim.challenge_id):
+        if self.challenge_closed(row):
             return "closed"
         if claim.valid_before - max(int(time.time()), self.block_time) < settings.RELAY_MIN_REMAINING_SECONDS:
             return "expired"
@@ -279,6 +292,8 @@ class _Watcher:
                 return  # mined meanwhile: the next watch reads its receipt
             if result.outcome not in (FEE_TOO_LOW, REPLACEMENT_UNDERPRICED):
                 break
+            if result.outcome == FEE_TOO_LOW:
+                self.market = read_next_block_fees(self.client)
         relay_transaction_note(row_id=row.pk, error=f"could not replace it: {result.message}")
         if result.outcome == NO_FUNDS:
             logger.error("relayer: nonce %s cannot be replaced, no gas money: %s", row.nonce, result.message)

@@ -29,7 +29,7 @@ from responses.models import RelayStatus
 
 from .client import ChainClient, get_client
 from .models import RelayerAccount
-from .relay_facts import RelayerFacts, read_facts, read_relayer, stake_calldata
+from .relay_facts import RelayerFacts, read_facts, read_next_block_fees, read_relayer, stake_calldata
 from .relay_reasons import OUTCOMES, Outcome, address_limit_sentence
 from .relay_rpc import (
     FEE_TOO_LOW,
@@ -39,6 +39,7 @@ from .relay_rpc import (
     SENT,
     UNKNOWN,
     broadcast,
+    bumped,
 )
 from .relay_selectors import (
     QueuedClaim,
@@ -127,7 +128,6 @@ class _Sender:
         self.client, self.signer, self.account_id = client, signer, account_id
         self.facts, self.claims, self.summary = facts, claims, summary
         self.fees = facts.fees
-        self.open_challenges: dict[int, bool] = {}
 
     def run(self) -> str:
         while True:
@@ -171,9 +171,8 @@ class _Sender:
 
     def recheck(self, claim: QueuedClaim) -> str | None:
         """The reason code (chain/relay_reasons.py) the claim must not be sent for, or None."""
-        if claim.challenge_id not in self.open_challenges:
-            self.open_challenges[claim.challenge_id] = challenge_is_open(challenge_id=claim.challenge_id)
-        if not self.open_challenges[claim.challenge_id]:
+        # Read for each claim (one indexed query), under the lock: a close committed meanwhile is seen.
+        if not challenge_is_open(challenge_id=claim.challenge_id):
             return "closed"
         now = max(int(time.time()), self.facts.block_time)
         if claim.valid_before - now < settings.RELAY_MIN_REMAINING_SECONDS:
@@ -234,7 +233,9 @@ class _Sender:
                 relayer_nonce_set(account=account, next_nonce=max(pending, attempt.nonce + 1))
                 continue
             if result.outcome == FEE_TOO_LOW:
-                _, _, self.fees, _ = read_relayer(self.client, address=account.address)
+                market = read_next_block_fees(self.client)
+                logger.info("relayer: fees %s refused (%s); the next block's: %s", self.fees, result.message, market)
+                self.fees = bumped(self.fees, market, percent=settings.RELAY_FEE_BUMP_PERCENT)
                 continue
             if result.outcome == NO_FUNDS:
                 return self.stop(account, "funds", f"the node says it cannot pay the gas: {result.message}")

@@ -184,3 +184,24 @@ def test_a_send_of_a_hundred_queued_claims(relay, open_challenge):
     gas = sorted(known(g) for g in RelayTransaction.objects.values_list("gas_used", flat=True))
     print(f"\nrelay_send of 100 queued claims: {elapsed:.2f} s ({elapsed * 10:.0f} ms a claim); gas {gas[0]}-{gas[-1]}")
     assert elapsed < 60
+
+
+def test_a_nonce_whose_send_the_node_refused_is_used_by_the_next_send(relay, open_challenge):
+    """The node refuses the first send (its maxFeePerGas under the next block's base fee, which
+    jumped): that nonce was not spent, so the stake is signed again under it with fees above the
+    next block's, and the following stake takes the next nonce: no gap."""
+    chain = relay
+    claims = [make_authorization_claim(chain, open_challenge, new_player(chain))[0] for _ in range(2)]
+    start = relayer_nonce(chain)
+    latest_base = chain.w3.eth.get_block("latest")["baseFeePerGas"]
+    next_base = 10 * latest_base + 10 * 10**9
+    with Mining(chain) as mining:
+        rpc(chain, "anvil_setNextBlockBaseFeePerGas", hex(next_base))
+        summary = relay_send()
+        assert summary.sent == 2 and mining.pool() == 2
+        rows = list(RelayTransaction.objects.order_by("nonce"))
+        assert [(row.nonce, row.response_id) for row in rows] == [(start, claims[0].pk), (start + 1, claims[1].pk)]
+        assert all(len(row.attempts) == 1 and row.max_fee_per_gas >= next_base for row in rows)
+        mining.mine()
+    assert relay_watch().mined == 2
+    assert relayer_nonce(chain) == start + 2
