@@ -18,14 +18,15 @@ from eth_utils import keccak, to_checksum_address
 
 from .relay_rpc import Fees
 
-# The gas limit of a relayed stake. Measured on anvil against contracts/TestUSDC.sol (Circle's
-# FiatToken v2.2 checks and storage): 86,091 gas for a payer's first stake to the treasury and
-# 69,003 for later ones (chain/tests/test_relayer_send.py prints the receipts' figures). Circle's
-# USDC behind its proxy adds a delegatecall and the blacklist reads (a few thousand more). A fixed
-# limit, as chain/registry.py's ANCHOR_GAS, so that a stake that would revert on chain is still
-# sent and its receipt says so, rather than failing to estimate; and the limit is what the
-# admission and the daily budget reserve per stake in flight (gas x maxFeePerGas), so it stays
-# close to the use: 120,000 leaves about 40 % above the heaviest measured case.
+# The gas limit of a relayed stake. Measured from the receipts on anvil against contracts/TestUSDC.sol
+# (Circle's FiatToken v2.2 checks and storage): at most 86,225 gas for a stake that gives the treasury
+# its first USDC (a zero balance slot written), about 69,100 for the others
+# (chain/tests/test_relayer_send.py prints them). Circle's USDC behind its proxy reads a few more cold slots (the
+# implementation's address, the pause flag) and makes a delegatecall: an estimate of 7,000 to 10,000
+# more, not a measurement. A fixed limit, as chain/registry.py's ANCHOR_GAS, so that a stake that
+# would revert on chain is still sent and its receipt says so, rather than failing to estimate; the
+# limit is also what the admission and the daily budget reserve per stake in flight (gas x
+# maxFeePerGas), so it stays close to the use: 120,000 is 39 % above the heaviest measured case.
 RELAY_GAS = 120_000
 # A plain transfer of ETH costs exactly 21,000 gas.
 FILLER_GAS = 21_000

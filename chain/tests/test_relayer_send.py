@@ -8,9 +8,11 @@ each claim once. The gas a relayed stake uses and how long a send of 100 claims 
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 import pytest
 
+from chain.client import ChainClient
 from chain.models import RelayerAccount, RelayTransaction, RelayTxStatus
 from chain.relay_reasons import OUTCOMES
 from chain.relay_signing import RELAY_GAS
@@ -33,6 +35,7 @@ from .relay_support import (
     relayer_eth,
     relayer_nonce,
     rpc,
+    sign,
 )
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db]
@@ -82,11 +85,15 @@ def test_thirty_authorizations_go_out_with_consecutive_nonces_into_one_or_two_bl
     claims = [make_authorization_claim(chain, open_challenge, new_player(chain))[0] for _ in range(30)]
     start = relayer_nonce(chain)
     head = chain.w3.eth.block_number
+    client = ChainClient([chain.url], timeout=5)
     with Mining(chain) as mining:
         started = time.monotonic()
-        summary = relay_send()
+        summary = relay_send(client=client)
         elapsed = time.monotonic() - started
         assert summary.sent == 30
+        # The 30 claims' facts (the token's state, the payer's USDC, the simulation: 90 calls) and the
+        # relayer's own in one JSON-RPC batch, then one request per send.
+        assert client.http_requests == 1 + 30
         assert mining.pool() == 30  # no send waited for a receipt
         assert relayer_nonce(chain, "pending") == start + 30
         mining.mine(2)
@@ -205,3 +212,20 @@ def test_a_nonce_whose_send_the_node_refused_is_used_by_the_next_send(relay, ope
         mining.mine()
     assert relay_watch().mined == 2
     assert relayer_nonce(chain) == start + 2
+
+
+def test_a_signature_for_another_amount_is_never_sent(relay, open_challenge):
+    """The relayer rebuilds the call from the claim (the treasury, the stake, the commitment): a
+    stored signature of anything else fails the simulation and costs nothing."""
+    chain = relay
+    payer = new_player(chain)
+    claim, authorization = make_authorization_claim(chain, open_challenge, payer, stake="2.5")
+    cheaper = sign(chain, payer, replace(authorization, value=1_000_000))  # 1 USDC, not 2.5
+    type(claim.authorization).objects.filter(pk=claim.pk).update(signature=cheaper)
+    nonce, eth = relayer_nonce(chain, "pending"), relayer_eth(chain)
+
+    assert relay_send().failed == 1
+
+    assert relay_status(claim) == ("failed", OUTCOMES["refused_by_token"].reason)
+    assert relayer_nonce(chain, "pending") == nonce and relayer_eth(chain) == eth
+    assert not authorization_used(chain, claim)
