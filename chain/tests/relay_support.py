@@ -172,7 +172,15 @@ def relay_status(response) -> tuple[str, str]:
 
 @pytest.fixture
 def relay(chain, settings):
-    """The session anvil with the relayer's key funded (ETH only) and the relay settings on it."""
+    """The session anvil with the relayer's key funded (ETH only) and the relay settings on it.
+    The next block's base fee is put back afterwards: anvil's evm_revert (the `chain` fixture's)
+    does not restore it, and a test that raised it would leave the next tests' fees under it."""
+    base_fee = rpc(chain, "eth_getBlockByNumber", "pending", False)["baseFeePerGas"]
+    yield _relay(chain, settings)
+    rpc(chain, "anvil_setNextBlockBaseFeePerGas", base_fee)
+
+
+def _relay(chain, settings):
     rpc(chain, "anvil_setBalance", RELAYER, hex(RELAYER_ETH))
     settings.RELAYER_KEY = RELAYER_KEY
     settings.RELAY_ENABLED = True
