@@ -18,9 +18,11 @@ from __future__ import annotations
 
 import logging
 import time
+import uuid
 from dataclasses import dataclass, field
 
 from django.conf import settings
+from django.core.cache import cache
 from django.db import transaction
 from eth_account.signers.local import LocalAccount
 
@@ -69,6 +71,11 @@ ROUND_CLAIMS = 100
 MAX_ROUNDS = 50
 # Sends of one claim retried after the node said its nonce or fees were stale.
 MAX_SEND_TRIES = 4
+# The shared cache's flag of the run that is sending, held at most this long past its last round
+# (a sender that died lets the next run in after it), and the passes of one run over the queue.
+SENDER_KEY = "chain:relay:sender"
+SENDER_SECONDS = 30
+MAX_PASSES = 3
 
 NEXT, STOP, REREAD = "next", "stop", "reread"
 
@@ -83,10 +90,56 @@ class SendSummary:
 
 
 def relay_send(*, client: ChainClient | None = None) -> SendSummary:
-    """Send every queued authorization that passes its re-checks, oldest claim first."""
+    """Send every queued authorization that passes its re-checks, oldest claim first, unless another
+    run is at it already (SENDER_KEY in the shared cache): that one takes every claim queued until
+    the queue is empty, so a worker process that gets another claim's message goes back to other
+    work (verifications) instead of waiting on the account's lock. The lock, not this flag, is what
+    keeps two senders from one nonce: relay_send_now is safe to run at once in any number of places.
+    The run that holds the flag looks at the queue again once it has let it go, so a claim queued
+    while it was finishing is not left for the watcher's sweep."""
     summary = SendSummary()
+    token = uuid.uuid4().hex
+    for _ in range(MAX_PASSES):
+        if not _flag(SENDER_KEY, token):
+            summary.stopped = summary.stopped or "another run is sending"
+            break
+        try:
+            relay_send_now(client=client, summary=summary)
+        finally:
+            _unflag(SENDER_KEY, token)
+        if summary.stopped or relay_oldest_queued() is None:
+            break
+    return summary
+
+
+def _flag(key: str, token: str) -> bool:
+    try:
+        return bool(cache.add(key, token, timeout=SENDER_SECONDS))
+    except Exception:  # noqa: BLE001 - the cache down: go on under the database lock alone
+        logger.warning("relayer: the cache did not answer; sending without the one-sender flag")
+        return True
+
+
+def _refresh(key: str) -> None:
+    try:
+        cache.touch(key, timeout=SENDER_SECONDS)
+    except Exception:  # noqa: BLE001 - see _flag
+        logger.warning("relayer: the cache did not answer; the one-sender flag expires on its own")
+
+
+def _unflag(key: str, token: str) -> None:
+    try:
+        if cache.get(key) == token:
+            cache.delete(key)
+    except Exception:  # noqa: BLE001 - it expires by itself
+        logger.warning("relayer: the cache did not answer; the one-sender flag expires on its own")
+
+
+def relay_send_now(*, client: ChainClient | None = None, summary: SendSummary | None = None) -> SendSummary:
+    """The sending itself, round after round until the queue is empty (at most MAX_ROUNDS)."""
+    summary = summary or SendSummary()
     if not settings.RELAY_ENABLED or not settings.RELAYER_KEY:
-        summary.refused = relay_claims_refuse_queued(outcome=OUTCOMES["switched_off"])
+        summary.refused += relay_claims_refuse_queued(outcome=OUTCOMES["switched_off"])
         return summary
     signer = relayer_account()
     account = relayer_account_get(address=signer.address)
@@ -102,6 +155,7 @@ def relay_send(*, client: ChainClient | None = None) -> SendSummary:
         sender = _Sender(client, signer, account.pk, facts, {claim.response_id: claim for claim in claims}, summary)
         if sender.run() == STOP:
             break
+        _refresh(SENDER_KEY)
     if summary.sent or summary.failed or summary.refused:
         logger.info(
             "relayer: %s sent, %s not sent after their re-checks, %s refused%s",

@@ -17,7 +17,7 @@ from chain.models import RelayerAccount, RelayTransaction, RelayTxStatus
 from chain.relay_reasons import OUTCOMES
 from chain.relay_signing import RELAY_GAS
 from chain.relay_watch import relay_watch
-from chain.relayer import relay_send
+from chain.relayer import relay_send, relay_send_now
 from challenges.services import challenge_close
 from devtools.concurrency import at_once
 
@@ -158,11 +158,14 @@ def test_expired_cancelled_used_and_closed_authorizations_are_never_sent(relay, 
 
 
 def test_two_senders_at_once_send_each_claim_once(relay, open_challenge, transactional_db):
+    """The account row's lock alone (relay_send_now, without the one-sender flag): two runs at once,
+    in two threads with their own database connections, interleave and use each nonce once, in
+    arrival order."""
     chain = relay
     claims = [make_authorization_claim(chain, open_challenge, new_player(chain))[0] for _ in range(12)]
     start = relayer_nonce(chain)
 
-    results = at_once([relay_send, relay_send])
+    results = at_once([relay_send_now, relay_send_now])
 
     assert sum(result.sent for result in results) == 12
     rows = list(RelayTransaction.objects.order_by("nonce"))
@@ -171,6 +174,19 @@ def test_two_senders_at_once_send_each_claim_once(relay, open_challenge, transac
     assert relayer_nonce(chain) == start + 12
     assert all(relay_status(claim)[0] == "sent" for claim in claims)
     assert rpc(chain, "txpool_status")["pending"] == "0x0"
+
+
+def test_a_second_run_leaves_the_queue_to_the_one_sending(relay, open_challenge, transactional_db):
+    """With the flag (relay_send, as the task runs it): one run sends them all, the other returns at
+    once to free its worker process for other work."""
+    chain = relay
+    claims = [make_authorization_claim(chain, open_challenge, new_player(chain))[0] for _ in range(12)]
+
+    results = at_once([relay_send, relay_send])
+
+    assert sorted(result.sent for result in results) == [0, 12]
+    assert all(relay_status(claim)[0] == "sent" for claim in claims)
+    assert RelayTransaction.objects.count() == 12
 
 
 def test_a_send_of_a_hundred_queued_claims(relay, open_challenge):
