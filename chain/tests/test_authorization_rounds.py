@@ -24,6 +24,7 @@ from challenges.models import Challenge
 from responses.models import Response, ResponseStatus
 
 from . import authorization_support as support
+from .conftest import post_claim
 from .verifier_support import mine_pending
 
 pytestmark = [pytest.mark.django_db, pytest.mark.integration]
@@ -40,8 +41,9 @@ def test_the_head_watcher_confirms_authorization_claims_in_the_round_of_the_deep
     chain, authorization_claim, settings, claims
 ):
     """RPC requests per block with N claims paid by authorization (docs/chain.md, "RPC requests per
-    block"): one eth_getLogs each and the expiry's block ride in the first batches; the receipts,
-    transactions and blocks of the uses deep enough in the second."""
+    block (counted by `ChainClient.http_requests`)"): one eth_getLogs each and the expiry's block
+    ride in the first batches; the receipts, transactions and blocks of the uses deep enough in the
+    second."""
     settings.CHAIN_RPC_BATCH_SIZE = 100
     posted = [authorization_claim(text=f"{10 + i / 1000:.3f}, 31", stake=f"{1 + i % 7}.5") for i in range(claims)]
     searched = 1 + math.ceil((claims + 1) / 100)
@@ -76,6 +78,34 @@ def test_the_head_watcher_confirms_authorization_claims_in_the_round_of_the_deep
         f"for a block with none used, {used.http_requests} for the block that holds the uses, "
         f"{deep.http_requests} for the block that confirms all"
     )
+
+
+def test_a_transfer_and_an_authorization_in_one_block_are_decided_in_the_same_batched_round(
+    chain, authorization_claim, draft
+):
+    by_transfer = draft(stake="3", address=chain.other, text="5, 5")
+    by_authorization = authorization_claim()
+    chain.w3.provider.make_request("evm_setAutomine", [False])
+    try:
+        paid = chain.w3.eth.send_transaction(
+            {"from": chain.other, "to": chain.usdc, "data": chain.stake_calldata(by_transfer), "gas": 200_000}
+        )
+        used = support.send_unmined(chain, by_authorization, sender=chain.deployer, gas_price_gwei=2)
+    finally:
+        mine_pending(chain)
+    transfer_claim = post_claim(by_transfer, "0x" + bytes(paid).hex())
+
+    # One eth_blockNumber; one batch: the transfer's receipt, the authorization's logs, the expiry's block.
+    first = pending_claims_on_head(client=get_client(), last_head=None)
+    assert first is not None and (first.claims, first.decided, first.http_requests) == (2, 0, 2)
+    chain.mine(1)
+    # Then one more batch: the block they share, both transactions, the use's receipt.
+    second = pending_claims_on_head(client=get_client(), last_head=first.head)
+    assert second is not None and (second.decided, second.http_requests) == (2, 3)
+    assert support.confirmed_at(by_authorization)[0] == used
+    transfer_claim.refresh_from_db()
+    assert transfer_claim.status == ResponseStatus.CONFIRMED
+    assert counted(transfer_claim.challenge_id) == (Decimal("5.5"), 2)
 
 
 def test_a_use_whose_block_left_the_chain_goes_pending_and_a_new_use_confirms_it_in_its_new_transaction(
