@@ -125,7 +125,7 @@ def authorization_decide(*, response: Response, chain: ChainReader, touch_claim:
     """The decision on one pending claim paid by authorization. Raises VerificationPending when the
     chain cannot say yet (touch_claim: record the check first, as chain/verification.py does)."""
 
-    def wait(why: str) -> VerificationPending:  # a Wait
+    def wait(why: str) -> VerificationPending:
         if touch_claim:
             record_check(response)
         return VerificationPending(why)
