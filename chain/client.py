@@ -18,6 +18,7 @@ from eth_typing import HexStr
 from web3 import HTTPProvider, Web3
 from web3._utils.method_formatters import (
     BLOCK_RESULT_FORMATTERS,
+    PYTHONIC_RESULT_FORMATTERS,
     receipt_formatter,
     transaction_result_formatter,
     type_aware_apply_formatters_to_dict,
@@ -235,6 +236,8 @@ _RESULT_FORMATTERS: dict[str, Callable[[Any], Any]] = {
     "eth_getTransactionReceipt": receipt_formatter,
     "eth_getTransactionByHash": transaction_result_formatter,
     "eth_getBlockByNumber": type_aware_apply_formatters_to_dict(BLOCK_RESULT_FORMATTERS),
+    # The head watcher's search for the logs of claims paid by authorization (chain/heads.py).
+    "eth_getLogs": PYTHONIC_RESULT_FORMATTERS[RPCEndpoint("eth_getLogs")],
 }
 
 

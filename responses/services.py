@@ -13,6 +13,7 @@ from decimal import Decimal
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from challenges.commitments import guess_commitment, new_salt
@@ -23,7 +24,7 @@ from challenges.services import challenge_stake_moved
 
 from . import barrier, hooks
 from .exceptions import exception_record
-from .models import ExceptionKind, Response, ResponseStatus
+from .models import ExceptionKind, PaymentMethod, Response, ResponseStatus, StakeAuthorization
 from .reasons import REASON_SENTENCES, Reason
 from .reopening import response_reopen_on_repost
 
@@ -258,4 +259,31 @@ def response_mark_sent_by_submitter(*, response: Response, nonce: int | None) ->
         sent_by_submitter=True, sender_nonce=nonce
     )
     response.sent_by_submitter = True
+    return bool(changed)
+
+
+def response_payment_found(*, response: Response, transaction_hash: str) -> bool:
+    """Record the transaction that used a pending claim's authorization (docs/protocol.md section
+    2a): the claim's transactionHash becomes that transaction's, whoever sent it and whatever it
+    called. Conditional on the claim being pending and paid by authorization; a claim whose
+    authorization is used again after its first use left the chain (a reorg) takes the new hash.
+    True when this call changed it."""
+    transaction_hash = transaction_hash.lower()
+    changed = (
+        Response.objects.filter(
+            pk=response.pk, status=ResponseStatus.PENDING, payment_method=PaymentMethod.AUTHORIZATION
+        )
+        .exclude(transaction_hash=transaction_hash)
+        .update(transaction_hash=transaction_hash)
+    )
+    response.transaction_hash = transaction_hash
+    return bool(changed)
+
+
+def authorization_search_lowered(*, response: Response, block: int) -> bool:
+    """Move the start of the search for a claim's authorization down to `block`: its use was mined
+    before the block the search started at (chain/authorization_verification.py, which calls it only
+    with a block below that start). True when this call moved it."""
+    later = Q(search_from_block__gt=block) | Q(search_from_block__isnull=True)  # null: from the anchor's block
+    changed = StakeAuthorization.objects.filter(later, response_id=response.pk).update(search_from_block=block)
     return bool(changed)
