@@ -17,7 +17,8 @@ from challenges.commitments import new_salt
 from responses.models import Response
 from responses.reasons import REASON_SENTENCES
 
-from .authorization_claims_support import claim_body, fresh_token_domain, post, sign, submit  # noqa: F401
+from .authorization_claims_support import Signed, claim_body, fresh_token_domain, post, sign, submit  # noqa: F401
+from .authorizations import malleable_twin
 
 pytestmark = [pytest.mark.django_db, pytest.mark.integration]
 
@@ -32,6 +33,16 @@ def test_a_forged_signature_is_refused(api, chain, draft):
     d = draft()
     forged = sign(chain, d, key="0x" + secrets.token_hex(32))  # the very message, signed by another key
     assert_refused(post(api, claim_body(d, forged)), "invalid_authorization")
+
+
+def test_the_malleable_twin_of_the_payers_signature_is_refused(api, chain, draft):
+    """s' = n - s with v flipped recovers the payer too (ecrecover takes it), but the token refuses
+    it, so the server does: a claim it takes is one the relayer can send."""
+    d = draft()
+    signed = sign(chain, d)
+    twin = Signed(signed.valid_after, signed.valid_before, malleable_twin(signed.signature))
+    assert_refused(post(api, claim_body(d, twin)), "invalid_authorization")
+    assert post(api, claim_body(d, signed)).status_code == 201
 
 
 @pytest.mark.parametrize(
