@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -143,14 +144,14 @@ def read_token(claim: AuthorizationClaim, authorization: TransferAuthorization, 
             ("eth_getBlockByNumber", ["latest", False], "head"),
             (
                 "eth_call",
-                [{"from": relayer_address() or ZERO_ADDRESS, "to": token, "data": relayed}, "latest"],
+                [{"from": _relayer(settings.RELAYER_KEY), "to": token, "data": relayed}, "latest"],
                 "simulation",
             ),
         ],
         reverts_answer=("simulation",),
     )
     state, balance, head = bytes(found["state"]), bytes(found["balance"]), found["head"]  # type: ignore[call-overload]
-    if len(state) != 32 or len(balance) != 32 or not isinstance(head, dict):
+    if len(state) != 32 or len(balance) != 32 or not isinstance(head, Mapping):
         raise ChainUnavailable("the token's state or the latest block came back malformed")
     simulation = found["simulation"]
     return TokenRead(
