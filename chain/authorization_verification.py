@@ -30,9 +30,9 @@ from web3.types import FilterParams
 
 from challenges.models import ChallengeAnchor
 from challenges.money import token_units
+from responses.authorizations import authorization_search_lowered, response_payment_found
 from responses.models import Response
 from responses.reasons import Reason
-from responses.services import authorization_search_lowered, response_payment_found
 
 from .authorization import (
     AUTHORIZATION_CANCELED_TOPIC,
