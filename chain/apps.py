@@ -11,6 +11,7 @@ class ChainConfig(AppConfig):
         from challenges import hooks as challenge_hooks
         from responses import hooks
 
+        from .authorization_checks import authorization_check_for_post
         from .checks import claim_check_for_post
         from .indexer import ledger_read_until
         from .relay_admission import relay_admit
@@ -18,6 +19,9 @@ class ChainConfig(AppConfig):
         from .tasks import enqueue_anchor, enqueue_payout_verification, enqueue_relay, enqueue_verification
 
         hooks.register_claim_check(claim_check_for_post)
+        # A claim paid by a signed authorization: its signature, window and token state while its
+        # POST waits (docs/protocol.md 3.3a).
+        hooks.register_authorization_check(authorization_check_for_post)
         # The relayer says whether it takes a new claim's authorization (docs/protocol.md section 2a).
         hooks.register_relay_admit(relay_admit)
         # A claim committed with its relay queued: the relayer's sender is queued (chain/relayer.py).
