@@ -1,25 +1,21 @@
 """What the relayer's tests share: the relayer's key on the session anvil (given ETH only), players
 with keys of their own (so a test can sign their authorizations and hold any number of them), and
-claims paid by authorization built as the POST stores them (a Response with payment_method
-authorization, no transaction hash, sent_by_submitter, and its StakeAuthorization queued for the
-relay). The claims' POST is another branch's work (responses/views.py): until it lands these rows
-are built directly, the way it stores them (docs/protocol.md 3.3a)."""
+claims paid by authorization as the POST stores them, through the root conftest's
+`make_authorization_response` (signed with the player's key under the test token's domain), queued
+for the relay."""
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from decimal import Decimal
 from typing import Any
 
 import pytest
 from eth_account import Account
-from eth_keys import KeyAPI
-from eth_utils import keccak
 from web3.types import RPCEndpoint
 
 from chain.authorization import Signature, TokenDomain, TransferAuthorization, encode_relayed_stake
-from chain.contracts import contract_at, mint
+from chain.contracts import mint
 
 # The relayer's key in the tests: no anvil account, given ETH by anvil_setBalance and never USDC.
 RELAYER_KEY = "0x" + "7e" * 32
@@ -54,107 +50,72 @@ def new_player(chain, *, usdc_units: int = 1_000 * 10**6) -> Player:
     return Player(key="0x" + bytes(account.key).hex(), address=account.address)
 
 
-def token_domain(chain) -> TokenDomain:
-    token = contract_at(chain.w3, "TestUSDC", chain.usdc)
-    return TokenDomain(
-        name=token.functions.name().call(),
-        version=token.functions.version().call(),
-        chain_id=chain.w3.eth.chain_id,
-        verifying_contract=chain.usdc,
+def authorization_of(response) -> TransferAuthorization:
+    """What the claim's payer signed (docs/protocol.md section 2a), rebuilt from the claim."""
+    from django.conf import settings
+
+    stored = response.authorization
+    return TransferAuthorization(
+        from_address=response.submitter_address,
+        to_address=settings.TREASURY_ADDRESS,
+        value=int(response.submission_stake * 10**6),
+        valid_after=stored.valid_after,
+        valid_before=stored.valid_before,
+        nonce=response.commitment,
     )
 
 
-def sign(chain, player: Player, authorization: TransferAuthorization) -> str:
-    """The player's EIP-712 signature (r ‖ s ‖ v) of the authorization under the token's domain."""
-    signed = KeyAPI.PrivateKey(bytes.fromhex(player.key[2:])).sign_msg_hash(authorization.digest(token_domain(chain)))
-    return Signature(v=signed.v + 27, r=signed.r, s=signed.s).hex()
+def sign(player: Player, authorization: TransferAuthorization) -> str:
+    """The player's EIP-712 signature (r ‖ s ‖ v) of `authorization` under the test token's domain."""
+    from django.conf import settings
+
+    domain = TokenDomain("Test USD Coin", "2", settings.CHAIN_ID, settings.USDC_ADDRESS)
+    signed = Account.unsafe_sign_hash(authorization.digest(domain), player.key)
+    return Signature(v=signed.v, r=signed.r, s=signed.s).hex()
 
 
 def chain_time(chain) -> int:
     return max(int(chain.w3.eth.get_block("latest")["timestamp"]), int(time.time()))
 
 
-def make_authorization_claim(
-    chain,
-    challenge,
-    player: Player,
-    *,
-    stake: str = "2.5",
-    text: str = "29.9792, 31.1343",
-    valid_for: int = 1800,
-    relay_status: str = "queued",
-    search_from_block: int | None = 0,
-):
-    """A claim paid by authorization as the POST stores it; returns (response, authorization)."""
-    from responses.models import PaymentMethod, Response, StakeAuthorization
-    from responses.services import guess_fields
+@pytest.fixture
+def claim_for(relay, make_authorization_response):
+    """A claim paid by `player`'s authorization, queued for the relay: `valid_for` seconds from the
+    chain's clock. search_from_block 0: the whole (test) chain is searched for its cancellation."""
 
-    fields = guess_fields(challenge_id=challenge.pk, text=text, submitter_address=player.address)
-    authorization = TransferAuthorization(
-        from_address=player.address,
-        to_address=chain.treasury,
-        value=int(Decimal(stake) * 10**6),
-        valid_after=0,
-        valid_before=chain_time(chain) + valid_for,
-        nonce=fields["commitment"],
-    )
-    response = Response.objects.create(
-        challenge=challenge,
-        **fields,
-        submission_stake=Decimal(stake),
-        transaction_hash="",
-        submitter_address=player.address,
-        payment_method=PaymentMethod.AUTHORIZATION,
-        sent_by_submitter=True,
-    )
-    StakeAuthorization.objects.create(
-        response=response,
-        valid_after=authorization.valid_after,
-        valid_before=authorization.valid_before,
-        signature=sign(chain, player, authorization),
-        search_from_block=search_from_block,
-        relay_status=relay_status,
-    )
-    return response, authorization
+    def make(challenge, player: Player, *, stake: str = "2.5", text: str = "29.9792, 31.1343", valid_for: int = 1800):
+        return make_authorization_response(
+            challenge,
+            text,
+            stake,
+            key=player.key,
+            valid_before=chain_time(relay) + valid_for,
+            search_from_block=0,
+        )
+
+    return make
 
 
 def relayed_call(chain, response) -> str:
     """The 324 bytes anyone may send to use the claim's authorization (the page's "Send it yourself")."""
-    stored = response.authorization
-    authorization = TransferAuthorization(
-        from_address=response.submitter_address,
-        to_address=chain.treasury,
-        value=int(response.submission_stake * 10**6),
-        valid_after=stored.valid_after,
-        valid_before=stored.valid_before,
-        nonce=response.commitment,
-    )
-    return encode_relayed_stake(authorization, Signature.parse(stored.signature), challenge_id=response.challenge_id)
+    signature = Signature.parse(response.authorization.signature)
+    return encode_relayed_stake(authorization_of(response), signature, challenge_id=response.challenge_id)
 
 
 def cancel_authorization(chain, player: Player, response) -> str:
-    """The payer's cancelAuthorization(authorizer, nonce, v, r, s), signed with the payer's key and
-    sent by someone else (anyone may); returns its hash once mined."""
-    typehash = keccak(text="CancelAuthorization(address authorizer,bytes32 nonce)")
-    struct = keccak(typehash + bytes.fromhex(player.address[2:]).rjust(32, b"\0") + bytes.fromhex(response.commitment))
-    digest = keccak(b"\x19\x01" + token_domain(chain).separator() + struct)
-    signed = KeyAPI.PrivateKey(bytes.fromhex(player.key[2:])).sign_msg_hash(digest)
-    data = (
-        keccak(text="cancelAuthorization(address,bytes32,uint8,bytes32,bytes32)")[:4]
-        + bytes.fromhex(player.address[2:]).rjust(32, b"\0")
-        + bytes.fromhex(response.commitment)
-        + (signed.v + 27).to_bytes(32, "big")
-        + signed.r.to_bytes(32, "big")
-        + signed.s.to_bytes(32, "big")
+    """The payer's cancelAuthorization of the claim's authorization, signed with the payer's key and
+    sent by someone else (anyone may); returns its hash once mined (chain/tests/authorizations.py)."""
+    signature = chain.sign_cancel(signer=player.address, nonce=response.commitment, key=player.key)
+    tx_hash = chain.cancel_authorization(
+        signer=player.address, nonce=response.commitment, signature=signature, sender=chain.other
     )
-    tx_hash = chain.pay("0x" + data.hex(), sender=chain.other, to=chain.usdc)
     assert chain.w3.eth.get_transaction_receipt(tx_hash)["status"] == 1
     return tx_hash
 
 
 def authorization_used(chain, response) -> bool:
-    token = contract_at(chain.w3, "TestUSDC", chain.usdc)
-    return token.functions.authorizationState(response.submitter_address, bytes.fromhex(response.commitment)).call()
+    """The token's authorizationState of the claim's payer and commitment: used or cancelled."""
+    return chain.authorization_used(response.submitter_address, response.commitment)
 
 
 def relayer_nonce(chain, tag: str = "latest") -> int:

@@ -18,11 +18,11 @@ from chain.relay_watch import relay_watch
 from chain.relayer import relay_send
 
 from . import relay_support
-from .relay_support import RELAYER, Mining, known, make_authorization_claim, new_player, rpc
+from .relay_support import RELAYER, Mining, known, new_player, rpc
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 
-relay, open_challenge = relay_support.relay, relay_support.open_challenge  # the fixtures
+relay, open_challenge, claim_for = relay_support.relay, relay_support.open_challenge, relay_support.claim_for
 
 
 def alarm_lines(caplog) -> list[tuple[int, str]]:
@@ -69,12 +69,12 @@ def staff(client):
     return client
 
 
-def test_staff_see_the_relayer_its_alarm_and_its_transactions(relay, open_challenge, settings, staff):
+def test_staff_see_the_relayer_its_alarm_and_its_transactions(relay, open_challenge, settings, staff, claim_for):
     chain = relay
     settings.RELAY_MAX_PER_ADDRESS_PER_DAY = 1
     payer = new_player(chain)
-    sent = make_authorization_claim(chain, open_challenge, payer)[0]
-    refused = make_authorization_claim(chain, open_challenge, payer, text="1.5, 2.5")[0]
+    sent = claim_for(open_challenge, payer)
+    refused = claim_for(open_challenge, payer, text="1.5, 2.5")
     with Mining(chain) as mining:
         relay_send()
         settings.RELAY_BALANCE_ALARM_WEI = 100 * 10**18  # above anything the relayer holds

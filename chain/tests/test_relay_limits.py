@@ -21,7 +21,6 @@ from .relay_support import (
     RELAYER,
     authorization_used,
     known,
-    make_authorization_claim,
     new_player,
     relay_status,
     relayer_eth,
@@ -31,7 +30,7 @@ from .relay_support import (
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 
-relay, open_challenge = relay_support.relay, relay_support.open_challenge  # the fixtures
+relay, open_challenge, claim_for = relay_support.relay, relay_support.open_challenge, relay_support.claim_for
 
 
 def test_every_refusal_ends_with_what_the_player_can_do():
@@ -42,19 +41,19 @@ def test_every_refusal_ends_with_what_the_player_can_do():
 
 
 def test_a_payer_with_twenty_stakes_relayed_today_is_refused_at_the_post_and_at_the_send(
-    relay, open_challenge, settings
+    relay, open_challenge, settings, claim_for
 ):
     chain = relay
     settings.RELAY_MAX_PER_ADDRESS_PER_DAY = 3
     payer, other = new_player(chain), new_player(chain)
-    claims = [make_authorization_claim(chain, open_challenge, payer, text=f"1.{n}, 2")[0] for n in range(3)]
+    claims = [claim_for(open_challenge, payer, text=f"1.{n}, 2") for n in range(3)]
     # The POST of a fourth: refused, with the limit in the sentence; another payer is not.
     refusal = relay_admit(submitter_address=payer.address.lower())
     assert (refusal.status, refusal.reason) == ("refused", address_limit_sentence(3))
     assert relay_admit(submitter_address=other.address).status == "queued"
     # Two more posted at the same moment as the third slipped past the admission: the relayer, under
     # its lock, sends three and refuses the rest.
-    late = [make_authorization_claim(chain, open_challenge, payer, text=f"3.{n}, 4")[0] for n in range(2)]
+    late = [claim_for(open_challenge, payer, text=f"3.{n}, 4") for n in range(2)]
     assert relay_send().sent == 3
     assert [relay_status(claim)[0] for claim in claims] == ["sent"] * 3
     assert {relay_status(claim) for claim in late} == {("refused", address_limit_sentence(3))}
@@ -63,9 +62,9 @@ def test_a_payer_with_twenty_stakes_relayed_today_is_refused_at_the_post_and_at_
     assert relay_send().sent == 0 and RelayTransaction.objects.count() == 3
 
 
-def test_the_daily_budget_refuses_once_spent_and_in_flight_reach_it(relay, open_challenge, settings):
+def test_the_daily_budget_refuses_once_spent_and_in_flight_reach_it(relay, open_challenge, settings, claim_for):
     chain = relay
-    claims = [make_authorization_claim(chain, open_challenge, new_player(chain))[0] for _ in range(4)]
+    claims = [claim_for(open_challenge, new_player(chain)) for _ in range(4)]
     relay_watch()  # the balance and the fees read (no block is mined before the send reads them again)
     cost = known(RelayerAccount.objects.get(address=RELAYER).stake_cost_wei)
     assert cost >= RELAY_GAS  # at least a wei of gas price
@@ -87,9 +86,9 @@ def test_the_daily_budget_refuses_once_spent_and_in_flight_reach_it(relay, open_
     assert relay_admit(submitter_address=new_player(chain).address).reason == DAILY_BUDGET
 
 
-def test_a_relayer_that_cannot_pay_one_more_stake_refuses_what_is_queued(relay, open_challenge):
+def test_a_relayer_that_cannot_pay_one_more_stake_refuses_what_is_queued(relay, open_challenge, claim_for):
     chain = relay
-    claims = [make_authorization_claim(chain, open_challenge, new_player(chain))[0] for _ in range(3)]
+    claims = [claim_for(open_challenge, new_player(chain)) for _ in range(3)]
     relay_watch()
     cost = known(RelayerAccount.objects.get(address=RELAYER).stake_cost_wei)
     # Gas money for one stake and a half.
@@ -114,9 +113,9 @@ def test_a_relayer_that_cannot_pay_one_more_stake_refuses_what_is_queued(relay, 
     assert relayer_eth(chain) == 10**18
 
 
-def test_the_relay_switched_off_refuses_at_the_post_and_what_was_queued(relay, open_challenge, settings):
+def test_the_relay_switched_off_refuses_at_the_post_and_what_was_queued(relay, open_challenge, settings, claim_for):
     chain = relay
-    claim = make_authorization_claim(chain, open_challenge, new_player(chain))[0]
+    claim = claim_for(open_challenge, new_player(chain))
     settings.RELAY_ENABLED = False
     refusal = relay_admit(submitter_address=claim.submitter_address)
     assert (refusal.status, refusal.reason) == ("refused", RELAY_SWITCHED_OFF)

@@ -16,7 +16,7 @@ from devtools.workers import CeleryProcesses, anvil_chain_settings
 from responses import hooks
 
 from . import relay_support
-from .relay_support import RELAYER_KEY, authorization_used, make_authorization_claim, new_player
+from .relay_support import RELAYER_KEY, authorization_used, new_player
 
 pytestmark = [
     pytest.mark.integration,
@@ -25,7 +25,7 @@ pytestmark = [
 ]
 
 broker = workers.broker  # this module's own redis-server
-relay, open_challenge = relay_support.relay, relay_support.open_challenge  # the fixtures
+relay, open_challenge, claim_for = relay_support.relay, relay_support.open_challenge, relay_support.claim_for
 
 
 @pytest.fixture
@@ -47,7 +47,7 @@ def wait_mined(response, processes: CeleryProcesses, *, within: float = 30.0) ->
     raise AssertionError(f"response {response.pk} not relayed and mined within {within} s:\n{processes.logs()}")
 
 
-def test_a_queued_claim_is_sent_by_a_worker_on_the_relay_queue_and_mined(relay, open_challenge, processes):
+def test_a_queued_claim_is_sent_by_a_worker_on_the_relay_queue_and_mined(relay, open_challenge, processes, claim_for):
     chain = relay
     processes.configure(
         **anvil_chain_settings(rpc_url=chain.url, usdc=chain.usdc, treasury=chain.treasury, rpc_timeout_seconds="5"),
@@ -57,7 +57,7 @@ def test_a_queued_claim_is_sent_by_a_worker_on_the_relay_queue_and_mined(relay, 
     )
     processes.worker("relayer")
     processes.beat()
-    claim = make_authorization_claim(chain, open_challenge, new_player(chain))[0]
+    claim = claim_for(open_challenge, new_player(chain))
 
     hooks.queue_relay(claim.pk)  # what the POST does once the claim is committed
 
@@ -74,7 +74,7 @@ def test_a_queued_claim_is_sent_by_a_worker_on_the_relay_queue_and_mined(relay, 
     processes.wait_for_log("Task chain.relay_watch[")  # the beat's watcher recorded the receipt
 
     # A claim whose message never reached the broker: the watcher's sweep queues the sender.
-    lost = make_authorization_claim(chain, open_challenge, new_player(chain))[0]
+    lost = claim_for(open_challenge, new_player(chain))
     wait_mined(lost, processes)
     assert authorization_used(chain, lost)
     processes.wait_for_log("claims left queued; the sender is queued again")

@@ -25,10 +25,10 @@ from . import relay_support
 from .relay_support import (
     RELAYER,
     Mining,
+    authorization_of,
     authorization_used,
     cancel_authorization,
     known,
-    make_authorization_claim,
     new_player,
     relay_status,
     relayed_call,
@@ -40,13 +40,13 @@ from .relay_support import (
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 
-relay, open_challenge = relay_support.relay, relay_support.open_challenge  # the fixtures
+relay, open_challenge, claim_for = relay_support.relay, relay_support.open_challenge, relay_support.claim_for
 
 
-def test_arrival_order_is_nonce_order_and_each_stake_is_mined_once(relay, open_challenge):
+def test_arrival_order_is_nonce_order_and_each_stake_is_mined_once(relay, open_challenge, claim_for):
     chain = relay
     players = [new_player(chain) for _ in range(3)]
-    claims = [make_authorization_claim(chain, open_challenge, player)[0] for player in players]
+    claims = [claim_for(open_challenge, player) for player in players]
     treasury_before = chain.balance(chain.treasury)
     start = relayer_nonce(chain)
 
@@ -80,9 +80,9 @@ def test_arrival_order_is_nonce_order_and_each_stake_is_mined_once(relay, open_c
     assert RelayTransaction.objects.count() == 3
 
 
-def test_thirty_authorizations_go_out_with_consecutive_nonces_into_one_or_two_blocks(relay, open_challenge):
+def test_thirty_authorizations_go_out_with_consecutive_nonces_into_one_or_two_blocks(relay, open_challenge, claim_for):
     chain = relay
-    claims = [make_authorization_claim(chain, open_challenge, new_player(chain))[0] for _ in range(30)]
+    claims = [claim_for(open_challenge, new_player(chain)) for _ in range(30)]
     start = relayer_nonce(chain)
     head = chain.w3.eth.block_number
     client = ChainClient([chain.url], timeout=5)
@@ -108,12 +108,12 @@ def test_thirty_authorizations_go_out_with_consecutive_nonces_into_one_or_two_bl
     print(f"\nrelay_send of 30 claims: {elapsed:.2f} s; mined in blocks {sorted(mined_in)}")
 
 
-def test_a_flood_from_an_address_without_usdc_costs_the_relayer_nothing(relay, open_challenge):
+def test_a_flood_from_an_address_without_usdc_costs_the_relayer_nothing(relay, open_challenge, claim_for):
     """50 claims stored as if the POST could not read the chain (the balance check did not run):
     the relayer's re-checks find no USDC behind any of them and send nothing."""
     chain = relay
     broke = new_player(chain, usdc_units=0)
-    claims = [make_authorization_claim(chain, open_challenge, broke, text=f"10.{n:04d}, 20")[0] for n in range(50)]
+    claims = [claim_for(open_challenge, broke, text=f"10.{n:04d}, 20") for n in range(50)]
     nonce, eth = relayer_nonce(chain, "pending"), relayer_eth(chain)
 
     summary = relay_send()
@@ -124,13 +124,13 @@ def test_a_flood_from_an_address_without_usdc_costs_the_relayer_nothing(relay, o
     assert {relay_status(claim) for claim in claims} == {("failed", OUTCOMES["balance"].reason)}
 
 
-def test_expired_cancelled_used_and_closed_authorizations_are_never_sent(relay, open_challenge):
+def test_expired_cancelled_used_and_closed_authorizations_are_never_sent(relay, open_challenge, claim_for):
     chain = relay
-    expiring = make_authorization_claim(chain, open_challenge, new_player(chain), valid_for=59)[0]
+    expiring = claim_for(open_challenge, new_player(chain), valid_for=59)
     payer = new_player(chain)
-    cancelled = make_authorization_claim(chain, open_challenge, payer)[0]
-    used = make_authorization_claim(chain, open_challenge, new_player(chain))[0]
-    fine = make_authorization_claim(chain, open_challenge, new_player(chain))[0]
+    cancelled = claim_for(open_challenge, payer)
+    used = claim_for(open_challenge, new_player(chain))
+    fine = claim_for(open_challenge, new_player(chain))
     # The payer cancels one (cancelAuthorization, signed by the payer, sent by anyone).
     cancel_authorization(chain, payer, cancelled)
     # Someone submits another first (the page's "Send it yourself"): the authorization is used.
@@ -150,19 +150,19 @@ def test_expired_cancelled_used_and_closed_authorizations_are_never_sent(relay, 
     assert relayer_eth(chain) < eth
 
     # The challenge closes: a claim queued for it is never sent.
-    late = make_authorization_claim(chain, open_challenge, new_player(chain))[0]
+    late = claim_for(open_challenge, new_player(chain))
     challenge_close(challenge=open_challenge)
     assert relay_send().sent == 0
     assert relay_status(late) == ("failed", OUTCOMES["closed"].reason)
     assert not authorization_used(chain, late)
 
 
-def test_two_senders_at_once_send_each_claim_once(relay, open_challenge, transactional_db):
+def test_two_senders_at_once_send_each_claim_once(relay, open_challenge, transactional_db, claim_for):
     """The account row's lock alone (relay_send_now, without the one-sender flag): two runs at once,
     in two threads with their own database connections, interleave and use each nonce once, in
     arrival order."""
     chain = relay
-    claims = [make_authorization_claim(chain, open_challenge, new_player(chain))[0] for _ in range(12)]
+    claims = [claim_for(open_challenge, new_player(chain)) for _ in range(12)]
     start = relayer_nonce(chain)
 
     results = at_once([relay_send_now, relay_send_now])
@@ -176,11 +176,11 @@ def test_two_senders_at_once_send_each_claim_once(relay, open_challenge, transac
     assert rpc(chain, "txpool_status")["pending"] == "0x0"
 
 
-def test_a_second_run_leaves_the_queue_to_the_one_sending(relay, open_challenge, transactional_db):
+def test_a_second_run_leaves_the_queue_to_the_one_sending(relay, open_challenge, transactional_db, claim_for):
     """With the flag (relay_send, as the task runs it): one run sends them all, the other returns at
     once to free its worker process for other work."""
     chain = relay
-    claims = [make_authorization_claim(chain, open_challenge, new_player(chain))[0] for _ in range(12)]
+    claims = [claim_for(open_challenge, new_player(chain)) for _ in range(12)]
 
     results = at_once([relay_send, relay_send])
 
@@ -189,11 +189,11 @@ def test_a_second_run_leaves_the_queue_to_the_one_sending(relay, open_challenge,
     assert RelayTransaction.objects.count() == 12
 
 
-def test_a_send_of_a_hundred_queued_claims(relay, open_challenge):
+def test_a_send_of_a_hundred_queued_claims(relay, open_challenge, claim_for):
     """How long one relay_send takes for 100 queued claims against anvil (blocks mined only after
     it: no send waits for one). Asserted only against a generous bound; the figure is printed."""
     chain = relay
-    claims = [make_authorization_claim(chain, open_challenge, new_player(chain))[0] for _ in range(100)]
+    claims = [claim_for(open_challenge, new_player(chain)) for _ in range(100)]
     start = relayer_nonce(chain)
     with Mining(chain) as mining:
         started = time.monotonic()
@@ -209,12 +209,12 @@ def test_a_send_of_a_hundred_queued_claims(relay, open_challenge):
     assert elapsed < 60
 
 
-def test_a_nonce_whose_send_the_node_refused_is_used_by_the_next_send(relay, open_challenge):
+def test_a_nonce_whose_send_the_node_refused_is_used_by_the_next_send(relay, open_challenge, claim_for):
     """The node refuses the first send (its maxFeePerGas under the next block's base fee, which
     jumped): that nonce was not spent, so the stake is signed again under it with fees above the
     next block's, and the following stake takes the next nonce: no gap."""
     chain = relay
-    claims = [make_authorization_claim(chain, open_challenge, new_player(chain))[0] for _ in range(2)]
+    claims = [claim_for(open_challenge, new_player(chain)) for _ in range(2)]
     start = relayer_nonce(chain)
     latest_base = chain.w3.eth.get_block("latest")["baseFeePerGas"]
     next_base = 10 * latest_base + 10 * 10**9
@@ -230,13 +230,13 @@ def test_a_nonce_whose_send_the_node_refused_is_used_by_the_next_send(relay, ope
     assert relayer_nonce(chain) == start + 2
 
 
-def test_a_signature_for_another_amount_is_never_sent(relay, open_challenge):
+def test_a_signature_for_another_amount_is_never_sent(relay, open_challenge, claim_for):
     """The relayer rebuilds the call from the claim (the treasury, the stake, the commitment): a
     stored signature of anything else fails the simulation and costs nothing."""
     chain = relay
     payer = new_player(chain)
-    claim, authorization = make_authorization_claim(chain, open_challenge, payer, stake="2.5")
-    cheaper = sign(chain, payer, replace(authorization, value=1_000_000))  # 1 USDC, not 2.5
+    claim = claim_for(open_challenge, payer, stake="2.5")
+    cheaper = sign(payer, replace(authorization_of(claim), value=1_000_000))  # 1 USDC, not 2.5
     type(claim.authorization).objects.filter(pk=claim.pk).update(signature=cheaper)
     nonce, eth = relayer_nonce(chain, "pending"), relayer_eth(chain)
 

@@ -32,7 +32,6 @@ from .relay_support import (
     Mining,
     authorization_used,
     known,
-    make_authorization_claim,
     new_player,
     relay_status,
     relayed_call,
@@ -42,7 +41,7 @@ from .relay_support import (
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 
-relay, open_challenge = relay_support.relay, relay_support.open_challenge  # the fixtures
+relay, open_challenge, claim_for = relay_support.relay, relay_support.open_challenge, relay_support.claim_for
 
 
 def uses_of(chain, response) -> int:
@@ -69,10 +68,10 @@ def assert_gap_free(chain) -> None:
     assert RelayerAccount.objects.get(address=RELAYER).next_nonce == nonces[-1] + 1 == relayer_nonce(chain)
 
 
-def test_a_stuck_stake_is_sent_again_with_higher_fees_and_mined_once(relay, open_challenge, settings):
+def test_a_stuck_stake_is_sent_again_with_higher_fees_and_mined_once(relay, open_challenge, settings, claim_for):
     chain = relay
     settings.RELAY_RESEND_SECONDS = 1.0
-    claim = make_authorization_claim(chain, open_challenge, new_player(chain))[0]
+    claim = claim_for(open_challenge, new_player(chain))
     treasury = chain.balance(chain.treasury)
     with Mining(chain) as mining:
         assert relay_send().sent == 1
@@ -101,12 +100,12 @@ def test_a_stuck_stake_is_sent_again_with_higher_fees_and_mined_once(relay, open
     assert_gap_free(chain)
 
 
-def test_a_stake_priced_out_by_a_rising_base_fee_is_sent_again_at_the_market(relay, open_challenge):
+def test_a_stake_priced_out_by_a_rising_base_fee_is_sent_again_at_the_market(relay, open_challenge, claim_for):
     """The base fee jumps past the stake's maxFeePerGas; anvil then drops it from its pool (geth
     would keep it waiting: the re-send after RELAY_RESEND_SECONDS covers that). The watcher finds it
     forgotten, cannot send it again as it was, and replaces it at once with fees above the market's."""
     chain = relay
-    claim = make_authorization_claim(chain, open_challenge, new_player(chain))[0]
+    claim = claim_for(open_challenge, new_player(chain))
     with Mining(chain) as mining:
         relay_send()
         first = RelayTransaction.objects.get()
@@ -126,9 +125,9 @@ def test_a_stake_priced_out_by_a_rising_base_fee_is_sent_again_at_the_market(rel
     assert_gap_free(chain)
 
 
-def test_a_transaction_the_node_forgot_is_sent_again_as_it_was(relay, open_challenge):
+def test_a_transaction_the_node_forgot_is_sent_again_as_it_was(relay, open_challenge, claim_for):
     chain = relay
-    claim = make_authorization_claim(chain, open_challenge, new_player(chain))[0]
+    claim = claim_for(open_challenge, new_player(chain))
     with Mining(chain) as mining:
         relay_send()
         row = RelayTransaction.objects.get()
@@ -188,9 +187,9 @@ def swallowing_gateway(upstream: str):
         server.server_close()
 
 
-def test_a_send_that_timed_out_is_kept_as_sent_and_sent_again_by_the_watcher(relay, open_challenge):
+def test_a_send_that_timed_out_is_kept_as_sent_and_sent_again_by_the_watcher(relay, open_challenge, claim_for):
     chain = relay
-    claims = [make_authorization_claim(chain, open_challenge, new_player(chain))[0] for _ in range(2)]
+    claims = [claim_for(open_challenge, new_player(chain)) for _ in range(2)]
     nonce = relayer_nonce(chain)
     with swallowing_gateway(chain.url) as gateway:
         summary = relay_send(client=ChainClient([gateway], timeout=1))
@@ -210,9 +209,9 @@ def test_a_send_that_timed_out_is_kept_as_sent_and_sent_again_by_the_watcher(rel
     assert_gap_free(chain)
 
 
-def test_a_front_run_stake_reverts_is_not_needed_and_moves_no_money_twice(relay, open_challenge):
+def test_a_front_run_stake_reverts_is_not_needed_and_moves_no_money_twice(relay, open_challenge, claim_for):
     chain = relay
-    claim = make_authorization_claim(chain, open_challenge, new_player(chain))[0]
+    claim = claim_for(open_challenge, new_player(chain))
     treasury = chain.balance(chain.treasury)
     with Mining(chain) as mining:
         relay_send()
@@ -242,12 +241,12 @@ def test_a_front_run_stake_reverts_is_not_needed_and_moves_no_money_twice(relay,
     assert_gap_free(chain)  # the nonce is filled (by the reverted stake)
 
 
-def test_a_stake_in_flight_when_its_challenge_closes_is_replaced_by_a_filler_at_once(relay, open_challenge):
+def test_a_stake_in_flight_when_its_challenge_closes_is_replaced_by_a_filler_at_once(relay, open_challenge, claim_for):
     """Never one for a challenge that is no longer open (docs/protocol.md section 2a): mined after
     the close, the stake would count as `late` and its USDC stay in the treasury. The watcher does
     not wait RELAY_RESEND_SECONDS (60 s here) for it."""
     chain = relay
-    claim = make_authorization_claim(chain, open_challenge, new_player(chain))[0]
+    claim = claim_for(open_challenge, new_player(chain))
     player_usdc = chain.balance(claim.submitter_address)
     with Mining(chain) as mining:
         relay_send()
