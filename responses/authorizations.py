@@ -11,10 +11,11 @@ from django.db.models import Q
 from django.utils import timezone
 
 from challenges.money import token_units
+from challenges.selectors import challenge_is_open
 
 from . import hooks
 from .models import PaymentMethod, RelayStatus, Response, ResponseStatus, StakeAuthorization
-from .services import ClaimCannotMatch, ClaimResult, Guess, claim_accepted, claim_insert
+from .services import ChallengeNotOpen, ClaimCannotMatch, ClaimResult, Guess, claim_accepted, claim_insert
 
 # Where each status may be reached from. `queued` is only ever the first status; `refused`,
 # `not_needed` and `failed` are final for the relayer (the player may still submit it themselves).
@@ -121,6 +122,12 @@ def response_create_by_authorization(
         raise AuthorizationsUnsupported
     if read.code is not None:
         raise ClaimCannotMatch(read.code)
+    if not read.used and not challenge_is_open(challenge_id=guess.challenge.pk):
+        # Closed, or resolving: an authorization not used yet can only be mined after the close, where
+        # its stake would be rejected `late` and its USDC kept. Refused, so nothing is sent; a page
+        # posts it again (409 "not accepting" may pass), and once the chain shows it used in time it
+        # is stored like any claim of a payment mined before the close.
+        raise ChallengeNotOpen
     # Used on chain already (the player, or anyone, submitted it): nothing for the relayer to send.
     relay = (
         hooks.RelayAdmission(status=RelayStatus.NOT_NEEDED)

@@ -223,6 +223,27 @@ def test_a_challenge_never_open_is_409_before_the_chain_is_asked(api, make_chall
     assert check.claims == []
 
 
+@pytest.mark.parametrize("used", [False, True])
+def test_a_closed_challenge_takes_an_authorization_only_once_used_in_time(api, make_challenge, check, used):
+    """A closed challenge still takes claims of payments mined before the close (docs/protocol.md
+    section 4), but an authorization not used yet can only be mined after it: refused, nothing
+    stored, nothing relayed (the page posts it again). One the chain shows used is stored and
+    verified: its use may be in the window."""
+    from challenges.services import challenge_close
+
+    challenge = make_challenge()
+    challenge_close(challenge=challenge)
+    check.read = hooks.AuthorizationRead(used=used, search_from_block=5)
+    answer = post(api, body(challenge))
+    if used:
+        assert answer.status_code == 201, answer.content
+        assert answer.json()["authorization"]["relayStatus"] == "not_needed"
+    else:
+        assert answer.status_code == 409
+        assert answer.json()["message"] == "This challenge is not accepting submissions."
+        assert not Response.objects.exists()
+
+
 def test_the_throttle_counts_claims_by_authorization(api, make_challenge, check):
     from unittest import mock
 
