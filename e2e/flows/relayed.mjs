@@ -281,7 +281,10 @@ export function registerSelfSend() {
         await dialog.getByRole("button", { name: "Confirm" }).click();
         await expectToast(page, SPEC.submitted);
         const entry = entryOf(page, SIGNED.payment);
-        await entry.getByText(/^Geopoem will not send it/).waitFor({ timeout: 60000 });
+        // The relay's own sentence (chain/relay_reasons.py): the limit, and what the player can do.
+        await entry
+          .getByText(/^This wallet has had 0 stakes relayed in the last 24 hours.*send this payment yourself/)
+          .waitFor({ timeout: 60000 });
         const offer = entry.getByRole("button", { name: "Send it yourself" });
         await offer.waitFor();
         // What it costs is said before the wallet is asked.

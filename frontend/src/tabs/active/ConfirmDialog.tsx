@@ -120,11 +120,12 @@ export function ConfirmDialog({
               ))}
             </fieldset>
           ) : payments?.token ? (
-            // The token takes signatures but the relay cannot send one now: say why ETH is needed.
+            // The token takes signatures but the relay cannot send one now: say why ETH is needed. (The
+            // relay's reason is a sentence for a refused claim: it tells a player to send a signed payment
+            // themselves, which means nothing before anything is signed.)
             <p className="note">
-              Paying by signature (no ETH needed) is not available right now
-              {payments.relay.reason ? `: ${payments.relay.reason.replace(/\.$/, "")}` : ""}. Your wallet sends the
-              transaction, and you pay the gas in ETH.
+              Paying by signature (no ETH needed) is not available right now. Your wallet sends the transaction, and you
+              pay the gas in ETH.
             </p>
           ) : null}
           <ul className="notes">

@@ -98,7 +98,7 @@ describe("Confirm dialog: how to pay", () => {
     const { dialog } = await openDialog(RELAY_OFF);
     expect(within(dialog).queryByRole("radio")).not.toBeInTheDocument();
     expect(dialog).toHaveTextContent(
-      "Paying by signature (no ETH needed) is not available right now: Geopoem's relay is switched off. Your wallet sends the transaction, and you pay the gas in ETH.",
+      "Paying by signature (no ETH needed) is not available right now. Your wallet sends the transaction, and you pay the gas in ETH.",
     );
     expect(dialog).toHaveTextContent("approve a transfer of 3.00 USDC");
   });

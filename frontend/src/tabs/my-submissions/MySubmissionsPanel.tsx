@@ -16,7 +16,7 @@ import {
   useRereadActiveOnSettle,
 } from "./claim-parts";
 import { claimFollowInterval, planAt, useWalletHead } from "./following";
-import { paymentText, relayText, SIGNATURE_ELSEWHERE } from "./relay-texts";
+import { paymentText, relayStoppedForSelfSend, relayText, SIGNATURE_ELSEWHERE } from "./relay-texts";
 import {
   downloadOfflineRecord,
   isSigned,
@@ -183,7 +183,7 @@ function ServerOnlyItem({ claim }: { claim: ChallengeResponse }) {
   const hash = claim.transactionHash;
   const relay = claim.authorization;
   const stopped =
-    claim.status === "pending" && !hash && (relay?.relayStatus === "refused" || relay?.relayStatus === "failed");
+    claim.status === "pending" && !hash && relay !== null && relay !== undefined && relayStoppedForSelfSend(relay);
   return (
     <li className="submission">
       <dl className="fields">

@@ -28,6 +28,12 @@ const NOW_MS = (VALID_BEFORE - 1200) * 1000;
 const RELAY_TX = `0x${"5e".repeat(32)}`;
 const OWN_TX = `0x${"0b".repeat(32)}`;
 const SENDER = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
+/** Sentences as Geopoem's relay writes them (chain/relay_reasons.py). */
+const YOURSELF = "send this payment yourself from your wallet (it needs a little ETH for gas).";
+const SWITCHED_OFF = `Geopoem's relay is switched off; ${YOURSELF}`;
+const LIMIT = `This wallet has had 20 stakes relayed in the last 24 hours, the most Geopoem's relay sends for one wallet; ${YOURSELF}`;
+const LOST = `Geopoem's relay could not get this payment mined, so no USDC was transferred; ${YOURSELF}`;
+const CLOSED = "The challenge closed before Geopoem's relay could send the payment, so no USDC was transferred.";
 
 function claim(authorization: Partial<ClaimAuthorization> | null, over: Partial<ChallengeResponse> = {}) {
   return {
@@ -157,8 +163,7 @@ describe("My submissions: a stake paid by signature", () => {
   });
 
   it("the relay refused: says why, and the player sends the 324 bytes from their wallet; the page shows it sent, then mined", async () => {
-    const reason = "Geopoem's relay sends at most 20 stakes a day for one address.";
-    serve(() => claim({ relayStatus: "refused", relayReason: reason }));
+    serve(() => claim({ relayStatus: "refused", relayReason: LIMIT }));
     let mined = false;
     const wallet = new FakeWallet({
       eth_accounts: () => [SENDER],
@@ -167,11 +172,9 @@ describe("My submissions: a stake paid by signature", () => {
       eth_getTransactionReceipt: () => (mined ? { status: "0x1", blockNumber: "0x20" } : null),
     });
     const item = await renderPanel(RECORD, wallet);
-    expect(await within(item).findByText(/Geopoem will not send it/)).toBeInTheDocument();
+    expect(await within(item).findByText(LIMIT)).toBeInTheDocument();
     expect(field(item, "Payment")).toHaveTextContent(/^Signed payment$/);
-    expect(field(item, "Sending")).toHaveTextContent(
-      "Geopoem will not send it: Geopoem's relay sends at most 20 stakes a day for one address",
-    );
+    expect(field(item, "Sending")).toHaveTextContent(LIMIT);
     const button = within(item).getByRole("button", { name: "Send it yourself" });
     // ETH is mentioned before the wallet is asked for anything.
     expect(button.closest("div")).toHaveTextContent("This needs a little ETH for gas.");
@@ -207,16 +210,14 @@ describe("My submissions: a stake paid by signature", () => {
   });
 
   it("the wallet cannot send it (no ETH): says so in the wallet's words and offers it again", async () => {
-    serve(() => claim({ relayStatus: "failed", relayReason: "Geopoem's relay has run out of gas money." }));
+    serve(() => claim({ relayStatus: "failed", relayReason: LOST }));
     const wallet = new FakeWallet({
       eth_sendTransaction: () => {
         throw new RpcError(-32000, "insufficient funds for gas * price + value");
       },
     });
     const item = await renderPanel(RECORD, wallet);
-    expect(
-      await within(item).findByText(/Geopoem could not send it: Geopoem's relay has run out of gas money/),
-    ).toBeInTheDocument();
+    expect(await within(item).findByText(LOST)).toBeInTheDocument();
     await userEvent.setup().click(within(item).getByRole("button", { name: "Send it yourself" }));
     expect(
       await within(item).findByText(
@@ -228,8 +229,15 @@ describe("My submissions: a stake paid by signature", () => {
     expect(within(item).getByRole("button", { name: "Send it yourself" })).toBeEnabled();
   });
 
+  it("a failure sending it yourself cannot get past (the challenge closed): the relay's sentence, no offer", async () => {
+    serve(() => claim({ relayStatus: "failed", relayReason: CLOSED }));
+    const item = await renderPanel();
+    expect(await within(item).findByText(CLOSED)).toBeInTheDocument();
+    expect(within(item).queryByRole("button", { name: "Send it yourself" })).not.toBeInTheDocument();
+  });
+
   it("an expired signature: says it expired and offers nothing", async () => {
-    serve(() => claim({ relayStatus: "refused", relayReason: "The relay is switched off." }));
+    serve(() => claim({ relayStatus: "refused", relayReason: SWITCHED_OFF }));
     vi.setSystemTime((VALID_BEFORE + 5) * 1000);
     const item = await renderPanel();
     expect(await within(item).findByText("Pending")).toBeInTheDocument();
@@ -242,7 +250,7 @@ describe("My submissions: a stake paid by signature", () => {
   it("rejected as expired: the reason sentence, no offer", async () => {
     serve(() =>
       claim(
-        { relayStatus: "refused", relayReason: "The relay is switched off." },
+        { relayStatus: "refused", relayReason: SWITCHED_OFF },
         {
           status: "rejected",
           rejectionCode: "authorization_expired",
@@ -324,7 +332,7 @@ describe("My submissions: a stake paid by signature", () => {
     const server = installFakeServer();
     const wallet = new FakeWallet();
     server.on("GET", `/api/responses?address=${PLAYER}`, () =>
-      json([claim({ relayStatus: "refused", relayReason: "The relay is switched off." })]),
+      json([claim({ relayStatus: "refused", relayReason: SWITCHED_OFF })]),
     );
     window.ethereum = wallet;
     renderWithClient(
@@ -335,7 +343,7 @@ describe("My submissions: a stake paid by signature", () => {
     // The wallet control connects on load with the existing connection (eth_accounts).
     const item = await screen.findByRole("listitem", {}, { timeout: 5000 });
     expect(within(item).getByText("No record: listed by Geopoem for your wallet")).toBeInTheDocument();
-    expect(field(item, "Sending")).toHaveTextContent("Geopoem will not send it: The relay is switched off");
+    expect(field(item, "Sending")).toHaveTextContent(SWITCHED_OFF);
     expect(item).toHaveTextContent(
       "Your signature is kept only in the browser you signed it in: open Geopoem there to send it yourself. Unused, it expires and no USDC moves.",
     );

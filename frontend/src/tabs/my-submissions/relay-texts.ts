@@ -17,21 +17,32 @@ export function paymentText(relay: ClaimAuthorization | null | undefined, selfSe
   return PAYMENT_TEXT.relayed;
 }
 
-/** The relay's state in plain words; the transaction (Geopoem's) is linked beside "sent". */
+/** The relay's state in plain words: the relay's own sentence when it gave one (why it refused or
+ * failed, and what the player can do: chain/relay_reasons.py), else the page's; the transaction
+ * (Geopoem's) is linked beside "sent". */
 export function relayText(authorization: ClaimAuthorization): string {
-  const reason = authorization.relayReason.replace(/\.$/, "");
+  const reason = authorization.relayReason.trim();
   switch (authorization.relayStatus) {
     case "queued":
       return "Queued: Geopoem is sending it to the chain";
     case "sent":
       return "Sent by Geopoem, waiting for the chain";
     case "refused":
-      return reason ? `Geopoem will not send it: ${reason}` : "Geopoem will not send it";
+      return reason || "Geopoem will not send it";
     case "failed":
-      return reason ? `Geopoem could not send it: ${reason}` : "Geopoem could not send it";
+      return reason || "Geopoem could not send it";
     case "not_needed":
-      return "Already used on the chain: Geopoem did not need to send it";
+      return reason || "Already used on the chain: Geopoem did not need to send it";
   }
+}
+
+/** Whether the relay stopped in a way the player can get past by sending it themselves: every
+ * refusal (a limit, the switch, its funds), and a failure whose sentence says so (a transaction it
+ * lost). Other failures (cancelled, expired, the challenge closed, the balance gone, the token
+ * refusing it) would only revert, or count late and keep the USDC. */
+export function relayStoppedForSelfSend(authorization: ClaimAuthorization): boolean {
+  if (authorization.relayStatus === "refused") return true;
+  return authorization.relayStatus === "failed" && /send this payment yourself/i.test(authorization.relayReason);
 }
 
 /** A claim listed for the wallet whose signature this browser does not hold. */

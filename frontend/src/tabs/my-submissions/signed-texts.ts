@@ -1,5 +1,6 @@
 import type { ChallengeResponse } from "@/api/types";
 import type { StoredSubmission } from "@/wallet/pending";
+import { relayStoppedForSelfSend } from "./relay-texts";
 
 /** What My submissions says about a stake paid by signature (docs/protocol.md 2a, 3.3a), and when
  * it offers "Send it yourself": pure, with the time passed in. Texts listed in docs/decisions.md. */
@@ -24,8 +25,8 @@ export const SELF_SEND_MIN_REMAINING_MS = 30_000;
 
 export type SelfSendWhy = "relay-stopped" | "slow";
 
-/** Whether "Send it yourself" is offered now, and why: the relay refused or failed, or nothing is
- * on chain a minute after the POST; only for a claim Geopoem holds (else the payment would reach
+/** Whether "Send it yourself" is offered now, and why: the relay refused (or failed in a way sending
+ * it yourself gets past: relayStoppedForSelfSend), or nothing is on chain a minute after the POST; only for a claim Geopoem holds (else the payment would reach
  * the treasury unclaimed), still pending with no transaction known, with the signature in this
  * browser, valid long enough, and not already sent (or being sent) from here. */
 export function selfSendOffer(
@@ -39,7 +40,8 @@ export function selfSendOffer(
   if (claim.status !== "pending" || claim.transactionHash) return null;
   if (signed.validBefore * 1000 - nowMs < SELF_SEND_MIN_REMAINING_MS) return null;
   if (record.selfSent && ["sending", "sent", "mined"].includes(record.selfSent.state)) return null;
-  if (relay.relayStatus === "refused" || relay.relayStatus === "failed") return "relay-stopped";
+  if (relayStoppedForSelfSend(relay)) return "relay-stopped";
+  if (relay.relayStatus === "failed" || relay.relayStatus === "refused") return null;
   const posted = record.postedAt ?? record.createdAt;
   return nowMs - posted >= SELF_SEND_AFTER_MS ? "slow" : null;
 }
