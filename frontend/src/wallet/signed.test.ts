@@ -9,7 +9,7 @@ import { SIGNED_VECTOR } from "../../test/submissions";
 import { dueClaims } from "./keeper";
 import { PROGRESS, SubmissionError } from "./flow";
 import { listSubmissions } from "./pending";
-import { AuthorizationsNotAccepted, SIGN_PROGRESS, submitSignedGuess } from "./signed";
+import { AuthorizationsNotAccepted, FALLBACK_PROGRESS, SIGN_PROGRESS, submitSignedGuess } from "./signed";
 import { WalletError } from "./errors";
 
 /** The stake paid by signature (docs/protocol.md 2a, 3.3a) with a scripted wallet and network. The
@@ -188,6 +188,7 @@ describe("submitSignedGuess", () => {
       PROGRESS.connecting,
       PROGRESS.selectAccount,
       SIGN_PROGRESS,
+      FALLBACK_PROGRESS,
       PROGRESS.sending,
       PROGRESS.waiting,
       PROGRESS.confirmed,

@@ -40,6 +40,10 @@ export const SIGNED_TOASTS = {
   notAccepted: "Pay with a transaction instead: it needs a little ETH for gas.",
 } as const;
 
+/** The step shown when the wallet cannot sign typed data, before it asks for a transaction (the
+ * toast SIGNED_TOASTS.fallback says the same and stays; this one is painted before the wallet asks). */
+export const FALLBACK_PROGRESS = "Your wallet cannot sign this payment: sending a transaction instead...";
+
 /** EIP-1193's "unsupported method" and JSON-RPC's "method not found". */
 export const UNSUPPORTED_METHOD = 4200;
 export const METHOD_NOT_FOUND = -32601;
@@ -154,6 +158,7 @@ export async function submitSignedGuess(guess: Guess, options: SignedSubmitOptio
       removeSubmission(guess.salt);
       if (isUnsupportedMethod(error)) {
         await onFallback();
+        await onProgress(FALLBACK_PROGRESS);
         return await payByTransfer(guess, { ...options, provider, onProgress, address, commitment });
       }
       if (error instanceof WalletError) throw error;
