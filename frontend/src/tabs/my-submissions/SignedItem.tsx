@@ -1,5 +1,6 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
+import "./signed-item.css";
 import { ApiError } from "@/api/http";
 import { authorizationClaimQuery, FOLLOW_INTERVAL_MS } from "@/api/queries";
 import type { ChallengeResponse, ClaimAuthorization } from "@/api/types";
