@@ -65,6 +65,7 @@ export function ConfirmDialog({
         if (!open) onCancel();
       }}
       dismissible={!busy}
+      className="confirm-dialog"
       title="Confirm Solution Submission"
       description="Please check your guess and your bid before you pay."
       actions={
