@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 pragma solidity 0.8.30;
 
+import {ECDSA} from "@openzeppelin/contracts/utils/cryptography/ECDSA.sol";
+
 // Contracts that only the chain tests deploy, to provoke verification failures for real.
 
 /// Emits an ERC-20 Transfer event from its own address without moving any token.
@@ -33,5 +35,21 @@ contract Forwarder {
         (bool ok, bytes memory result) = target.call(data);
         require(ok, "forward failed");
         return result;
+    }
+}
+
+/// A contract wallet (EIP-1271): it accepts a signature of a digest made by its owner's key. Lets the
+/// tests show that TestUSDC takes a contract as the authorizer of a transfer, as FiatToken v2.2 does.
+contract ContractSigner {
+    address public immutable owner;
+
+    constructor(address owner_) {
+        owner = owner_;
+    }
+
+    function isValidSignature(bytes32 digest, bytes calldata signature) external view returns (bytes4) {
+        (address signer, ECDSA.RecoverError err, ) = ECDSA.tryRecoverCalldata(digest, signature);
+        bool valid = err == ECDSA.RecoverError.NoError && signer == owner;
+        return valid ? this.isValidSignature.selector : bytes4(0xffffffff);
     }
 }

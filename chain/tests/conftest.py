@@ -24,6 +24,8 @@ from chain.calldata import encode_stake_transfer
 from chain.contracts import contract_at, deploy, mint
 from devtools.processes import ANVIL_CHAIN_ID, anvil
 
+from .authorizations import Authorizations
+
 if TYPE_CHECKING:
     from challenges.models import Challenge
 
@@ -32,7 +34,9 @@ OPERATOR_KEY = "0x" + "5e" * 32
 
 
 @dataclass
-class Chain:
+class Chain(Authorizations):
+    """The session node and what is deployed on it; EIP-3009 helpers from chain/tests/authorizations.py."""
+
     url: str
     w3: Web3
     deployer: str
