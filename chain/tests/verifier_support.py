@@ -14,22 +14,32 @@ test (scripts/mutate.py runs these against mutants of the script)."""
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
+import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 
 from django.conf import settings
 from web3 import Web3
 
+from chain.authorization import AUTHORIZATION_USED_TOPIC, address_topic, nonce_topic
 from chain.contracts import contract_at
 from chain.verification import payment_verify
 from challenges.models import Challenge, Payout
-from responses.models import Response, ResponseStatus
+from challenges.services import challenge_stake_moved
+from config.public_cache import public_answers_mark_stale
+from responses.models import PaymentMethod, Response, ResponseStatus, StakeAuthorization
+from responses.reasons import REASON_SENTENCES
 from responses.resolution import challenge_resolve
+from responses.services import guess_fields
 
 SCRIPT = Path(settings.BASE_DIR) / "verify_challenge.py"
 GIZA = "29.979175, 31.134258"
@@ -69,6 +79,43 @@ def run_verifier(site: str, *args: str, rpc: str | None = None, registry: str | 
         [sys.executable, "-S", str(SCRIPT), *argv], capture_output=True, text=True, timeout=120, check=False
     )
     return Run(done.returncode, done.stdout, done.stderr)
+
+
+@functools.cache
+def page_verifier_bundle() -> str:
+    """frontend/test/verifyOnNode.ts and the page's verifier it runs, bundled once per process by
+    esbuild (what the page's own build uses to compile TypeScript) into a file node runs."""
+    root = Path(settings.BASE_DIR)
+    out = Path(tempfile.mkdtemp(prefix="geopoem-page-verifier-")) / "verify-on-node.mjs"
+    subprocess.run(
+        [
+            str(root / "node_modules" / ".bin" / "esbuild"),
+            str(root / "frontend" / "test" / "verifyOnNode.ts"),
+            "--bundle",
+            "--platform=node",
+            "--format=esm",
+            f"--alias:@={root / 'frontend' / 'src'}",
+            f"--outfile={out}",
+            "--log-level=warning",
+        ],
+        check=True,
+        timeout=120,
+    )
+    return str(out)
+
+
+def run_page_verifier(site: str, *, rpc: str, challenge_id: int) -> dict:
+    """The page's verifier ("Verify every outcome", frontend/src/lib/verify-outcomes.ts) on the same
+    site and chain as `run_verifier`: its report as JSON (frontend/test/verifyOnNode.ts, `summary`)."""
+    done = subprocess.run(
+        [shutil.which("node") or "node", page_verifier_bundle(), site, rpc, str(challenge_id)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
 
 
 def treasury_transfer(chain, *, to: str, units: int) -> str:
@@ -162,3 +209,96 @@ def pay_out(chain, payout: Payout, *, to: str | None = None, units: int | None =
     )
     chain.mine(2)
     return tx_hash
+
+
+# --- Stakes paid by authorization (docs/protocol.md section 2a) ----------------------------------
+
+
+def sign_stake(chain, d, valid_before: int) -> str:
+    """The payer of draft `d` signs the authorization of its stake to the treasury, its nonce the
+    guess commitment (docs/protocol.md section 2a), through anvil's eth_signTypedData_v4 as a wallet
+    signs."""
+    return chain.sign_authorization(
+        signer=d.address,
+        to=chain.treasury,
+        value=int(d.stake * 10**6),
+        valid_after=0,
+        valid_before=valid_before,
+        nonce="0x" + d.commitment,
+    )
+
+
+def relay(chain, d, *, sender: str, valid_before: int, signature: str | None = None, word: bool = True) -> str:
+    """`sender` (the relayer, or anyone) puts the payer's signed authorization on chain with the
+    challenge word appended (docs/protocol.md section 2a, "The relayed transaction"; without `word`,
+    the bare call). Returns the transaction's hash."""
+    signature = signature or sign_stake(chain, d, valid_before)
+    tx_hash = chain.submit_authorization(
+        signer=d.address,
+        to=chain.treasury,
+        value=int(d.stake * 10**6),
+        valid_after=0,
+        valid_before=valid_before,
+        nonce="0x" + d.commitment,
+        signature=signature,
+        sender=sender,
+        trailing=d.challenge_id.to_bytes(32, "big") if word else b"",
+    )
+    assert chain.w3.eth.get_transaction_receipt(tx_hash)["status"] == 1
+    return tx_hash
+
+
+def authorization_claim(d, *, valid_before: int, signature: str) -> Response:
+    """A claim paid by authorization as POST /api/responses stores it (docs/protocol.md 3.3a): the
+    guess and its signed authorization, pending, no transaction known yet. (The POST is another
+    part's work; these tests need its stored row, which they build with the same guess_fields.)"""
+    claim = Response.objects.create(
+        challenge_id=d.challenge_id,
+        **guess_fields(challenge_id=d.challenge_id, text=d.text, submitter_address=d.address, salt=d.salt),
+        submission_stake=d.stake,
+        submitter_address=d.address,
+        payment_method=PaymentMethod.AUTHORIZATION,
+        sent_by_submitter=True,
+    )
+    StakeAuthorization.objects.create(response=claim, valid_after=0, valid_before=valid_before, signature=signature)
+    return claim
+
+
+def site_confirms_authorization(chain, claim: Response) -> Response:
+    """The site's record of a claim paid by authorization once its verification confirmed it, as the
+    site publishes it: the transaction that used the authorization, its block, transaction index and
+    block time, the log index of the Transfer right after the AuthorizationUsed log, and the
+    challenge's sums moved. It is built here from the chain's facts because the site's verification
+    of such claims (chain/checks.py, AUTHORIZATION_CHECKS) is being written beside this work: this is
+    the site's record as published, not a shortcut around a check. The verifiers under test take
+    nothing of it on trust: they re-check every field against the chain."""
+    (used,) = chain.w3.eth.get_logs(
+        {
+            "address": chain.usdc,
+            "fromBlock": 0,
+            "topics": [AUTHORIZATION_USED_TOPIC, address_topic(claim.submitter_address), nonce_topic(claim.commitment)],
+        }
+    )
+    block = chain.w3.eth.get_block(used["blockNumber"])
+    Response.objects.filter(pk=claim.pk).update(
+        status=ResponseStatus.CONFIRMED,
+        transaction_hash="0x" + bytes(used["transactionHash"]).hex(),
+        block_number=used["blockNumber"],
+        block_hash="0x" + bytes(used["blockHash"]).hex(),
+        transaction_index=used["transactionIndex"],
+        log_index=used["logIndex"] + 1,
+        submission_timestamp=datetime.fromtimestamp(block["timestamp"], tz=UTC),
+    )
+    challenge_stake_moved(challenge_id=claim.challenge_id, stake=claim.submission_stake, count=1)
+    claim.refresh_from_db()
+    return claim
+
+
+def site_rejects(claim: Response, code: str) -> Response:
+    """The site's record of a claim its verification rejected with `code`, as published."""
+    Response.objects.filter(pk=claim.pk).update(
+        status=ResponseStatus.REJECTED, rejection_code=code, rejection_reason=REASON_SENTENCES[code]
+    )
+    public_answers_mark_stale()
+    claim.refresh_from_db()
+    return claim
