@@ -53,12 +53,14 @@ class Mixed:
     def refresh(self) -> Mixed:
         self.challenge.refresh_from_db()
         for claim in self.claims.values():
-            claim.refresh_from_db()
+            if Response.objects.filter(pk=claim.pk).exists():  # a case may have deleted it: kept as it was
+                claim.refresh_from_db()
         return self
 
 
-def build_mixed(chain, draft, make_challenge, third) -> Mixed:
-    """The challenge paid both ways, every claim settled as the site settles it, resolved."""
+def build_mixed(chain, draft, make_challenge, third, *, before_resolution=None) -> Mixed:
+    """The challenge paid both ways, every claim settled as the site settles it, resolved
+    (`before_resolution(world)` runs just before staff resolve)."""
     challenge = make_challenge(solution=GIZA, threshold=100)
     relayer, stranger, payer4 = chain.w3.eth.accounts[6], chain.w3.eth.accounts[7], chain.w3.eth.accounts[8]
     mint(chain.w3, chain.usdc, payer4, 1_000 * 10**6, sender=chain.deployer)
@@ -108,6 +110,8 @@ def build_mixed(chain, draft, make_challenge, third) -> Mixed:
     expires = chain.w3.eth.get_block("latest")["timestamp"] + 2
     site_rejects(claim("expired", expires, sign_stake(chain, drafts["expired"], expires)), "authorization_expired")
     mine_at(chain, expires)
+    if before_resolution is not None:
+        before_resolution(world)
     resolve(chain, challenge)
     return world.refresh()
 

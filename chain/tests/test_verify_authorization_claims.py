@@ -11,7 +11,9 @@ import json
 from decimal import Decimal
 
 import pytest
+from django.conf import settings
 
+from chain.models import Payment
 from challenges.models import Challenge
 from challenges.services import challenge_stake_moved
 from config.public_cache import public_answers_mark_stale
@@ -102,6 +104,52 @@ def test_a_relayed_payment_the_site_hid_differs_in_both_and_the_players_record_n
     assert any(line.startswith(f"payment {tx} (") and named in line for line in page["differences"]), page
     record = run_verifier(live_server.url, "--record", record_of(mixed, "by_stranger", tmp_path), rpc=chain.url)
     assert_differs(record, f"your payment {tx} had to count, and the site does not count it (not listed at all)")
+
+
+def dropped_and_listed(world: Mixed) -> None:
+    """Before resolution, the site drops the claim of the stranger-relayed stake and its ledger lists
+    the payment as unclaimed (a row naming the challenge, as the indexer writes one), its sums
+    adjusted: the challenge's own accounts add up."""
+    dropped = world.claims["by_stranger"]
+    Response.objects.filter(pk=dropped.pk).delete()
+    challenge_stake_moved(challenge_id=world.challenge.pk, stake=-dropped.submission_stake, count=-1)
+    Payment.objects.create(
+        transaction_hash=dropped.transaction_hash,
+        log_index=dropped.log_index,
+        block_number=dropped.block_number,
+        block_hash=dropped.block_hash,
+        transaction_index=dropped.transaction_index,
+        from_address=dropped.submitter_address,
+        to_address=settings.TREASURY_ADDRESS,
+        amount_units=2_000_000,
+        commitment=dropped.commitment,
+        challenge_id_word=world.challenge.pk,
+        block_timestamp=dropped.submission_timestamp,
+    )
+
+
+def test_a_relayed_payment_listed_unclaimed_is_accounted_for_and_only_the_record_shows_it_was_dropped(
+    chain, draft, make_challenge, third, live_server, tmp_path
+):
+    """docs/protocol.md section 5, "What re-checking cannot show": a site that dropped a claim and
+    listed its relayed payment as unclaimed passes the challenge-wide check in both verifiers; the
+    player's record names the difference."""
+    mixed = build_mixed(chain, draft, make_challenge, third, before_resolution=dropped_and_listed)
+    dropped = mixed.claims["by_stranger"]
+    result, page = both(live_server, chain, Challenge.objects.get(pk=mixed.challenge.pk))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "3 counted, 0 rejected claims, 1 listed unclaimed" in result.stdout
+    assert page["ok"] is True, page["differences"]
+    assert {p["transactionHash"]: p["accountedAs"] for p in page["payments"]}[dropped.transaction_hash] == "unclaimed"
+    record = run_verifier(live_server.url, "--record", record_of(mixed, "by_stranger", tmp_path), rpc=chain.url)
+    tx = dropped.transaction_hash
+    assert_differs(record, f"your payment {tx} had to count, and the site does not count it (listed unclaimed)")
+    # Listed at another log than its Transfer's, it differs in both.
+    Payment.objects.filter(transaction_hash=dropped.transaction_hash).update(log_index=dropped.log_index - 1)
+    public_answers_mark_stale()
+    result, page = both(live_server, chain, Challenge.objects.get(pk=mixed.challenge.pk))
+    assert_differs(result, f"unclaimed payment {tx} log {dropped.log_index - 1}: no such transfer")
+    assert page["ok"] is False
 
 
 def test_rejected_authorization_claims_with_false_codes_differ_in_both(chain, mixed, live_server):
