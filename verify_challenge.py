@@ -34,6 +34,7 @@ Exit status: 0 every outcome reproduced, 1 a difference, 2 could not run (networ
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
 import json
 import math
@@ -224,8 +225,11 @@ def decode_relayed_call(data: str) -> RelayedCall | None:
     """A transferWithAuthorization call of 292 bytes (no challenge word) or 324 (with it); None for
     another function, another length, an address or `v` word that is not zero-padded (the token's
     ABI decoder reverts on those), or anything that is not hex."""
-    raw = (data[2:] if data.startswith("0x") else data).lower()
-    if len(raw) not in (2 * RELAYED_CALL_BYTES, 2 * RELAYED_STAKE_BYTES) or not _HEX.match(raw):
+    raw = data[2:] if data.startswith("0x") else data
+    if len(raw) not in (2 * RELAYED_CALL_BYTES, 2 * RELAYED_STAKE_BYTES):
+        return None
+    raw = raw.lower()
+    if not _HEX.match(raw):
         return None
     if raw[:8] != TRANSFER_WITH_AUTHORIZATION_SELECTOR:
         return None
@@ -1451,6 +1455,7 @@ def check_completeness(
     for row in unclaimed:
         listed[(_lower(row.get("transactionHash")), row.get("logIndex"))] = row
 
+    @functools.cache
     def payer(tx_hash: str) -> tuple[str, str, str] | None:
         """("transfer" or "authorization", address, commitment) of the guess a transaction naming
         the challenge pays for; None when it does not name the challenge."""
