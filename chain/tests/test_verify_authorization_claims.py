@@ -111,6 +111,8 @@ def dropped_and_listed(world: Mixed) -> None:
     the payment as unclaimed (a row naming the challenge, as the indexer writes one), its sums
     adjusted: the challenge's own accounts add up."""
     dropped = world.claims["by_stranger"]
+    assert dropped.log_index is not None and dropped.block_number is not None
+    assert dropped.transaction_index is not None
     Response.objects.filter(pk=dropped.pk).delete()
     challenge_stake_moved(challenge_id=world.challenge.pk, stake=-dropped.submission_stake, count=-1)
     Payment.objects.create(
@@ -145,7 +147,8 @@ def test_a_relayed_payment_listed_unclaimed_is_accounted_for_and_only_the_record
     tx = dropped.transaction_hash
     assert_differs(record, f"your payment {tx} had to count, and the site does not count it (listed unclaimed)")
     # Listed at another log than its Transfer's, it differs in both.
-    Payment.objects.filter(transaction_hash=dropped.transaction_hash).update(log_index=dropped.log_index - 1)
+    assert dropped.log_index is not None
+    Payment.objects.filter(transaction_hash=tx).update(log_index=dropped.log_index - 1)
     public_answers_mark_stale()
     result, page = both(live_server, chain, Challenge.objects.get(pk=mixed.challenge.pk))
     assert_differs(result, f"unclaimed payment {tx} log {dropped.log_index - 1}: no such transfer")

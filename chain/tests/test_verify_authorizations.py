@@ -122,6 +122,7 @@ def relabelled_authorization(chain, world: Mixed) -> tuple[str, str]:
 def log_moved(chain, world: Mixed) -> tuple[str, str]:
     """Two authorizations in one transaction: the first response given the second one's Transfer."""
     first, second = world.claims["batch_a"], world.claims["batch_b"]
+    assert first.log_index is not None
     assert second.log_index == first.log_index + 2  # AuthorizationUsed, Transfer, AuthorizationUsed, Transfer
     edit(pk=first.pk)(log_index=second.log_index)
     return f"log {first.log_index}, the site shows", f"response {first.pk}"
