@@ -1,6 +1,7 @@
 """Fixtures shared by every app's tests."""
 
 import json
+import time
 from decimal import Decimal
 from pathlib import Path
 
@@ -155,5 +156,97 @@ def make_response(db):
             challenge_stake_moved(challenge_id=challenge.pk, stake=Decimal(stake), count=1)
         challenge.refresh_from_db()
         return response
+
+    return make
+
+
+# A deterministic payer per claim when a test names none: a key the fixture can sign with.
+_PAYER_KEY_SEED = b"geopoem-test-payer"
+
+
+@pytest.fixture
+def make_authorization_response(db, settings):
+    """A claim paid by a signed authorization, as POST /api/responses stores it (docs/protocol.md
+    3.3a): `pending`, paid_by `authorization`, no transaction yet (`transaction_hash` ""),
+    `sent_by_submitter` (the signature proves it is the payer's), with its StakeAuthorization. The one
+    place tests build such rows; the POST's own checks are not run.
+
+    The signature is a real EIP-712 signature of the claim's TransferWithAuthorization (from the
+    submitter, to the treasury, the stake's units, validAfter and validBefore, nonce = the claim's
+    commitment) under `domain` (default: the test token's, contracts/TestUSDC.sol: "Test USD Coin",
+    version "2", settings.CHAIN_ID, settings.USDC_ADDRESS), made by:
+    - `sign`, given: called with the chain.authorization.TransferAuthorization, returns the
+      signature (an anvil account through eth_signTypedData_v4, as a wallet signs; `address` names it);
+    - else `key`, given (the submitter is its address);
+    - else a key of the fixture's own, one per claim.
+    `signature` stores that text instead (a forgery, a malformed one). `valid_before` defaults to
+    RELAY_AUTHORIZATION_SECONDS from now. The row is returned with its `authorization`."""
+    from eth_account import Account
+    from eth_utils import keccak
+
+    from chain.authorization import Signature, TokenDomain, TransferAuthorization
+    from challenges.money import token_units
+    from responses.models import PaymentMethod, RelayStatus, Response, StakeAuthorization
+    from responses.services import guess_fields
+
+    counter = {"n": 0}
+
+    def make(
+        challenge,
+        text="29.979, 31.134",
+        stake="2.5",
+        *,
+        address=None,
+        key=None,
+        sign=None,
+        signature=None,
+        domain=None,
+        salt=None,
+        valid_after=0,
+        valid_before=None,
+        search_from_block=None,
+        relay_status=RelayStatus.QUEUED,
+    ):
+        counter["n"] += 1
+        if sign is None and key is None and address is None:
+            key = "0x" + keccak(_PAYER_KEY_SEED + counter["n"].to_bytes(4, "big")).hex()
+        if key is not None:
+            address = Account.from_key(key).address
+        guess = guess_fields(challenge_id=challenge.pk, text=text, submitter_address=address, salt=salt)
+        if valid_before is None:
+            valid_before = int(time.time()) + settings.RELAY_AUTHORIZATION_SECONDS
+        authorization = TransferAuthorization(
+            from_address=address,
+            to_address=settings.TREASURY_ADDRESS,
+            value=token_units(Decimal(stake)),
+            valid_after=valid_after,
+            valid_before=valid_before,
+            nonce=guess["commitment"],
+        )
+        if signature is None:
+            if sign is not None:
+                signature = sign(authorization)
+            else:
+                domain = domain or TokenDomain("Test USD Coin", "2", settings.CHAIN_ID, settings.USDC_ADDRESS)
+                signed = Account.unsafe_sign_hash(authorization.digest(domain), key)
+                signature = Signature(v=signed.v, r=signed.r, s=signed.s).hex()
+        response = Response.objects.create(
+            challenge=challenge,
+            **guess,
+            submission_stake=Decimal(stake),
+            payment_method=PaymentMethod.AUTHORIZATION,
+            transaction_hash="",
+            submitter_address=address,
+            sent_by_submitter=True,
+        )
+        StakeAuthorization.objects.create(
+            response=response,
+            valid_after=valid_after,
+            valid_before=valid_before,
+            signature=signature,
+            search_from_block=search_from_block,
+            relay_status=relay_status,
+        )
+        return Response.objects.select_related("authorization", "challenge").get(pk=response.pk)
 
     return make

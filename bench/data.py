@@ -111,7 +111,7 @@ def copy_confirmed(challenge, count: int, *, seed: int = 7, chunk: int = 50_000)
         "challenge_id, submission_text, submission_lat, submission_lon, submission_salt, commitment, "
         "submission_stake, submission_timestamp, transaction_hash, submitter_address, status, rejection_code, "
         "rejection_reason, block_number, block_hash, transaction_index, log_index, created_at, updated_at, is_demo, "
-        "sent_by_submitter"
+        "sent_by_submitter, payment_method"
     )
     total_cents = 0
     near = 0
@@ -135,7 +135,7 @@ def copy_confirmed(challenge, count: int, *, seed: int = 7, chunk: int = 50_000)
                         f"{challenge.pk}\t{row['submission_text']}\t{row['submission_lat']}\t{row['submission_lon']}\t"
                         f"{row['submission_salt']}\t{row['commitment']}\t"
                         f"{cents // 100}.{cents % 100:02d}\t{now}\t0x{digest}\t{who}\tconfirmed\t\t\t"
-                        f"{1000 + n // 10}\t0x{digest[::-1]}\t{n % 10}\t0\t{now}\t{now}\tf\tt\n"
+                        f"{1000 + n // 10}\t0x{digest[::-1]}\t{n % 10}\t0\t{now}\t{now}\tf\tt\ttransfer\n"
                     )
                 copy.write("".join(lines))
     # As chain confirmation does: the sums, and the public answers marked stale.

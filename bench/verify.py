@@ -67,7 +67,7 @@ def anvil_node():
 
 def celery_worker(env: dict[str, str]):
     cmd = processes.celery("worker", "--loglevel", "WARNING", "--concurrency", "2", "--prefetch-multiplier", "1",
-                           "--hostname", f"bench-{free_port()}@%h", app="config")  # fmt: skip
+                           *processes.WORKER_QUEUES, "--hostname", f"bench-{free_port()}@%h", app="config")  # fmt: skip
     return processes.running(cmd, env=env, stop_timeout=30)
 
 

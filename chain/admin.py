@@ -12,6 +12,7 @@ from django.utils.html import format_html
 from challenges.admin.links import ChainSearchMixin, address_link, tx_link
 
 from .models import ChainCursor, Payment
+from .relay_admin import RelayerAccountAdmin, RelayTransactionAdmin  # noqa: F401 - registers Chain -> Relayer
 from .selectors import payer_claims
 
 

@@ -4,6 +4,9 @@ verifier (frontend/src/lib/verify-outcomes.ts, firstFailingRule) apply the same 
 
 - PAYMENT_CHECKS is what the worker runs on a transaction mined deep enough in a canonical block
   with a successful receipt (chain/verification.py, payment_decide, which reads those first).
+- AUTHORIZATION_CHECKS is the same for a claim paid by a signed authorization (section 2a), run on
+  the transaction that used it, once that is deep enough in a canonical block
+  (chain/authorization_verification.py, which finds the use, a cancel or the expiry first).
 - POST_CHECKS is the part of the same list that reads the transaction alone, run while a claim's
   POST waits (claim_check_at_post): the checks that tell a payer's claim from a stranger's. It
   leaves out the ether sent, the recipient and the amount: a wrong one is the payer's own mistake,
@@ -16,7 +19,7 @@ import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
 from django.conf import settings
 
@@ -26,8 +29,8 @@ from responses.reasons import Reason
 
 from .calldata import TRANSFER_SELECTOR, CalldataError, DecodedTransfer, decode_transfer
 from .client import ChainClient, ChainUnavailable
-from .rpc import Block, Receipt, Transaction
-from .transfers import Transfer, block_time, find_transfer
+from .rpc import Block, Log, Receipt, Transaction
+from .transfers import Transfer, block_time, find_transfer, transfer_from_log
 
 
 @dataclass(frozen=True)
@@ -71,6 +74,47 @@ class MinedStake(Stake):
             recipient=settings.TREASURY_ADDRESS,
             units=self.stake_units,
         )
+
+
+@dataclass(frozen=True)
+class UsedAuthorization:
+    """A claim paid by authorization beside the transaction that used it (the receipt holding the
+    token's AuthorizationUsed(submitter, commitment) log at `used_log_index`), mined deep enough in
+    a canonical block: what the worker decides on. Who sent it and what it called do not matter."""
+
+    receipt: Receipt
+    block: Block
+    used_log_index: int
+    submitter_address: str
+    stake_units: int
+    challenge: Challenge  # with its anchor joined
+
+    @functools.cached_property
+    def mined_at(self) -> datetime:
+        return block_time(self.block)
+
+    @functools.cached_property
+    def transfer(self) -> Transfer | None:
+        """The log right after the AuthorizationUsed one (FiatToken emits the two back to back), when
+        it is a Transfer the USDC contract emitted: the payment, whatever its parties and amount."""
+        after = self.used_log_index + 1
+        log: Log | None = next((g for g in self.receipt["logs"] if int(g.get("logIndex", -1)) == after), None)
+        if log is None or str(log.get("address", "")).lower() != settings.USDC_ADDRESS.lower():
+            return None
+        return transfer_from_log(log)
+
+
+class _Mined(Protocol):
+    """What the anchor and window checks read, from either kind of payment."""
+
+    @property
+    def receipt(self) -> Receipt: ...
+
+    @property
+    def challenge(self) -> Challenge: ...
+
+    @property
+    def mined_at(self) -> datetime: ...
 
 
 def _calldata(stake: Stake) -> DecodedTransfer:
@@ -136,12 +180,12 @@ def moved_the_money(stake: MinedStake) -> str | None:
     return Reason.NO_TRANSFER_LOG if stake.transfer is None else None
 
 
-def after_the_anchor(stake: MinedStake) -> str | None:
+def after_the_anchor(stake: _Mined) -> str | None:
     """Mined after the terms were anchored (docs/protocol.md section 6)."""
     return None if _after_anchor(stake.challenge, int(stake.receipt["blockNumber"]), stake.mined_at) else Reason.EARLY
 
 
-def while_open(stake: MinedStake) -> str | None:
+def while_open(stake: _Mined) -> str | None:
     return None if _in_open_window(stake.challenge, stake.mined_at) else Reason.LATE
 
 
@@ -170,6 +214,28 @@ def _after_anchor(challenge: Challenge, block_number: int, block_time: datetime)
     return block_number > anchor.block_number and int(block_time.timestamp()) >= anchor.opens_at
 
 
+# --- A claim paid by authorization: the Transfer right after its AuthorizationUsed log ----------
+
+
+def transfer_follows_the_use(used: UsedAuthorization) -> str | None:
+    """The USDC contract's Transfer from the payer right after the use (else no money moved for it)."""
+    transfer = used.transfer
+    from_the_payer = transfer is not None and transfer.from_.lower() == used.submitter_address.lower()
+    return None if from_the_payer else Reason.NO_TRANSFER_LOG
+
+
+def transfer_to_the_treasury(used: UsedAuthorization) -> str | None:
+    transfer = used.transfer
+    assert transfer is not None, "transfer_follows_the_use comes earlier in the list"
+    return None if transfer.to.lower() == settings.TREASURY_ADDRESS.lower() else Reason.WRONG_RECIPIENT
+
+
+def transfer_of_the_stake(used: UsedAuthorization) -> str | None:
+    transfer = used.transfer
+    assert transfer is not None, "transfer_follows_the_use comes earlier in the list"
+    return None if transfer.amount_units == used.stake_units else Reason.AMOUNT_MISMATCH
+
+
 PAYMENT_CHECKS: tuple[Callable[[MinedStake], str | None], ...] = (
     calls_usdc,
     sends_no_ether,
@@ -180,6 +246,14 @@ PAYMENT_CHECKS: tuple[Callable[[MinedStake], str | None], ...] = (
     carries_the_commitment,
     names_the_challenge,
     moved_the_money,
+    after_the_anchor,
+    while_open,
+)
+# docs/protocol.md section 2a, rules 3 and 4 (rules 1 and 2, the use itself and its depth, are read first).
+AUTHORIZATION_CHECKS: tuple[Callable[[UsedAuthorization], str | None], ...] = (
+    transfer_follows_the_use,
+    transfer_to_the_treasury,
+    transfer_of_the_stake,
     after_the_anchor,
     while_open,
 )
@@ -194,7 +268,7 @@ POST_CHECKS: tuple[Callable[[Stake], str | None], ...] = (
 REFUSED_AT_POST = (Reason.WRONG_SENDER, Reason.COMMITMENT_MISMATCH, Reason.CHALLENGE_MISMATCH)
 
 
-S = TypeVar("S", bound=Stake)
+S = TypeVar("S")
 
 
 def first_failure(checks: tuple[Callable[[S], str | None], ...], stake: S) -> str | None:

@@ -9,16 +9,20 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Collection, Hashable, Sequence
+from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
 import requests
 from django.conf import settings
 from eth_typing import HexStr
+from hexbytes import HexBytes
 from web3 import HTTPProvider, Web3
 from web3._utils.method_formatters import (
     BLOCK_RESULT_FORMATTERS,
+    PYTHONIC_RESULT_FORMATTERS,
     receipt_formatter,
+    to_integer_if_hex,
     transaction_result_formatter,
     type_aware_apply_formatters_to_dict,
 )
@@ -45,6 +49,29 @@ _NODE_FAILURES: tuple[type[BaseException], ...] = (
 
 class ChainUnavailable(Exception):
     """No configured RPC node answered this call."""
+
+
+@dataclass(frozen=True)
+class Reverted:
+    """An eth_call the node executed and that reverted: an answer about the chain, not a failure of
+    the node (batch(), `reverts_answer`). `data` is the revert's return data, 0x text ("0x" when
+    the node gave none)."""
+
+    message: str
+    data: str
+
+
+def _reverted(error: object) -> Reverted | None:
+    """The revert an error object of a JSON-RPC answer reports, or None for any other error (a
+    node's own failure: a rate limit, a missing block, an unknown method). Geth and anvil answer a
+    revert with code 3 and its data, or code -32000 "execution reverted" when there is none."""
+    if not isinstance(error, dict):
+        return None
+    message = str(error.get("message", ""))
+    if error.get("code") != 3 and "revert" not in message.lower():
+        return None
+    data = error.get("data")
+    return Reverted(message=message, data=data if isinstance(data, str) and data.startswith("0x") else "0x")
 
 
 def _session_for(url: str) -> requests.Session:
@@ -198,11 +225,14 @@ class ChainClient:
         transactions = {key[1]: cast("Transaction | None", value) for key, value in keys.items() if key[0] == "tx"}
         return blocks, transactions
 
-    def batch(self, calls: Sequence[tuple[str, list[Any], Hashable]]) -> dict[Hashable, object]:
+    def batch(
+        self, calls: Sequence[tuple[str, list[Any], Hashable]], *, reverts_answer: Collection[Hashable] = ()
+    ) -> dict[Hashable, object]:
         """Run (method, params, key) calls as JSON-RPC batch requests of at most
         CHAIN_RPC_BATCH_SIZE calls; returns each key's formatted result (None for a null one). A
         node that fails the request, or answers any call in it with an error, is skipped for that
-        chunk (failover as in call()).
+        chunk (failover as in call()); except that the eth_calls named in `reverts_answer` may
+        revert: their result is then a Reverted (a simulation, or a contract without the function).
 
         web3's own batch (w3.batch_requests) raises for the whole batch when one receipt is unknown
         (a null result), the common case here; so the raw batch goes through the provider and each
@@ -219,9 +249,13 @@ class ChainClient:
                 if not isinstance(answers, list) or len(answers) != len(chunk):
                     raise ValueError("batch: malformed answer")
                 results: list[object] = []
-                for (method, _, _), answer in zip(chunk, answers, strict=True):
+                for (method, _, key), answer in zip(chunk, answers, strict=True):
                     if "error" in answer:
-                        raise ValueError(f"batch {method}: {answer['error']}")
+                        reverted = _reverted(answer["error"]) if key in reverts_answer else None
+                        if reverted is None:
+                            raise ValueError(f"batch {method}: {answer['error']}")
+                        results.append(reverted)
+                        continue
                     result = answer.get("result")
                     results.append(None if result is None else _RESULT_FORMATTERS[method](result))
                 return results
@@ -232,9 +266,13 @@ class ChainClient:
 
 
 _RESULT_FORMATTERS: dict[str, Callable[[Any], Any]] = {
+    "eth_blockNumber": to_integer_if_hex,
+    "eth_call": HexBytes,
     "eth_getTransactionReceipt": receipt_formatter,
     "eth_getTransactionByHash": transaction_result_formatter,
     "eth_getBlockByNumber": type_aware_apply_formatters_to_dict(BLOCK_RESULT_FORMATTERS),
+    # The head watcher's search for the logs of claims paid by authorization (chain/heads.py).
+    "eth_getLogs": PYTHONIC_RESULT_FORMATTERS[RPCEndpoint("eth_getLogs")],
 }
 
 

@@ -1,6 +1,13 @@
 """The indexer (beat: chain/tasks.py, index_payments): every USDC Transfer to the treasury into the
 ledger (chain/ledger.py), one bounded block range per call, whether or not a claim names it: the
-completeness list (chain/selectors.py, payments_unclaimed) reads it."""
+completeness list (chain/selectors.py, payments_unclaimed) reads it.
+
+A transfer's row records what its transaction's calldata says: a direct stake's commitment and
+challenge word (docs/protocol.md section 2), or a relayed stake's nonce (the payer's guess
+commitment) and the challenge word after the call's nine words (section 2a). A relayed stake is
+linked to the claim paid by that authorization of its payer, which is verified again at once; a
+transfer whose calldata is neither (an authorization used by a contract) is recorded naming no
+challenge, and verification links it when it reads the receipt (chain/authorization_verification.py)."""
 
 from __future__ import annotations
 
@@ -12,13 +19,14 @@ from django.db import transaction
 from eth_utils import to_checksum_address
 
 from responses.models import Response, ResponseStatus
-from responses.reopening import responses_reopen_found
+from responses.reopening import response_reopen, responses_reopen_found
 
+from .authorization_verification import relayed_words
 from .calldata import CalldataError, DecodedTransfer, decode_transfer
 from .client import ChainClient, get_client
-from .ledger import payment_claim, payment_upsert
+from .ledger import RelayedWords, authorization_claim, payment_claim, payment_upsert
 from .models import ChainCursor, Payment
-from .transfers import TRANSFER_TOPIC, block_time, to_hex, transfer_from_log
+from .transfers import TRANSFER_TOPIC, Transfer, block_time, to_hex, transfer_from_log
 
 INDEX_CURSOR = "usdc-transfers-to-treasury"
 
@@ -74,6 +82,7 @@ def _index_on(client: ChainClient) -> IndexResult | None:
     )
     seen: set[tuple[str, int]] = set()
     tx_hashes: set[str] = set()
+    relayed_claims: set[int] = set()
     recorded = 0
     # The cursor keeps the last block's time too: resolution waits until it is after the close
     # (ledger_read_until below; responses/barrier.py).
@@ -96,11 +105,17 @@ def _index_on(client: ChainClient) -> IndexResult | None:
             existing = Payment.objects.filter(transaction_hash=key[0], log_index=key[1]).first()
             decoded = None
             if existing is None or not existing.commitment:
-                decoded = _stake_calldata(client, transfer.transaction_hash)
+                decoded = _stake_calldata(client, transfer)
             commitment = _ledger_commitment(existing, decoded)
-            # The payer's claim, rejected not_found or reorged before the payment reached a block
-            # this node holds, is verified again (responses/reopening.py); pending, it is in `pending`.
-            responses_reopen_found(transaction_hash=transfer.transaction_hash, commitment=commitment)
+            if _relayed(existing, decoded):
+                claim = _relayed_claim(transfer, commitment)
+                if claim is not None:
+                    relayed_claims.add(claim.pk)
+            else:
+                # The payer's claim, rejected not_found or reorged before the payment reached a block
+                # this node holds, is verified again (responses/reopening.py); pending, it is in `pending`.
+                responses_reopen_found(transaction_hash=transfer.transaction_hash, commitment=commitment)
+                claim = payment_claim(transaction_hash=transfer.transaction_hash, commitment=commitment)
             payment_upsert(
                 transfer,
                 block_number=number,
@@ -108,7 +123,7 @@ def _index_on(client: ChainClient) -> IndexResult | None:
                 transaction_index=int(transfer.transaction_index or 0),
                 block_time=block_times[number],
                 decoded_input=decoded,
-                response=payment_claim(transaction_hash=transfer.transaction_hash, commitment=commitment),
+                response=claim,
             )
             recorded += 1
         # Ledger rows in the scanned range that the canonical chain no longer holds.
@@ -121,11 +136,9 @@ def _index_on(client: ChainClient) -> IndexResult | None:
         ChainCursor.objects.update_or_create(
             name=INDEX_CURSOR, defaults={"block_number": to_block, "block_time": block_times[to_block]}
         )
-    pending = list(
-        Response.objects.filter(transaction_hash__in=tx_hashes, status=ResponseStatus.PENDING).values_list(
-            "pk", flat=True
-        )
-    )
+    on_hashes = Response.objects.filter(transaction_hash__in=tx_hashes, status=ResponseStatus.PENDING)
+    by_authorization = Response.objects.filter(pk__in=relayed_claims, status=ResponseStatus.PENDING)
+    pending = sorted(set(on_hashes.values_list("pk", flat=True)) | set(by_authorization.values_list("pk", flat=True)))
     return IndexResult(from_block, to_block, recorded, removed, pending)
 
 
@@ -136,18 +149,39 @@ def ledger_read_until() -> datetime | None:
     return cursor.block_time if cursor is not None else None
 
 
-def _stake_calldata(client: ChainClient, transaction_hash: str) -> DecodedTransfer | None:
-    """The calldata of a direct USDC call, read back for its commitment; None for any other call."""
-    tx = client.get_transaction(transaction_hash)
+def _stake_calldata(client: ChainClient, transfer: Transfer) -> DecodedTransfer | RelayedWords | None:
+    """The calldata of a direct USDC call, read back for its words: a transfer's, or a relayed
+    stake's when it is the token's own transferWithAuthorization call that made this transfer;
+    None for any other call."""
+    tx = client.get_transaction(transfer.transaction_hash)
     if tx is None or str(tx.get("to") or "").lower() != settings.USDC_ADDRESS.lower():
         return None
     try:
         return decode_transfer(bytes(tx["input"]))
     except CalldataError:
-        return None
+        return relayed_words(tx, transfer)
 
 
-def _ledger_commitment(existing: Payment | None, decoded: DecodedTransfer | None) -> str:
+def _ledger_commitment(existing: Payment | None, decoded: DecodedTransfer | RelayedWords | None) -> str:
     if decoded is not None and decoded.commitment:
         return decoded.commitment
     return existing.commitment if existing is not None else ""
+
+
+def _relayed(existing: Payment | None, decoded: DecodedTransfer | RelayedWords | None) -> bool:
+    """A relayed stake: read now from its calldata, or recorded so before (chain/ledger.py,
+    RELAYED_PAYMENT: a nonce and no timestamp word), by this indexer or by verification."""
+    if decoded is not None:
+        return isinstance(decoded, RelayedWords)
+    return existing is not None and bool(existing.commitment) and existing.timestamp_word is None
+
+
+def _relayed_claim(transfer: Transfer, nonce: str) -> Response | None:
+    """The claim paid by this authorization of the payer (never a stranger's: only the payer's
+    signature makes one), re-opened when it was rejected `reorged` and its use is back on chain
+    (docs/protocol.md 3.3, "A claim found late"); pending, the caller verifies it at once."""
+    claim = authorization_claim(payer=transfer.from_, commitment=nonce)
+    if claim is not None and claim.status == ResponseStatus.REJECTED:
+        response_reopen(response=claim)  # conditional: only a claim rejected reorged (or not_found)
+        claim.refresh_from_db()
+    return claim

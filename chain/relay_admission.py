@@ -2,17 +2,32 @@
 relayer"): its switch and key, the payer's count in the last 24 hours, the gas it spent in the last
 24 hours and its balance. Asked by the POST of a claim paid by authorization (through
 responses/hooks.py, relay_admit: a refusal is stored on the claim, with the sentence the player
-reads) and by GET /api/payments/authorization (relay_available, for the page)."""
+reads) and by GET /api/payments/authorization (relay_available, for the page).
+
+Both answer from the database alone (no chain read while a request waits): the balance and the
+cost of one stake are those the relayer last read (chain/relay_watch.py reads them at least every
+minute, chain/relayer.py at each send). The relayer checks the same limits again under its lock
+before it spends anything (chain/relayer.py), so claims posted at the same moment cannot slip past
+a limit together."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from django.conf import settings
-from eth_account import Account
 
 from responses.hooks import RELAY_SWITCHED_OFF, RelayAdmission
 from responses.models import RelayStatus
+
+from .models import RelayerAccount
+from .relay_reasons import DAILY_BUDGET, NO_FUNDS, address_limit_sentence
+from .relay_selectors import (
+    relay_account,
+    relay_queued_count,
+    relay_spending,
+    relay_taken_for_payer,
+)
+from .relay_signing import relayer_account
 
 
 @dataclass(frozen=True)
@@ -23,21 +38,42 @@ class RelayAvailability:
 
 
 def relayer_address() -> str | None:
-    key = settings.RELAYER_KEY
-    return Account.from_key(key).address if key else None
+    return relayer_account().address if settings.RELAYER_KEY else None
+
+
+def _short(account: RelayerAccount | None) -> str:
+    """The refusal of the relay as a whole by its money, or "": its budget of the last 24 hours, or
+    a balance (as last read) that cannot pay one more stake's gas after what is in flight and what
+    is queued ahead of it. Unknown before the first read: the relayer checks again before it sends."""
+    if account is None or account.stake_cost_wei is None:
+        return ""
+    cost = int(account.stake_cost_wei)
+    ahead = relay_queued_count() * cost
+    spending = relay_spending(account=account)
+    if spending.day_wei + ahead + cost > int(settings.RELAY_MAX_WEI_PER_DAY):
+        return DAILY_BUDGET
+    if account.balance_wei is not None and int(account.balance_wei) - spending.in_flight_wei - ahead < cost:
+        return NO_FUNDS
+    return ""
 
 
 def relay_available() -> RelayAvailability:
-    """The relay as a whole: switched on, with a key."""
+    """The relay as a whole: switched on, with a key, within its daily budget and its balance."""
     address = relayer_address()
     if not settings.RELAY_ENABLED or address is None:
         return RelayAvailability(available=False, reason=RELAY_SWITCHED_OFF, address=address)
-    return RelayAvailability(available=True, reason="", address=address)
+    reason = _short(relay_account(address=address))
+    return RelayAvailability(available=not reason, reason=reason, address=address)
 
 
 def relay_admit(*, submitter_address: str) -> RelayAdmission:
-    """Queued, or refused with the player's sentence."""
+    """Queued, or refused with the player's sentence: the relay switched off, the payer's stakes
+    relayed (or queued) in the last 24 hours at RELAY_MAX_PER_ADDRESS_PER_DAY, the relayer's budget
+    or its balance."""
     availability = relay_available()
     if not availability.available:
         return RelayAdmission(status=RelayStatus.REFUSED, reason=availability.reason)
+    most = int(settings.RELAY_MAX_PER_ADDRESS_PER_DAY)
+    if relay_taken_for_payer(address=submitter_address) >= most:
+        return RelayAdmission(status=RelayStatus.REFUSED, reason=address_limit_sentence(most))
     return RelayAdmission(status=RelayStatus.QUEUED)

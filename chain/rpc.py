@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Literal, Protocol, TypedDict
 
+from web3.types import FilterParams
+
 HexData = bytes | str
 
 # The block tags the app asks for by name (a subset of web3.types.BlockParams).
@@ -66,3 +68,5 @@ class ChainReader(Protocol):
     def get_transaction(self, tx_hash: str) -> Transaction | None: ...
 
     def get_receipt(self, tx_hash: str) -> Receipt | None: ...
+
+    def get_logs(self, filter_params: FilterParams) -> list[Log]: ...

@@ -8,9 +8,10 @@ from django.conf import settings
 from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from responses.hooks import UnclaimedPayment
-from responses.models import Response, ResponseStatus
+from responses.models import PaymentMethod, Response, ResponseStatus
 from responses.reasons import NOT_THE_PAYERS_CLAIM
 
+from .ledger import RELAYED_PAYMENT
 from .models import Payment
 
 
@@ -20,21 +21,36 @@ def payer_claims() -> QuerySet[Response]:
     return Response.objects.exclude(status=ResponseStatus.REJECTED, rejection_code__in=NOT_THE_PAYERS_CLAIM)
 
 
-def payments_unclaimed() -> QuerySet[Payment]:
-    """Payments to the treasury that no claim of the payer names: the player's POST never arrived.
-    Matched by transaction hash, so a claim posted after the payment was indexed takes it off this
-    list at once; a stranger's claim on the hash, once rejected as not the payer's, does not."""
-    claimed = payer_claims().filter(transaction_hash=OuterRef("transaction_hash"))
-    return (
-        Payment.objects.filter(removed=False)
-        .annotate(claimed=Exists(claimed))
-        .filter(claimed=False)
-        .order_by("-block_number", "-log_index")
+def payment_is_claimed() -> Q:
+    """A ledger row that a claim of its payer names (to filter Payment rows; the admin's list of
+    unclaimed payments uses it too).
+
+    - A direct transfer: a claim paid by transfer on its hash, matched by hash alone, so a claim
+      posted after the payment was indexed takes it off the unclaimed list at once; a stranger's
+      claim on the hash, once rejected as not the payer's, does not.
+    - A relayed stake (chain/ledger.py, RELAYED_PAYMENT): the claim paid by the authorization of its
+      payer whose nonce it used (docs/protocol.md section 5), whatever its status. A claim paid by
+      transfer naming a relayed transaction (a stranger's, any commitment) never does."""
+    by_hash = payer_claims().filter(
+        payment_method=PaymentMethod.TRANSFER, transaction_hash=OuterRef("transaction_hash")
     )
+    by_authorization = Response.objects.filter(
+        payment_method=PaymentMethod.AUTHORIZATION,
+        commitment=OuterRef("commitment"),
+        submitter_address__iexact=OuterRef("from_address"),
+    )
+    return (~RELAYED_PAYMENT & Q(Exists(by_hash))) | (RELAYED_PAYMENT & Q(Exists(by_authorization)))
+
+
+def payments_unclaimed() -> QuerySet[Payment]:
+    """Payments to the treasury that no claim of the payer names (payment_is_claimed): the player's
+    POST never arrived."""
+    return Payment.objects.filter(removed=False).exclude(payment_is_claimed()).order_by("-block_number", "-log_index")
 
 
 def payments_unclaimed_for_challenge(*, challenge_id: int, after_id: int = 0) -> QuerySet[Payment]:
-    """The unclaimed payments whose calldata names `challenge_id` (its fourth word), by ledger id:
+    """The unclaimed payments whose calldata names `challenge_id` (a direct stake's fourth word, a
+    relayed stake's word after the nine of transferWithAuthorization), by ledger id:
     what `GET /api/challenges/N/unclaimed` lists once the challenge is resolved, so that a verifier
     can account for every transfer to the treasury that names it (docs/protocol.md section 6)."""
     return payments_unclaimed().filter(challenge_id_word=challenge_id, id__gt=after_id).order_by("id")

@@ -28,6 +28,8 @@ from challenges.services import anchor_touch, anchors_stale
 from config.retries import RETRYING_TASK, retry_countdown
 from config.task_aliases import shared_task_renamed
 
+from . import relay_selectors, relayer
+from . import relay_watch as relay_watcher
 from .anchors import AnchorPending, anchor_step_noting
 from .client import ChainUnavailable
 from .heads import HEAD_SEEN_KEY, pending_claims_on_head
@@ -225,3 +227,46 @@ def sweep_anchors() -> int:
     if ids:
         logger.info("anchor sweep re-queued %s anchors", len(ids))
     return len(ids)
+
+
+# --- The relayer (docs/protocol.md section 2a; chain/relayer.py, chain/relay_watch.py) ---------
+# Both run on the `relay` queue (CELERY_TASK_ROUTES). The sends of one relayer are serialized by
+# its account row's lock, so any number of these may run at once in any number of workers.
+
+RELAY_SWEEP_KEY = "chain:relay:swept"
+
+
+@shared_task(name="chain.relay_send", acks_late=True, reject_on_worker_lost=True, ignore_result=True)
+def relay_send(response_id: int | None = None) -> int:
+    """Send every queued authorization in arrival order (the claim that queued this message among
+    them). A node that does not answer leaves the claims queued: the watcher's sweep queues this again."""
+    try:
+        summary = relayer.relay_send()
+    except ChainUnavailable as exc:
+        logger.warning("relayer: %s; the claims stay queued for the next run", exc)
+        return 0
+    return summary.sent
+
+
+def enqueue_relay(sender, *, response_id: int, **kwargs) -> None:
+    """Receiver of responses.hooks.relay_queued (connected in chain/apps.py): a committed claim whose
+    authorization the relayer is to send. A broker error propagates to the sender, which logs it; the
+    watcher's sweep queues the sender for a claim left queued."""
+    relay_send.delay(response_id)
+
+
+@shared_task(name="chain.relay_watch", ignore_result=True)
+def relay_watch() -> int:
+    """Beat, every RELAY_WATCH_INTERVAL_SECONDS: the relayer's transactions followed and its balance
+    read (chain/relay_watch.py); and the sender queued again when a claim has waited queued longer
+    than RELAY_SWEEP_STALE_SECONDS (a lost message), at most once per that period."""
+    if relay_selectors.relay_queued_since(older_than_seconds=settings.RELAY_SWEEP_STALE_SECONDS):
+        if cache.add(RELAY_SWEEP_KEY, 1, timeout=settings.RELAY_SWEEP_STALE_SECONDS):
+            logger.info("relayer: claims left queued; the sender is queued again")
+            relay_send.delay()
+    try:
+        summary = relay_watcher.relay_watch()
+    except ChainUnavailable as exc:
+        logger.warning("relayer watcher: %s; next beat tries again", exc)
+        return 0
+    return summary.mined + summary.reverted

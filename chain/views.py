@@ -1,5 +1,7 @@
-"""The ledger's public answer: the unclaimed payments of a resolved challenge. It reads ledger rows
-(chain.models.Payment), so it lives in this top app (docs/architecture.md, "Layers")."""
+"""The chain app's public answers: the unclaimed payments of a resolved challenge (ledger rows,
+chain.models.Payment) and what the page needs to offer a payment by signed authorization (the
+token's domain read from the chain, the relay). They read this top app's parts, so they live here
+(docs/architecture.md, "Layers")."""
 
 from decimal import Decimal
 
@@ -14,8 +16,11 @@ from rest_framework.views import APIView
 from challenges.models import Challenge, ChallengeStatus
 from responses import pagination
 
+from .checks import post_check_client
 from .models import Payment
+from .relay_admission import relay_available
 from .selectors import payments_unclaimed_for_challenge
+from .token_domain import TokenDomainUnavailable, token_domain
 
 
 class UnclaimedPaymentSerializer(serializers.Serializer):
@@ -53,3 +58,45 @@ class ChallengeUnclaimedView(APIView):
         rows = payments_unclaimed_for_challenge(challenge_id=challenge_id, after_id=after_id)
         page, headers = pagination.keyset_page(request, rows, limit=limit)
         return ApiResponse(UnclaimedPaymentSerializer(page, many=True).data, headers=headers)
+
+
+class TokenDomainSerializer(serializers.Serializer):
+    name = serializers.CharField(help_text="The token's name(), read from the chain.")
+    version = serializers.CharField(help_text="The token's version(), read from the chain.")
+    chainId = serializers.IntegerField()
+    verifyingContract = serializers.CharField(help_text="The USDC contract, checksummed.")
+
+
+class RelaySerializer(serializers.Serializer):
+    available = serializers.BooleanField()
+    reason = serializers.CharField(help_text="Why not, the sentence a refused claim would get; else empty.")
+    address = serializers.CharField(allow_null=True, help_text="The relayer's address, which pays the gas.")
+
+
+class PaymentAuthorizationSerializer(serializers.Serializer):
+    token = TokenDomainSerializer(
+        allow_null=True, help_text="The EIP-712 domain to sign under; null: the token takes no authorizations now."
+    )
+    relay = RelaySerializer()
+    validitySeconds = serializers.IntegerField(help_text="How long from now the authorization should be valid.")
+    minRemainingSeconds = serializers.IntegerField(help_text="Geopoem refuses one valid for less than this.")
+
+
+class PaymentAuthorizationView(APIView):
+    @extend_schema(operation_id="payments_authorization", responses={200: PaymentAuthorizationSerializer})
+    def get(self, request: Request) -> ApiResponse:
+        """What the page needs to offer a stake paid by a signed authorization (docs/protocol.md 3.6),
+        read live. `token` is null when the token has no transfer authorizations or its domain could
+        not be read: the page then offers the direct transfer alone."""
+        try:
+            domain = token_domain(client=post_check_client())
+        except TokenDomainUnavailable:
+            domain = None
+        relay = relay_available()
+        body = {
+            "token": domain.as_json() if domain is not None else None,
+            "relay": {"available": relay.available, "reason": relay.reason, "address": relay.address},
+            "validitySeconds": settings.RELAY_AUTHORIZATION_SECONDS,
+            "minRemainingSeconds": settings.RELAY_MIN_REMAINING_SECONDS,
+        }
+        return ApiResponse(body, headers={"Cache-Control": "no-cache"})

@@ -5,6 +5,7 @@ from typing import Any
 from django.core.exceptions import RequestDataTooBig
 from rest_framework import exceptions, status
 from rest_framework.response import Response
+from rest_framework.settings import api_settings
 
 
 class ApiError(exceptions.APIException):
@@ -29,13 +30,19 @@ _SENTENCES = {
 }
 
 
-def _flatten(detail: Any) -> dict[str, list[str]]:
-    if isinstance(detail, dict):
-        return {
-            str(field): [str(item) for item in (value if isinstance(value, list) else [value])]
-            for field, value in detail.items()
-        }
-    return {}
+def _flatten(detail: Any, prefix: str = "") -> dict[str, list[str]]:
+    """Field errors as {field: [sentences]}; a nested object's fields as "object.field" (a claim's
+    `authorization.signature`), and its own errors under the object's name."""
+    if not isinstance(detail, dict):
+        return {}
+    flat: dict[str, list[str]] = {}
+    for field, value in detail.items():
+        name = prefix.rstrip(".") if str(field) == api_settings.NON_FIELD_ERRORS_KEY and prefix else prefix + str(field)
+        if isinstance(value, dict):
+            flat.update(_flatten(value, prefix=name + "."))
+        else:
+            flat.setdefault(name, []).extend(str(item) for item in (value if isinstance(value, list) else [value]))
+    return flat
 
 
 def api_exception_handler(exc: Exception, context: dict) -> Response | None:

@@ -7,7 +7,13 @@ probe, and a part that breaks (or recovers) is reported at most that long after.
 like a success, so a node that times out is not waited on by every probe. While one probe runs a
 part's check the others wait for its answer rather than run it too (no stampede as a period ends).
 The database is shared like the others: without a persistent connection (CONN_MAX_AGE 0) each
-check opens a PostgreSQL connection, the dearest thing a probe did and one with a hard cap."""
+check opens a PostgreSQL connection, the dearest thing a probe did and one with a hard cap.
+
+The relayer (docs/protocol.md section 2a) is not a part: a relayer short of ETH, switched off or
+without a key leaves the site serving (players pay by direct transfer, or send their authorization
+themselves), and a 503 here would have the platform's router or a load balancer take away a site
+that still works. Its balance alarm is an error in the logs and a banner in the admin (Chain ->
+Relayer), where the money is seen to."""
 
 import json
 import threading

@@ -7,7 +7,9 @@ What counts as secret here:
 - a 64-hex-digit string that is not a 0x-prefixed transaction hash: salts (solution and guess)
   and bare private keys have that shape;
 - a 0x-prefixed 64-hex value named as a key (`private_key=0x...`, `"key": "0x..."`);
-- the password in any URL's user-info (`redis://:pw@host`, `postgres://user:pw@host`).
+- the password in any URL's user-info (`redis://:pw@host`, `postgres://user:pw@host`);
+- a 65-byte signature (130 hex digits, 0x or not): a player's signed payment authorization is a
+  bearer instrument until it is used on chain (docs/protocol.md section 2a).
 Transaction hashes, addresses and ids stay readable: the logs are for operating the game."""
 
 import logging
@@ -17,6 +19,7 @@ from urllib.parse import urlsplit
 MASK = "[redacted]"
 
 _BARE_HEX64 = re.compile(r"(?<![0-9a-fA-FxX])[0-9a-fA-F]{64}(?![0-9a-fA-F])")
+_SIGNATURE = re.compile(r"(?<![0-9a-fA-F])(?:0[xX])?[0-9a-fA-F]{130}(?![0-9a-fA-F])")
 _NAMED_KEY = re.compile(r"(?i)((?:private[_ ]?key|secret|salt|mnemonic)[\"']?\s*[:=]\s*[\"']?)([^\s\"',}]+)")
 _URL_PASSWORD = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://[^:/@\s]*:)([^@/\s]+)(@)")
 
@@ -54,6 +57,7 @@ def redact(text: str, secrets: list[str] | None = None) -> str:
         text = text.replace(secret, MASK)
     text = _URL_PASSWORD.sub(rf"\1{MASK}\3", text)
     text = _NAMED_KEY.sub(rf"\1{MASK}", text)
+    text = _SIGNATURE.sub(MASK, text)
     return _BARE_HEX64.sub(MASK, text)
 
 

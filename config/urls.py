@@ -3,9 +3,10 @@ from django.contrib import admin
 from django.urls import path, re_path
 from drf_spectacular.views import SpectacularAPIView
 
-from chain.views import ChallengeUnclaimedView
+from chain.views import ChallengeUnclaimedView, PaymentAuthorizationView
 from challenges.views import ActiveChallengeView, ResolvedChallengesView
-from responses.views import ChallengeWinnersView, ResponseListCreateView, ResponseStatusView
+from responses.status_views import AuthorizationClaimStatusView, ResponseStatusView
+from responses.views import ChallengeWinnersView, ResponseListCreateView
 
 from . import health, views
 
@@ -20,6 +21,13 @@ api = [
         ResponseStatusView.as_view(),
         name="responses-status",
     ),
+    # Malformed commitments reach the view too: a 400 that says so, not the 404 of an unknown path.
+    re_path(
+        r"^api/responses/authorization/(?P<commitment>[^/]*)$",
+        AuthorizationClaimStatusView.as_view(),
+        name="responses-authorization-status",
+    ),
+    path("api/payments/authorization", PaymentAuthorizationView.as_view(), name="payments-authorization"),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
 ]
 

@@ -53,3 +53,42 @@ contract ContractSigner {
         return valid ? this.isValidSignature.selector : bytes4(0xffffffff);
     }
 }
+
+/// The part of EIP-3009 the batcher calls (Circle's FiatToken v2, contracts/TestUSDC.sol).
+interface IAuthorizedTransfer {
+    function transferWithAuthorization(
+        address from,
+        address to,
+        uint256 value,
+        uint256 validAfter,
+        uint256 validBefore,
+        bytes32 nonce,
+        uint8 v,
+        bytes32 r,
+        bytes32 s
+    ) external;
+}
+
+/// Submits several signed transfer authorizations in one transaction, as a relayer's batch contract
+/// could: the token logs AuthorizationUsed then Transfer for each, in order, in one receipt. Its
+/// calldata is not the token's call, so the ledger cannot read a nonce or a challenge from it.
+contract AuthorizationBatcher {
+    struct SignedAuthorization {
+        address from;
+        address to;
+        uint256 value;
+        uint256 validAfter;
+        uint256 validBefore;
+        bytes32 nonce;
+        uint8 v;
+        bytes32 r;
+        bytes32 s;
+    }
+
+    function submitAll(IAuthorizedTransfer token, SignedAuthorization[] calldata authorizations) external {
+        for (uint256 i = 0; i < authorizations.length; i++) {
+            SignedAuthorization calldata a = authorizations[i];
+            token.transferWithAuthorization(a.from, a.to, a.value, a.validAfter, a.validBefore, a.nonce, a.v, a.r, a.s);
+        }
+    }
+}

@@ -33,6 +33,9 @@ ANVIL_CHAIN_ID = 31337
 # A `celery worker` as the tests run it: one task at a time in the worker's own process, and no
 # chatter between workers (each test's workers are alone on their broker).
 SOLO_WORKER = ["--pool=solo", "--without-heartbeat", "--without-gossip", "--without-mingle"]
+# The queues every worker consumes, as the Procfile's `worker` does: Celery's default one and the
+# relayer's own (config/settings/chain.py, CELERY_TASK_ROUTES).
+WORKER_QUEUES = ["-Q", "celery,relay"]
 
 Output = Path | int | None  # a log file (appended to), subprocess.DEVNULL, or None: the caller's own
 

@@ -141,12 +141,12 @@ class CeleryProcesses:
         return proc
 
     def worker(self, name: str = "worker", *, node: str | None = None) -> subprocess.Popen:
-        """A worker as the Procfile runs it (acks_late, prefetch 1 from settings), solo pool,
-        returned once it answers a ping."""
+        """A worker as the Procfile runs it (acks_late, prefetch 1 from settings, the default and
+        the relayer's queues), solo pool, returned once it answers a ping."""
         from config.celery_app import app
 
         node = node or f"{name}{len(self.procs)}-{os.getpid()}@127.0.0.1"
-        proc = self.spawn(name, ["worker", *processes.SOLO_WORKER, "-n", node, "-l", "INFO"])
+        proc = self.spawn(name, ["worker", *processes.SOLO_WORKER, *processes.WORKER_QUEUES, "-n", node, "-l", "INFO"])
         processes.wait_for_worker(app.control, node, proc, timeout=30, logs=self.logs)
         self.nodes[proc.pid] = node
         return proc

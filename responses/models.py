@@ -30,7 +30,11 @@ class Response(models.Model):
     commitment = models.CharField(max_length=64, help_text="Guess commitment the calldata must carry.")
     submission_stake = models.DecimalField(max_digits=20, decimal_places=6)
     submission_timestamp = models.DateTimeField(null=True, blank=True, help_text="Block time once confirmed.")
-    payment_method = models.CharField(max_length=16, choices=PaymentMethod.choices, default=PaymentMethod.TRANSFER)
+    # db_default too: the web processes of the version before keep inserting transfer claims while the
+    # release phase migrates (a rolling deploy), and their INSERTs name no such column.
+    payment_method = models.CharField(
+        max_length=16, choices=PaymentMethod.choices, default=PaymentMethod.TRANSFER, db_default=PaymentMethod.TRANSFER
+    )
     # Not unique: anyone can read a stake's hash (in the mempool, before it is mined) and post a claim
     # on it first. Any number of claims may wait on one transaction; the one whose commitment the
     # calldata carries confirms, and at most one ever is (the constraints below). Empty for a claim

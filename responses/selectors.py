@@ -16,7 +16,7 @@ from challenges.models import Challenge, ChallengeStatus, Payout, PayoutStatus
 from challenges.scoring import PrizeSplit, prize_split
 from challenges.selectors import distance_to_own_solution_sql
 
-from .models import Response, ResponseStatus
+from .models import PaymentMethod, Response, ResponseStatus
 
 if TYPE_CHECKING:
     from django_stubs_ext import WithAnnotations
@@ -93,6 +93,16 @@ def response_get_by_hash(*, transaction_hash: str, commitment: str | None = None
         return confirmed
     first_two = list(claims.order_by("id")[:2])
     return first_two[0] if len(first_two) == 1 else None
+
+
+def response_get_by_authorization(*, commitment: str) -> Response | None:
+    """The claim paid by authorization whose commitment (its authorization's nonce) this is: there is
+    at most one (responses/models.py, response_one_claim_per_authorization)."""
+    return (
+        responses_with_scores(Response.objects.select_related("challenge", "authorization"))
+        .filter(commitment=commitment.lower(), payment_method=PaymentMethod.AUTHORIZATION)
+        .first()
+    )
 
 
 def responses_with_scores(queryset: QuerySet[Response]) -> QuerySet[ScoredResponse]:

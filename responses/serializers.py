@@ -13,6 +13,10 @@ from .stakes import StakeError, parse_stake, stake_step_error
 
 TX_HASH = re.compile(r"^0x[0-9a-fA-F]{64}$", re.ASCII)
 ADDRESS = re.compile(r"^0x[0-9a-fA-F]{40}$", re.ASCII)
+SIGNATURE = re.compile(r"^0x[0-9a-fA-F]{130}$", re.ASCII)
+UINT256_MAX = 2**256 - 1
+ONE_PAYMENT = "Send either transactionHash (a payment sent) or authorization (a payment signed), not both."
+NO_PAYMENT = "Send transactionHash (a payment sent) or authorization (a payment signed)."
 
 
 @extend_schema_field(OpenApiTypes.STR)
@@ -32,15 +36,57 @@ class StakeField(serializers.Field):
         return str(value)
 
 
+@extend_schema_field({"type": "integer", "minimum": 0, "maximum": UINT256_MAX})
+class UnixSecondsField(serializers.Field):
+    """Unix seconds as a JSON integer, in the token's uint256 range (a string or a fraction is refused:
+    the signed value is this very number)."""
+
+    def to_internal_value(self, data: object) -> int:
+        if not isinstance(data, int) or isinstance(data, bool) or not 0 <= data <= UINT256_MAX:
+            raise serializers.ValidationError("Unix seconds must be a whole number from 0 to 2^256 - 1.")
+        return data
+
+    def to_representation(self, value: int) -> int:
+        return value
+
+
+class ClaimAuthorizationInputSerializer(serializers.Serializer):
+    """A signed EIP-3009 authorization paying the claim (docs/protocol.md 3.3a): what the payer signed
+    is rebuilt from the claim (from its address, to the treasury, the stake, nonce its commitment)."""
+
+    validAfter = UnixSecondsField(help_text="Unix seconds; the page sends 0.")
+    validBefore = UnixSecondsField(help_text="Unix seconds, when the authorization expires.")
+    signature = serializers.CharField(max_length=132, help_text="0x + 130 hex characters: r, s, v.")
+
+    def validate_signature(self, value: str) -> str:
+        if not SIGNATURE.match(value):
+            raise serializers.ValidationError("The signature must be 0x followed by 130 hexadecimal characters.")
+        return value.lower()
+
+
 class ResponseCreateInputSerializer(serializers.Serializer):
-    """The claim a player's browser posts after its stake transaction is mined."""
+    """The claim a player's browser posts after its stake transaction is mined (`transactionHash`),
+    or with the signed authorization that pays it (`authorization`): exactly one of the two."""
 
     challengeId = serializers.IntegerField(min_value=1)
     submissionText = serializers.CharField(max_length=100, trim_whitespace=False, help_text='"lat, lon"')
     submissionStake = StakeField(help_text='USDC as a decimal string, e.g. "12.50".')
-    transactionHash = serializers.CharField(max_length=66)
+    transactionHash = serializers.CharField(
+        max_length=66, required=False, allow_null=True, help_text="The stake's transaction; or send authorization."
+    )
+    authorization = ClaimAuthorizationInputSerializer(
+        required=False, allow_null=True, help_text="A payment signed for Geopoem's relayer; or send transactionHash."
+    )
     submitterAddress = serializers.CharField(max_length=42)
     submissionSalt = serializers.CharField(max_length=64, help_text="64 lowercase hex characters.")
+
+    def validate(self, attrs: dict) -> dict:
+        has_hash, has_authorization = attrs.get("transactionHash") is not None, attrs.get("authorization") is not None
+        if has_hash and has_authorization:
+            raise serializers.ValidationError({"authorization": [ONE_PAYMENT]})
+        if not has_hash and not has_authorization:
+            raise serializers.ValidationError({"transactionHash": [NO_PAYMENT]})
+        return attrs
 
     def validate_submissionText(self, value: str) -> str:
         try:
@@ -48,7 +94,9 @@ class ResponseCreateInputSerializer(serializers.Serializer):
         except CoordinateError:
             raise serializers.ValidationError(COORDINATES_MESSAGE) from None
 
-    def validate_transactionHash(self, value: str) -> str:
+    def validate_transactionHash(self, value: str | None) -> str | None:
+        if value is None:
+            return None
         if not TX_HASH.match(value):
             raise serializers.ValidationError("The transaction hash must be 0x followed by 64 hexadecimal characters.")
         return value.lower()

@@ -8,6 +8,7 @@ confirm (docs/protocol.md, section 3). A claim the chain already shows cannot ma
 once and nothing is stored: posting first gains a stranger nothing."""
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -23,7 +24,7 @@ from challenges.services import challenge_stake_moved
 
 from . import barrier, hooks
 from .exceptions import exception_record
-from .models import ExceptionKind, Response, ResponseStatus
+from .models import ExceptionKind, PaymentMethod, Response, ResponseStatus
 from .reasons import REASON_SENTENCES, Reason
 from .reopening import response_reopen_on_repost
 
@@ -82,6 +83,77 @@ def guess_fields(*, challenge_id: int, text: str, submitter_address: str, salt: 
     }
 
 
+@dataclass(frozen=True)
+class Guess:
+    """A posted claim's guess, before its payment is looked at: the challenge (which exists), the
+    row's guess columns (guess_fields, with the commitment) and what a replay must match."""
+
+    challenge: Challenge
+    fields: dict
+    stake: Decimal
+    address: str
+    salt: str
+
+    @property
+    def commitment(self) -> str:
+        return self.fields["commitment"]
+
+    def same_as(self, existing: Response) -> bool:
+        """The stored claim is this very claim (a retry after a lost answer), as far as the guess goes."""
+        return (
+            existing.challenge_id == self.challenge.pk
+            and existing.submission_text == self.fields["submission_text"]
+            and existing.submission_stake == self.stake
+            and existing.submitter_address == self.address
+            and existing.submission_salt == self.salt
+        )
+
+
+def claim_guess(
+    *, challenge_id: int, submission_text: str, submission_stake: Decimal, submitter_address: str, submission_salt: str
+) -> Guess:
+    """The guess of a claim about to be stored, however it is paid; raises ChallengeNotFound."""
+    challenge = Challenge.objects.filter(pk=challenge_id).first()
+    if challenge is None:
+        raise ChallengeNotFound
+    fields = guess_fields(
+        challenge_id=challenge.pk, text=submission_text, submitter_address=submitter_address, salt=submission_salt
+    )
+    return Guess(challenge, fields, submission_stake, submitter_address, submission_salt)
+
+
+def claim_accepted(guess: Guess) -> None:
+    """Raise ChallengeNotOpen unless the challenge takes new claims: open now, or closed or resolved
+    after it was open (a payment mined in the window may still count until resolution starts, and
+    one claimed later is recorded: responses/barrier.py)."""
+    if not challenge_accepts_claims(challenge_id=guess.challenge.pk):
+        raise ChallengeNotOpen
+
+
+def claim_insert(
+    guess: Guess,
+    *,
+    insert: Callable[[], Response],
+    announce: Callable[[int], None],
+    replay: Callable[[], ClaimResult | None],
+) -> ClaimResult:
+    """Store a new claim: `insert` writes its rows in one transaction that holds off a resolution
+    start (responses/barrier.py), and `announce` runs with its id once committed (its verification,
+    its relay). A unique constraint violated meanwhile (the same claim posted at the same moment by
+    another request) ends in `replay`: the stored claim, or None when there is none to replay."""
+    try:
+        with transaction.atomic():
+            barrier.claim_insert_lock(challenge_id=guess.challenge.pk)
+            response = insert()
+            transaction.on_commit(lambda: announce(response.pk))
+    except IntegrityError:
+        replayed = replay()
+        if replayed is None:
+            raise
+        return replayed
+    return ClaimResult(response=response, created=True)
+
+
 def response_create(
     *,
     challenge_id: int,
@@ -100,67 +172,58 @@ def response_create(
     is refused. Otherwise the transaction is read (bounded: chain/checks.py, claim_check_at_post,
     through responses/hooks.py; `client` is the chain client it reads with, None for the default)
     and a claim it shows cannot match is refused with the reason code; when the chain cannot be read
-    the claim is stored pending, so a paying player's claim is never lost to an RPC outage."""
+    the claim is stored pending, so a paying player's claim is never lost to an RPC outage.
+    A claim paid by a signed authorization instead: responses/authorizations.py."""
     transaction_hash = transaction_hash.lower()
-    challenge = Challenge.objects.filter(pk=challenge_id).first()
-    if challenge is None:
-        raise ChallengeNotFound
-    guess = guess_fields(
-        challenge_id=challenge.pk, text=submission_text, submitter_address=submitter_address, salt=submission_salt
+    guess = claim_guess(
+        challenge_id=challenge_id,
+        submission_text=submission_text,
+        submission_stake=submission_stake,
+        submitter_address=submitter_address,
+        submission_salt=submission_salt,
     )
-    commitment = guess["commitment"]
-    claim = (challenge_id, guess["submission_text"], submission_stake, submitter_address, submission_salt)
-    existing = Response.objects.filter(transaction_hash=transaction_hash, commitment=commitment).first()
+
+    def stored() -> Response | None:
+        return Response.objects.filter(
+            transaction_hash=transaction_hash, commitment=guess.commitment, payment_method=PaymentMethod.TRANSFER
+        ).first()
+
+    existing = stored()
     if existing is not None:
-        return _replay_or_refuse(existing, *claim, client=client)
+        return _replay_or_refuse(existing, guess, client=client)
     if Response.objects.filter(transaction_hash=transaction_hash, status=ResponseStatus.CONFIRMED).exists():
         raise TransactionAlreadyUsed
-    if not challenge_accepts_claims(challenge_id=challenge.pk):
-        # Open now, or closed or resolved after it was open: a payment mined in the window may still
-        # count until resolution starts, and one claimed later is recorded (responses/barrier.py).
-        raise ChallengeNotOpen
+    claim_accepted(guess)
     read = hooks.claim_check(
         transaction_hash=transaction_hash,
         submitter_address=submitter_address,
-        commitment=commitment,
-        challenge_id=challenge.pk,
+        commitment=guess.commitment,
+        challenge_id=guess.challenge.pk,
         client=client,
     )
     if read.code is not None:
         raise ClaimCannotMatch(read.code)
-    try:
-        with transaction.atomic():
-            barrier.claim_insert_lock(challenge_id=challenge.pk)  # against a resolution start
-            response = Response.objects.create(
-                challenge=challenge,
-                **guess,
-                submission_stake=submission_stake,
-                transaction_hash=transaction_hash,
-                submitter_address=submitter_address,
-                sent_by_submitter=read.sent_by_submitter,
-                sender_nonce=read.nonce,
-            )
-            transaction.on_commit(lambda: _enqueue_verification(response.pk))
-    except IntegrityError:
-        # The same guess posted at the same moment by another request: one row, the others replay.
-        existing = Response.objects.filter(transaction_hash=transaction_hash, commitment=commitment).first()
-        if existing is None:
-            raise
-        return _replay_or_refuse(existing, *claim, client=client)
-    return ClaimResult(response=response, created=True)
+
+    def insert() -> Response:
+        return Response.objects.create(
+            challenge=guess.challenge,
+            **guess.fields,
+            submission_stake=submission_stake,
+            transaction_hash=transaction_hash,
+            submitter_address=submitter_address,
+            sent_by_submitter=read.sent_by_submitter,
+            sender_nonce=read.nonce,
+        )
+
+    def replay() -> ClaimResult | None:
+        existing = stored()
+        return None if existing is None else _replay_or_refuse(existing, guess, client=client)
+
+    return claim_insert(guess, insert=insert, announce=_enqueue_verification, replay=replay)
 
 
-def _replay_or_refuse(
-    existing: Response, challenge_id: int, text: str, stake: Decimal, address: str, salt: str, *, client: object | None
-) -> ClaimResult:
-    same = (
-        existing.challenge_id == challenge_id
-        and existing.submission_text == text
-        and existing.submission_stake == stake
-        and existing.submitter_address == address
-        and existing.submission_salt == salt
-    )
-    if not same:
+def _replay_or_refuse(existing: Response, guess: Guess, *, client: object | None) -> ClaimResult:
+    if not guess.same_as(existing):
         raise TransactionAlreadyUsed
     # A claim rejected not_found or reorged whose transaction is mined after all is verified again.
     return ClaimResult(response=response_reopen_on_repost(existing, client=client), created=False)

@@ -16,17 +16,21 @@ from challenges.payouts import paid_payout_hashes, payouts_public
 from config.api_errors import ApiError
 from config.api_security import CsrfProtected
 from config.client_ip import client_key
-from config.conditional import conditional_json
 from config.public_cache import PublicAnswerView, public_answer
-from config.renderers import NullableJSONRenderer
 
 from . import pagination
+from .authorizations import (
+    AuthorizationAlreadyUsed,
+    AuthorizationsUnavailable,
+    AuthorizationsUnsupported,
+    PostedAuthorization,
+    response_create_by_authorization,
+)
 from .exceptions import exceptions_of
 from .parsers import DecimalJSONParser
 from .reasons import REASON_SENTENCES
 from .selectors import (
     challenge_winners,
-    response_get_by_hash,
     response_list_by_address,
     response_list_public,
     response_list_rejected,
@@ -47,15 +51,34 @@ from .services import (
     ChallengeNotOpen,
     ClaimCannotMatch,
     TransactionAlreadyUsed,
+    claim_guess,
     response_create,
 )
 
+# What a claim that is not stored answers, beside a 422 with its reason (docs/protocol.md 3.3, 3.3a).
+CLAIM_REFUSALS: dict[type[Exception], tuple[int, str]] = {
+    ChallengeNotFound: (404, "Challenge not found."),
+    ChallengeNotOpen: (409, "This challenge is not accepting submissions."),
+    TransactionAlreadyUsed: (409, "This transaction has already been used for a submission."),
+    AuthorizationAlreadyUsed: (409, "This authorization has already been used for a submission."),
+    AuthorizationsUnsupported: (409, "This token does not accept payment authorizations."),
+    AuthorizationsUnavailable: (503, "Payment authorizations cannot be checked right now."),
+}
+
 ERROR_SCHEMA = OpenApiResponse(description='{"message": "...", "errors": {...}}')
 REFUSED_SCHEMA = OpenApiResponse(
-    description='The transaction shows this claim can never be confirmed: {"message": "<the reason\'s sentence>", '
-    '"errors": {}, "code": "wrong_sender" | "commitment_mismatch" | "challenge_mismatch"}. Nothing was stored.'
+    description='The chain shows this claim can never be confirmed; nothing was stored: {"message": "<the reason\'s '
+    'sentence>", "errors": {}, "code": "<code>"}. A transaction: wrong_sender, commitment_mismatch or '
+    "challenge_mismatch; an authorization: invalid_authorization, authorization_window, authorization_cancelled or "
+    "insufficient_balance."
 )
-COMMITMENT = re.compile(r"^[0-9a-fA-F]{64}$", re.ASCII)
+CONFLICT_SCHEMA = OpenApiResponse(
+    description="The challenge is not accepting submissions; or the same guess with another stake; or a transaction or "
+    'an authorization already used for a submission; or a token without payment authorizations: {"message", "errors"}.'
+)
+UNAVAILABLE_SCHEMA = OpenApiResponse(
+    description='Payment authorizations cannot be checked right now: {"message", "errors"}.'
+)
 ADDRESS = re.compile(r"^0x[0-9a-fA-F]{40}$", re.ASCII)
 logger = logging.getLogger(__name__)
 
@@ -178,70 +201,47 @@ class ResponseListCreateView(APIView):
             400: ERROR_SCHEMA,
             403: ERROR_SCHEMA,
             404: ERROR_SCHEMA,
-            409: ERROR_SCHEMA,
+            409: CONFLICT_SCHEMA,
             413: ERROR_SCHEMA,
             422: REFUSED_SCHEMA,
             415: ERROR_SCHEMA,
             429: ERROR_SCHEMA,
+            503: UNAVAILABLE_SCHEMA,
         },
     )
     def post(self, request: Request) -> ApiResponse:
-        """Record a claim for a stake transaction. It is `pending` until the chain confirms it.
+        """Record a claim for a stake transaction (`transactionHash`) or for a signed authorization
+        Geopoem's relayer sends (`authorization`). It is `pending` until the chain confirms it.
         Re-posting the identical claim answers 200 with the stored one; another claim on a hash whose
-        claim is confirmed answers 409; a claim the transaction shows cannot match answers 422 with
-        its reason code and is not stored (docs/protocol.md, section 3)."""
+        claim is confirmed, or on an authorization already claimed, answers 409; a claim the chain
+        shows cannot match answers 422 with its reason code and is not stored (docs/protocol.md,
+        sections 3.3 and 3.3a)."""
         serializer = ResponseCreateInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
+        claim = {
+            "challenge_id": data["challengeId"],
+            "submission_text": data["submissionText"],
+            "submission_stake": data["submissionStake"],
+            "submitter_address": data["submitterAddress"],
+            "submission_salt": data["submissionSalt"],
+        }
+        signed = data.get("authorization")
         try:
-            result = response_create(
-                challenge_id=data["challengeId"],
-                submission_text=data["submissionText"],
-                submission_stake=data["submissionStake"],
-                transaction_hash=data["transactionHash"],
-                submitter_address=data["submitterAddress"],
-                submission_salt=data["submissionSalt"],
-            )
-        except ChallengeNotFound:
-            raise ApiError("Challenge not found.", status_code=404) from None
-        except ChallengeNotOpen:
-            raise ApiError("This challenge is not accepting submissions.", status_code=409) from None
-        except TransactionAlreadyUsed:
-            raise ApiError("This transaction has already been used for a submission.", status_code=409) from None
+            if signed is None:
+                result = response_create(**claim, transaction_hash=data["transactionHash"])
+            else:
+                posted = PostedAuthorization(
+                    valid_after=signed["validAfter"], valid_before=signed["validBefore"], signature=signed["signature"]
+                )
+                result = response_create_by_authorization(guess=claim_guess(**claim), authorization=posted)
         except ClaimCannotMatch as refusal:
             raise ApiError(REASON_SENTENCES[refusal.code], status_code=422, code=refusal.code) from None
+        except tuple(CLAIM_REFUSALS) as refusal:
+            status_code, message = CLAIM_REFUSALS[type(refusal)]
+            raise ApiError(message, status_code=status_code) from None
         body = ResponseSerializer(result.response, context={"reveal_text": True}).data
         return ApiResponse(body, status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK)
-
-
-class ResponseStatusView(APIView):
-    @extend_schema(
-        operation_id="responses_status",
-        parameters=[
-            OpenApiParameter(
-                "commitment",
-                {"type": "string", "pattern": "^[0-9a-fA-F]{64}$"},
-                description="The guess commitment of the claim asked about (64 hex characters). Without it: "
-                "the transaction's confirmed claim, else its only claim; 404 when several claims wait on it.",
-            ),
-        ],
-        responses={200: ClaimSerializer, 400: ERROR_SCHEMA, 404: ERROR_SCHEMA},
-    )
-    def get(self, request: Request, transaction_hash: str) -> HttpResponse:
-        """A claim's status and rejection reason; its coordinates and outcome only once the challenge
-        is resolved."""
-        commitment = request.query_params.get("commitment")
-        if commitment is not None and not COMMITMENT.match(commitment):
-            raise ApiError(
-                "commitment must be 64 hexadecimal characters.",
-                errors={"commitment": ["Not a commitment."]},
-            )
-        response = response_get_by_hash(transaction_hash=transaction_hash, commitment=commitment)
-        if response is None:
-            raise ApiError("No submission uses this transaction.", status_code=404)
-        # Followed every ~2 s while the claim is pending: an ETag lets an unchanged answer be a 304.
-        body = ClaimSerializer(response, context={"outcomes": response_outcomes(responses=[response])}).data
-        return conditional_json(request, NullableJSONRenderer().render(body))
 
 
 class ChallengeWinnersView(PublicAnswerView):

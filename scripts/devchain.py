@@ -3,7 +3,8 @@
 
     devchain.py serve              anvil on 127.0.0.1, the project's test USDC deployed and minted,
                                    the treasury set to a development account, the terms registry
-                                   deployed and owned by the development operator key, migrations and
+                                   deployed and owned by the development operator key, the
+                                   development relayer key given ETH (never USDC), migrations and
                                    the demo data; then writes var/devchain.env and waits on anvil
                                    (honcho's `chain` process of Procfile.dev).
     devchain.py exec -- CMD ...    waits until `serve` of this run has written var/devchain.env,
@@ -53,6 +54,11 @@ DEV_KEY_0 = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80"
 DEV_OPERATOR_KEY = "0x3f7de0d18821a7a3a19dcc07133406e6d77da608c2a269b0d98b84b878d83241"
 DEV_OPERATOR = "0xC2A009D8621D65B32456B4B18386229109cdaD21"
 OPERATOR_ETH_WEI = 100 * 10**18
+# The development relayer key (docs/protocol.md section 2a, "The relayer"): it sends the players'
+# signed authorizations and pays their gas. Like the operator, not one of anvil's accounts: ETH only,
+# never USDC. Fixed (sha256 of "geopoem devchain relayer"), worthless outside a local node.
+DEV_RELAYER_KEY = "0x285502597a0e9d3a2147b1ab6cdfc62b6becbcc823c1519adaaa50a5fdf05657"
+DEV_RELAYER = "0xA4b8B3A45487De138d5Fd75Cd7b74b6B9155f2fC"
 OWNER_SELECTOR = "0x8da5cb5b"  # owner()
 
 DEFAULT_CHAIN_ID = 31337
@@ -133,7 +139,7 @@ def registry_owner(url: str, registry: str) -> str:
 
 
 def fund_operator(url: str, operator: str) -> None:
-    """Gas money for the operator key (ETH only, topped up, never USDC)."""
+    """Gas money for the operator key, or the relayer's (ETH only, topped up, never USDC)."""
     if int(rpc(url, "eth_getBalance", [operator, "latest"]), 16) < OPERATOR_ETH_WEI // 2:
         rpc(url, "anvil_setBalance", [operator, hex(OPERATOR_ETH_WEI)])
 
@@ -169,6 +175,7 @@ def setup_chain(
     if not kept:
         registry = deploy_registry(url, accounts[0], DEV_OPERATOR)
     fund_operator(url, DEV_OPERATOR)
+    fund_operator(url, DEV_RELAYER)
     units = int(MINT_USDC * 10**TOKEN_DECIMALS)
     for player in players:
         # Top up to the amount rather than adding to it, so restarts do not inflate balances.
@@ -184,6 +191,8 @@ def setup_chain(
         "registryAddress": to_checksum_address(registry),
         "operatorAddress": DEV_OPERATOR,
         "operatorKey": DEV_OPERATOR_KEY,
+        "relayerAddress": DEV_RELAYER,
+        "relayerKey": DEV_RELAYER_KEY,
         "players": [to_checksum_address(player) for player in players],
     }
 
@@ -204,6 +213,7 @@ def chain_env(info: dict, rpc_url: str) -> dict[str, str]:
         "CHAIN_CONFIRMATIONS": os.environ.get("DEVCHAIN_CONFIRMATIONS", "1"),
         "ANCHOR_REGISTRY_ADDRESS": info["registryAddress"],
         "ANCHOR_OPERATOR_KEY": info["operatorKey"],
+        "RELAYER_KEY": info["relayerKey"],
     }
 
 
@@ -306,6 +316,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             print(f"devchain: anvil at {url}, chain id {info['chainId']}, a block every {args.block_time} s")
             print(f"devchain: test USDC {info['usdcAddress']}, treasury {info['treasuryAddress']}")
             print(f"devchain: terms registry {info['registryAddress']}, owned by {info['operatorAddress']} (ETH only)")
+            print(f"devchain: relayer {info['relayerAddress']} (ETH only) sends players' signed authorizations")
             print(f"devchain: {MINT_USDC} USDC and 10000 ETH on each of {len(info['players'])} development accounts")
             print(f"devchain: MetaMask: import development account #0 {DEV_ACCOUNT_0} with key {DEV_KEY_0}")
         else:

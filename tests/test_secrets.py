@@ -29,6 +29,8 @@ def every_public_answer(api, challenge, claim) -> str:
         f"/api/challenges/{challenge.pk}/unclaimed",
         f"/api/responses/{claim.transaction_hash}",
         f"/api/responses/{claim.transaction_hash}?commitment={claim.commitment}",
+        f"/api/responses/authorization/{claim.commitment}",
+        "/api/payments/authorization",
         "/api/schema/",
         "/some/unknown/page",
         "/api/unknown",
@@ -167,3 +169,103 @@ def test_another_players_claim_in_any_state_stays_hidden_next_to_mine(api, make_
     text = claim_lookup(api, mine).content.decode() + every_public_answer(api, challenge, theirs)
     for secret in (theirs.submission_text, theirs.submission_salt, "12.3457", "98.7654", mine.submission_text):
         assert secret not in text, (state, secret)
+
+
+# --- Claims paid by a signed authorization --------------------------------------------------------
+# The signature is a bearer instrument until it is used on chain: whoever holds it can submit the
+# payer's stake (for the payer's guess only, but at a moment of their choosing). No answer shows it,
+# at any status, before or after resolution (docs/protocol.md 3.5); nor do the logs.
+
+
+def make_authorization_claim(challenge, text: str = GUESS, *, status: str = "pending", tx: str = ""):
+    """A claim paid by authorization as the POST stores it (responses/authorizations.py), moved to
+    `status` as verification would (with the transaction that used it, when confirmed)."""
+    import secrets
+
+    from responses.models import PaymentMethod, Response, StakeAuthorization
+    from responses.services import guess_fields
+
+    address = "0x" + secrets.token_hex(20)
+    claim = Response.objects.create(
+        challenge=challenge,
+        **guess_fields(challenge_id=challenge.pk, text=text, submitter_address=address),
+        submission_stake="3",
+        payment_method=PaymentMethod.AUTHORIZATION,
+        transaction_hash=tx,
+        submitter_address=address,
+        sent_by_submitter=True,
+        status=status,
+    )
+    StakeAuthorization.objects.create(
+        response=claim, valid_after=0, valid_before=1_900_000_000, signature="0x" + secrets.token_hex(64) + "1b"
+    )
+    return claim
+
+
+def signature_parts(claim) -> list[str]:
+    signature = claim.authorization.signature
+    return [signature, signature[2:], signature[2:66], signature[66:130]]  # whole, bare, r, s
+
+
+@pytest.mark.parametrize(
+    ("state", "stage"),
+    # A challenge resolves only once no claim is pending (responses/resolution.py).
+    [
+        ("pending", "active"),
+        ("confirmed", "active"),
+        ("rejected", "active"),
+        ("confirmed", "resolved"),
+        ("rejected", "resolved"),
+    ],
+)
+def test_no_answer_shows_an_authorizations_signature(api, make_challenge, state, stage):
+    challenge = make_challenge(solution=SECRET_SOLUTION)
+    claim = make_authorization_claim(challenge, status=state, tx="0x" + "ab" * 32 if state == "confirmed" else "")
+    if stage == "resolved":
+        challenge_resolve(challenge=challenge)
+    followed = api.get(f"/api/responses/authorization/{claim.commitment}")
+    assert followed.status_code == 200 and followed.json()["authorization"]["validBefore"] == 1_900_000_000
+    text = every_public_answer(api, challenge, claim) + followed.content.decode()
+    text += api.get(f"/api/responses?address={claim.submitter_address}").content.decode()
+    for secret in signature_parts(claim):
+        assert secret not in text.lower(), (state, stage)
+    if stage == "active":
+        for secret in secrets_of(challenge, claim):
+            assert secret not in text, (state, secret)
+
+
+def test_a_posted_authorization_reaches_no_answer_and_no_log(api, make_challenge, caplog, settings):
+    """The POST's answer, and every log line the request writes at INFO and above, as written by
+    the configured formatter (config/log_redaction.py) and before it: the request log names the
+    path, never the body (config/request_log.py). Were a signature ever logged, the formatter masks
+    it."""
+    import logging
+
+    from config.log_redaction import MASK, RedactingFormatter
+    from responses import hooks
+    from responses.models import Response
+
+    before = hooks.register_authorization_check(lambda claim, *, client: hooks.AuthorizationRead())
+    signature = "0x" + "5c" * 32 + "6d" * 32 + "1c"
+    body = {
+        "challengeId": make_challenge().pk,
+        "submissionText": GUESS,
+        "submissionStake": "3",
+        "authorization": {"validAfter": 0, "validBefore": 1_900_000_000, "signature": signature},
+        "submitterAddress": "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266",
+        "submissionSalt": "ef" * 32,
+    }
+    caplog.set_level(logging.INFO)
+    try:
+        answer = api.post("/api/responses", data=json.dumps(body), content_type="application/json")
+    finally:
+        hooks.register_authorization_check(before)
+    assert answer.status_code == 201, answer.content
+    assert Response.objects.get().authorization.signature == signature  # kept, for the relayer
+    formatter = RedactingFormatter(settings.LOGGING["formatters"]["plain"]["format"])
+    logged = "\n".join(record.getMessage() + formatter.format(record) for record in caplog.records)
+    assert "POST /api/responses 201" in logged
+    for secret in [answer.content.decode(), logged]:
+        assert signature[2:66] not in secret and signature[66:130] not in secret
+    record = logging.LogRecord("geopoem.test", logging.INFO, __file__, 0, "relay %s", (signature,), None)
+    assert formatter.format(record).endswith(f"relay {MASK}")

@@ -53,6 +53,17 @@ def test_the_beat_names_every_task_by_its_current_name():
         assert entry["task"] in tasks and entry["task"] not in RENAMED, entry
 
 
+def test_the_relayers_tasks_go_to_their_own_queue_and_the_others_to_the_default_one():
+    """chain.relay_send and chain.relay_watch (the beat's too) are routed to `relay`, which every
+    worker consumes beside the default queue (Procfile: -Q celery,relay)."""
+    tasks = project_tasks()
+    for name in tasks:
+        queue = app.amqp.router.route({}, name)["queue"].name
+        assert queue == ("relay" if name in ("chain.relay_send", "chain.relay_watch") else "celery"), name
+    watch = settings.CELERY_BEAT_SCHEDULE["chain-relay-watch"]
+    assert watch["task"] == "chain.relay_watch" and watch["schedule"] == settings.RELAY_WATCH_INTERVAL_SECONDS
+
+
 @pytest.mark.parametrize(("old", "new"), RENAMED.items())
 def test_an_old_name_is_the_renamed_task(old, new):
     tasks = project_tasks()

@@ -83,6 +83,7 @@ def test_staff_see_the_unclaimed_payments_of_the_open_window_before_resolving(
     after = draft(challenge=challenge, stake="6")
     # Mined after the close: in a block of a later second (block times are whole seconds, and a block
     # of the close's own second is in the window; anvil may mine the next one in that second).
+    assert challenge.closed_at is not None
     chain.w3.provider.make_request("evm_setNextBlockTimestamp", [int(challenge.closed_at.timestamp()) + 1])
     after_tx = pay(chain, after)  # not in the window
     index_a_block_after(chain, challenge)

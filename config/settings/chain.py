@@ -98,6 +98,11 @@ RELAY_MAX_WEI_PER_DAY = env.int("RELAY_MAX_WEI_PER_DAY", default=5 * 10**16)
 RELAY_BALANCE_ALARM_WEI = env.int("RELAY_BALANCE_ALARM_WEI", default=10**16)
 RELAY_RESEND_SECONDS = env.float("RELAY_RESEND_SECONDS", default=60.0)
 RELAY_FEE_BUMP_PERCENT = env.int("RELAY_FEE_BUMP_PERCENT", default=25)
+# The relayer's watcher (chain/relay_watch.py) runs every RELAY_WATCH_INTERVAL_SECONDS: receipts of
+# what is in flight, re-sends, the balance (read at least every minute), and a claim left queued
+# longer than RELAY_SWEEP_STALE_SECONDS (its message lost) queued again for the sender.
+RELAY_WATCH_INTERVAL_SECONDS = env.float("RELAY_WATCH_INTERVAL_SECONDS", default=2.0)
+RELAY_SWEEP_STALE_SECONDS = env.float("RELAY_SWEEP_STALE_SECONDS", default=5.0)
 
 # Resolution runs in the worker in chunks of this many responses (one UPDATE each, and one step of
 # the admin's progress); a resolution with no progress for CHALLENGE_RESOLVE_STALE_SECONDS is queued
@@ -108,6 +113,16 @@ CHALLENGE_RESOLVE_STALE_SECONDS = env.float("CHALLENGE_RESOLVE_STALE_SECONDS", d
 # Resolution waits CHALLENGE_CLOSE_GRACE_SECONDS after the close (a slow page, a slow wallet, a slow
 # chain) and until the ledger indexer has read past the close (responses/barrier.py).
 CHALLENGE_CLOSE_GRACE_SECONDS = env.int("CHALLENGE_CLOSE_GRACE_SECONDS", default=600)
+
+# --- Celery queues ------------------------------------------------------------------------------
+# The relayer's tasks have their own queue, so that its sends never wait behind a resolution or a
+# burst of verifications; every worker consumes it with the default one (Procfile: -Q celery,relay),
+# or a deployment runs a worker for `relay` alone (README, "Deploy").
+RELAY_QUEUE = "relay"
+CELERY_TASK_ROUTES = {
+    "chain.relay_send": {"queue": RELAY_QUEUE},
+    "chain.relay_watch": {"queue": RELAY_QUEUE},
+}
 
 # --- Celery beat (chain app) --------------------------------------------------------------------
 # Intervals in seconds; each task is short and idempotent, so an overlap or a missed beat is harmless.
@@ -126,6 +141,12 @@ CELERY_BEAT_SCHEDULE = {
     "chain-sweep-anchors": {"task": "chain.sweep_anchors", "schedule": CHAIN_SWEEP_INTERVAL_SECONDS},
     # Payout transactions left verifying by a lost message are queued again (chain/tasks.py).
     "chain-sweep-payouts": {"task": "chain.sweep_payouts", "schedule": CHAIN_SWEEP_INTERVAL_SECONDS},
+    # The relayer's transactions followed, its balance read, and claims left queued sent (chain/tasks.py).
+    "chain-relay-watch": {
+        "task": "chain.relay_watch",
+        "schedule": RELAY_WATCH_INTERVAL_SECONDS,
+        "options": {"expires": 2 * RELAY_WATCH_INTERVAL_SECONDS},
+    },
     # Resolutions whose worker died are resumed (responses/tasks.py).
     "responses-sweep-resolutions": {
         "task": "responses.sweep_resolutions",

@@ -93,6 +93,29 @@ def _operator_key_problem(key: str, treasury: str) -> str | None:
     return None
 
 
+def _relayer_key_problem(key: str, treasury: str, operator_key: str) -> str | None:
+    """RELAYER_KEY is optional (without it nothing is relayed, docs/protocol.md section 2a); when
+    set it must be a key of its own: gas money only, never the treasury's nor the operator's (a
+    leaked relayer key then costs its ETH, nothing else). Never printed."""
+    if not key:
+        return None
+    try:
+        from eth_account import Account
+
+        address = Account.from_key(key).address
+    except Exception:  # noqa: BLE001 - any malformed key; its text must not reach the message
+        return "RELAYER_KEY must be a private key: 0x and 64 hex characters (or empty: no relay)"
+    if address.lower() == treasury.lower():
+        return "RELAYER_KEY must not be the treasury's key (it holds gas money only, never USDC)"
+    try:
+        operator = Account.from_key(operator_key).address if operator_key else ""
+    except Exception:  # noqa: BLE001 - reported by _operator_key_problem
+        operator = ""
+    if address.lower() == operator.lower():
+        return "RELAYER_KEY must not be ANCHOR_OPERATOR_KEY: give the relayer a key of its own"
+    return None
+
+
 def _backing_services_problems() -> list[str]:
     """base.py falls back to SQLite, a file cache and a filesystem broker when a URL is missing (the
     missing URL is reported on its own); a URL that is set must still name PostgreSQL and Redis."""
@@ -122,6 +145,10 @@ def _problems() -> list[str]:
         problems.append(problem)
     key = env.str("ANCHOR_OPERATOR_KEY", default="").strip()
     if (problem := _operator_key_problem(key, env.str("TREASURY_ADDRESS", default="").strip())) is not None:
+        problems.append(problem)
+    relayer_key = env.str("RELAYER_KEY", default="").strip()
+    treasury = env.str("TREASURY_ADDRESS", default="").strip()
+    if (problem := _relayer_key_problem(relayer_key, treasury, key)) is not None:
         problems.append(problem)
     problems.extend(_backing_services_problems())
     chain_id = env.str("CHAIN_ID", default="").strip()

@@ -211,6 +211,22 @@ def test_the_operator_key_must_not_be_the_treasurys():
     assert treasury_key not in result.stderr
 
 
+def test_the_relayer_key_is_optional_and_a_key_of_its_own():
+    """RELAYER_KEY empty: no relay (the page offers the direct transfer). Set: a well-formed key
+    that is neither the treasury's nor the operator's; never printed."""
+    assert manage("check", drop=("RELAYER_KEY",)).returncode == 0
+    assert manage("check", RELAYER_KEY="0x" + "7e" * 32).returncode == 0
+    treasury_key = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d"
+    for key, problem in (
+        ("0x1234", "RELAYER_KEY must be a private key"),
+        (treasury_key, "RELAYER_KEY must not be the treasury's key"),
+        (OPERATOR_KEY, "RELAYER_KEY must not be ANCHOR_OPERATOR_KEY"),
+    ):
+        result = manage("check", RELAYER_KEY=key)
+        assert result.returncode != 0 and problem in result.stderr, result.stderr
+        assert key not in result.stderr
+
+
 def test_deploy_registry_alone_runs_before_the_registry_exists():
     """The one command run before ANCHOR_REGISTRY_ADDRESS can be set: it gets past the settings
     (and fails only on the chain behind the made-up RPC URL); any other command still refuses."""

@@ -117,6 +117,8 @@ def test_openapi_schema_lists_every_operation(client):
         "/api/challenges/{challenge_id}/unclaimed",
         "/api/responses",
         "/api/responses/{transaction_hash}",
+        "/api/responses/authorization/{commitment}",
+        "/api/payments/authorization",
     }
     assert set(schema["paths"]["/api/responses"]) == {"get", "post"}
 

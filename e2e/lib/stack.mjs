@@ -142,6 +142,8 @@ export async function startStack({ env: extraEnv = {} } = {}) {
         // anchors every challenge staff publish, and only then does it accept claims.
         stack.registry = deployed.registryAddress;
         stack.operatorKey = deployed.operatorKey;
+        // The development relayer key (ETH only): the worker relays players' signed authorizations.
+        stack.relayerKey = deployed.relayerKey;
         await rpc(rpcUrl, "evm_setIntervalMining", [1]);
         phase("anvil + token");
       })(),
@@ -172,6 +174,7 @@ export async function startStack({ env: extraEnv = {} } = {}) {
       TREASURY_ADDRESS: stack.treasury,
       ANCHOR_REGISTRY_ADDRESS: stack.registry,
       ANCHOR_OPERATOR_KEY: stack.operatorKey,
+      RELAYER_KEY: stack.relayerKey,
       CHAIN_CONFIRMATIONS: "1",
       // Staff resolve soon after closing (e2e/lib/game.mjs, closeAndResolve): a short grace period,
       // and a ledger indexer that reads past the close within a second.
@@ -238,6 +241,9 @@ export async function startStack({ env: extraEnv = {} } = {}) {
         "2",
         "--prefetch-multiplier",
         "1",
+        // The default queue and the relayer's own, as the Procfile's worker consumes them.
+        "-Q",
+        "celery,relay",
         "--hostname",
         `e2e-${process.pid}@%h`,
       ],

@@ -27,3 +27,29 @@ def ledger_read_past_close():
     read_until, unclaimed = hooks.register_ledger(read_until=lambda: timezone.now() + timedelta(days=1), unclaimed=None)
     yield
     hooks.register_ledger(read_until=read_until, unclaimed=unclaimed)
+
+
+class StubAuthorizationCheck:
+    """The chain's check of a claim paid by authorization (chain/authorization_checks.py) replaced by a
+    verdict the test sets, for the tests of what the responses layer does with each verdict; it
+    keeps the claims it was asked about. The check itself is tested on anvil in chain/tests/."""
+
+    def __init__(self) -> None:
+        from responses import hooks
+
+        self.read = hooks.AuthorizationRead(search_from_block=1234)
+        self.claims: list = []
+
+    def __call__(self, claim, *, client):
+        self.claims.append(claim)
+        return self.read
+
+
+@pytest.fixture
+def check():
+    from responses import hooks
+
+    stub = StubAuthorizationCheck()
+    before = hooks.register_authorization_check(stub)
+    yield stub
+    hooks.register_authorization_check(before)

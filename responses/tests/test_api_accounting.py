@@ -57,6 +57,8 @@ def test_rejected_claims_are_listed_only_after_resolution_with_what_rechecks_the
         "blockNumber": refused.block_number,
         "transactionIndex": 0,
         "logIndex": 0,
+        "paymentMethod": "transfer",
+        "authorization": None,
     }
     # The default stays the confirmed, scored list.
     (confirmed,) = api.get("/api/responses", {"challengeId": challenge.pk}).json()

@@ -72,6 +72,8 @@ def test_a_valid_claim_is_stored_pending_with_canonical_fields(api, make_challen
         "status": "pending",
         "rejectionCode": "",
         "rejectionReason": "",
+        "paymentMethod": "transfer",
+        "authorization": None,
     }
     stored = Response.objects.get()
     assert stored.status == ResponseStatus.PENDING

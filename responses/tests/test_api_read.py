@@ -13,7 +13,7 @@ GIZA = "29.979175, 31.134258"
 FIELDS = {
     "id", "challengeId", "submissionText", "submissionStake", "submissionTimestamp", "transactionHash",
     "submitterAddress", "commitment", "status", "rejectionCode", "rejectionReason", "distanceMeters", "isCorrect",
-    "submissionSalt", "blockNumber", "transactionIndex", "logIndex",
+    "submissionSalt", "blockNumber", "transactionIndex", "logIndex", "paymentMethod", "authorization",
 }  # fmt: skip
 
 

@@ -52,6 +52,8 @@ BUDGET_RESPONSES = 200_000
 SOLUTION = "29.979175, 31.134258"
 # The registry's owner: a key made up for the rehearsal, given a little ETH and never USDC.
 OPERATOR_KEY = "0x" + "5e" * 32
+# The relayer's key (README, "Deploy", step 3): made up for the rehearsal too, ETH only.
+RELAYER_KEY = "0x" + "7e" * 32
 
 
 @dataclass
@@ -167,10 +169,12 @@ def deployed(tmp_path_factory):
             "TREASURY_ADDRESS": treasury,
             "CHAIN_RPC_URLS": rpc,
             "ANCHOR_OPERATOR_KEY": OPERATOR_KEY,
+            "RELAYER_KEY": RELAYER_KEY,
             # Resolution after a close waits this long (600 s by default) for late claims.
             "CHALLENGE_CLOSE_GRACE_SECONDS": "1",
         }
         w3.provider.make_request("anvil_setBalance", [Account.from_key(OPERATOR_KEY).address, hex(10**17)])
+        w3.provider.make_request("anvil_setBalance", [Account.from_key(RELAYER_KEY).address, hex(10**17)])
         done = subprocess.run(
             ["python", "manage.py", "deploy_registry"], cwd=app, capture_output=True, text=True, timeout=120,
             env=slug.app_env(app, {**values, "ANCHOR_REGISTRY_ADDRESS": ""}, addons), check=False,
@@ -296,6 +300,19 @@ def test_a_stake_on_sepolia_defaults_is_claimed_and_confirmed_by_the_worker(depl
     page = session.get(deployed.url + "/", timeout=30).text
     assert deployed.treasury in page and CIRCLE_SEPOLIA_USDC in page
     assert re.search(r'"chainId":\s*11155111', page)
+
+
+def test_the_worker_consumes_the_relayers_queue(deployed):
+    """The beat's relay watcher, routed to the `relay` queue, runs on the Procfile's worker: it has
+    read the relayer's balance (the admission and the admin's figure) within a few beats."""
+    relayer = Account.from_key(RELAYER_KEY).address
+    deadline = time.monotonic() + 60
+    while not deployed.sql("SELECT balance_wei FROM chain_relayeraccount WHERE address = %s", relayer):
+        assert time.monotonic() < deadline, deployed.log("worker")[-3000:]
+        time.sleep(0.5)
+    balance = deployed.sql("SELECT balance_wei FROM chain_relayeraccount WHERE address = %s", relayer)[0][0]
+    assert balance == deployed.w3.eth.get_balance(relayer)
+    assert "Task chain.relay_watch[" in deployed.log("worker")
 
 
 def test_healthz_answers_200_through_the_router(deployed):

@@ -211,7 +211,7 @@ class Stack:
         node = f"{name}@127.0.0.1"
         log = self.workdir / f"worker-{name}.log"
         self.logs.append(log)
-        cmd = processes.celery("worker", *processes.SOLO_WORKER, "-n", node, "-l", "INFO")
+        cmd = processes.celery("worker", *processes.SOLO_WORKER, *processes.WORKER_QUEUES, "-n", node, "-l", "INFO")
         process = self.exits.enter_context(processes.running(cmd, env={**self.env, **env}, log=log))
         self.workers[name] = process
         control = Celery(broker=self.redis.url, set_as_current=False).control
