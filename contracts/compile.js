@@ -7,7 +7,7 @@ const path = require("path");
 const solc = require("solc");
 
 const here = __dirname;
-const sources = ["TestUSDC.sol", "TestDoubles.sol", "TestBatch.sol", "TermsRegistry.sol"];
+const sources = ["TestUSDC.sol", "TestDoubles.sol", "TermsRegistry.sol"];
 const input = {
   language: "Solidity",
   sources: Object.fromEntries(

@@ -7,34 +7,26 @@ are there too: the bare 292-byte call and a relayed call sent through another co
 names them, and nothing need account for them).
 
 Every payment is real on the session anvil, signed through anvil's eth_signTypedData_v4 as a wallet
-signs (chain/tests/authorizations.py). The site's records of the authorization claims are built by
-chain/tests/verifier_support.py (`authorization_claim`, `site_confirms_authorization`,
-`site_rejects`): the site's record as published."""
+signs (chain/tests/authorizations.py). Every claim is the site's own: stored as the POST stores it
+(conftest.py, make_authorization_response) and decided by the site's verification
+(chain/verification.py, payment_verify), then resolved by staff's service."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from chain.authorization import Signature, TransferAuthorization, encode_relayed_stake
-from chain.contracts import contract_at, deploy, mint
-from challenges.models import Challenge
-from responses.models import Response
+from django.conf import settings
 
+from chain.authorization import Signature, TransferAuthorization, encode_relayed_stake
+from chain.contracts import contract_at, mint
+from chain.verification import payment_verify
+from challenges.models import Challenge
+from responses.models import Response, ResponseStatus
+
+from .authorization_support import batch_relay
+from .authorization_support import relay as relay_claim
 from .conftest import post_claim
-from .verifier_support import (
-    GIZA,
-    authorization_claim,
-    confirm,
-    mine_at,
-    pay,
-    relay,
-    resolve,
-    run_page_verifier,
-    sign_stake,
-    site_confirms_authorization,
-    site_rejects,
-    verify,
-)
+from .verifier_support import GIZA, confirm, mine_at, pay, relay, resolve, run_page_verifier, sign_stake, verify
 
 VALIDITY = 1800  # RELAY_AUTHORIZATION_SECONDS's default
 
@@ -47,8 +39,8 @@ class Mixed:
     drafts: dict
     txs: dict[str, str]  # the transactions that paid (or cancelled)
     accounts: dict[str, str]  # relayer, stranger, payer4
-    signatures: dict[str, str] = field(default_factory=dict)
-    valid_before: dict[str, int] = field(default_factory=dict)
+    # name -> (validBefore, signature) of each authorization claim, as the payer's page keeps them
+    signed: dict[str, tuple[int, str]] = field(default_factory=dict)
 
     def refresh(self) -> Mixed:
         self.challenge.refresh_from_db()
@@ -58,8 +50,8 @@ class Mixed:
         return self
 
 
-def build_mixed(chain, draft, make_challenge, third, *, before_resolution=None) -> Mixed:
-    """The challenge paid both ways, every claim settled as the site settles it, resolved
+def build_mixed(chain, draft, make_challenge, third, make_authorization_response, *, before_resolution=None) -> Mixed:
+    """The challenge paid both ways, every claim decided by the site's verification, resolved
     (`before_resolution(world)` runs just before staff resolve)."""
     challenge = make_challenge(solution=GIZA, threshold=100)
     relayer, stranger, payer4 = chain.w3.eth.accounts[6], chain.w3.eth.accounts[7], chain.w3.eth.accounts[8]
@@ -78,74 +70,76 @@ def build_mixed(chain, draft, make_challenge, third, *, before_resolution=None) 
     }
     claims = {name: post_claim(drafts[name], pay(chain, drafts[name])) for name in ("right", "wrong")}
     confirm(chain, *claims.values())
-    world = Mixed(
-        challenge, claims, drafts, txs={}, accounts={"relayer": relayer, "stranger": stranger, "payer4": payer4}
-    )
+    accounts = {"relayer": relayer, "stranger": stranger, "payer4": payer4}
+    world = Mixed(challenge, claims, drafts, txs={}, accounts=accounts)
     now = chain.w3.eth.get_block("latest")["timestamp"]
 
-    def claim(name: str, valid_before: int, signature: str) -> Response:
-        world.valid_before[name], world.signatures[name] = valid_before, signature
-        world.claims[name] = authorization_claim(drafts[name], valid_before=valid_before, signature=signature)
+    def claim(name: str, valid_before: int = now + VALIDITY) -> Response:
+        """The payer's claim as the POST stores it, signed through anvil as a wallet signs."""
+        d = drafts[name]
+
+        def sign(authorization: TransferAuthorization) -> str:
+            return sign_stake(chain, d, authorization.valid_before)
+
+        world.claims[name] = make_authorization_response(
+            challenge,
+            d.text,
+            str(d.stake),
+            address=d.address,
+            salt=d.salt,
+            sign=sign,
+            valid_before=valid_before,
+            search_from_block=max(0, chain.w3.eth.block_number - settings.CHAIN_REORG_DEPTH_BLOCKS),
+        )
+        world.signed[name] = (valid_before, world.claims[name].authorization.signature)
         return world.claims[name]
 
-    for name, sender in (("relayed", relayer), ("by_stranger", stranger)):
-        d, valid_before = drafts[name], now + VALIDITY
-        signature = sign_stake(chain, d, valid_before)
-        claim(name, valid_before, signature)
-        world.txs[name] = relay(chain, d, sender=sender, valid_before=valid_before, signature=signature)
-    world.txs["batch"] = batch(chain, world, ("batch_a", "batch_b"), sender=relayer, valid_before=now + VALIDITY)
+    world.txs["relayed"] = relay_claim(chain, claim("relayed"), sender=relayer)
+    world.txs["by_stranger"] = relay_claim(chain, claim("by_stranger"), sender=stranger)
+    world.txs["batch"] = batch_relay(chain, claim("batch_a"), claim("batch_b"), sender=relayer)
     # No claim names these two: the bare call names no challenge, nor does one sent through a contract.
     world.txs["bare"] = relay(chain, drafts["bare"], sender=relayer, valid_before=now + VALIDITY, word=False)
-    world.txs["forwarded"] = forwarded(chain, world, "forwarded", sender=stranger, valid_before=now + VALIDITY)
+    world.txs["forwarded"] = forwarded(chain, drafts["forwarded"], sender=stranger, valid_before=now + VALIDITY)
     # Signed, then voided by the payer's cancel (submitted by anyone: the relayer here).
-    d = drafts["cancelled"]
-    claim("cancelled", now + VALIDITY, sign_stake(chain, d, now + VALIDITY))
-    world.txs["cancel"] = chain.cancel_authorization(signer=d.address, nonce="0x" + d.commitment, sender=relayer)
-    chain.mine(2)
-    for name in ("relayed", "by_stranger", "batch_a", "batch_b"):
-        site_confirms_authorization(chain, world.claims[name])
-    site_rejects(world.claims["cancelled"], "authorization_cancelled")
-    # Signed, never used, and expired: the head is mined exactly at its validBefore (the token takes
-    # an authorization only strictly before it), and nothing is mined after.
+    cancelled = claim("cancelled")
+    world.txs["cancel"] = chain.cancel_authorization(
+        signer=cancelled.submitter_address, nonce="0x" + cancelled.commitment, sender=relayer
+    )
+    # Signed, never used, and expired: the block two deep is mined at its validBefore (the site
+    # rejects it then), and so is the head (anvil takes a block of the same second): the verifiers
+    # judge it at the head's time exactly equal to validBefore (the token takes it only before).
     expires = chain.w3.eth.get_block("latest")["timestamp"] + 2
-    site_rejects(claim("expired", expires, sign_stake(chain, drafts["expired"], expires)), "authorization_expired")
+    claim("expired", expires)
     mine_at(chain, expires)
+    mine_at(chain, expires)
+    assert chain.w3.eth.get_block("latest")["timestamp"] == expires
+    for name in ("relayed", "by_stranger", "batch_a", "batch_b"):
+        assert decided(world.claims[name]) == (ResponseStatus.CONFIRMED, "")
+    assert decided(world.claims["cancelled"]) == (ResponseStatus.REJECTED, "authorization_cancelled")
+    assert decided(world.claims["expired"]) == (ResponseStatus.REJECTED, "authorization_expired")
     if before_resolution is not None:
-        before_resolution(world)
+        before_resolution(world.refresh())
     resolve(chain, challenge)
     return world.refresh()
 
 
-def relayed_call(chain, d, valid_before: int) -> tuple[bytes, str]:
-    """The 324 bytes of docs/protocol.md section 2a for draft `d`, and its signature."""
+def decided(claim: Response) -> tuple[str, str]:
+    """The site's verification of the claim, now (the worker's own check)."""
+    outcome = payment_verify(response_id=claim.pk)
+    return outcome.status, outcome.code
+
+
+def forwarded(chain, d, *, sender: str, valid_before: int) -> str:
+    """A relayed call with its challenge word (docs/protocol.md section 2a's 324 bytes), sent through
+    another contract (the test Forwarder): it names no challenge."""
     signature = sign_stake(chain, d, valid_before)
-    authorization = TransferAuthorization(
-        d.address, chain.treasury, int(d.stake * 10**6), 0, valid_before, d.commitment
-    )
+    units = int(d.stake * 10**6)
+    authorization = TransferAuthorization(d.address, chain.treasury, units, 0, valid_before, d.commitment)
     data = encode_relayed_stake(authorization, Signature.parse(signature), challenge_id=d.challenge_id)
-    return bytes.fromhex(data[2:]), signature
-
-
-def batch(chain, world: Mixed, names: tuple[str, ...], *, sender: str, valid_before: int) -> str:
-    """Several authorizations used in one transaction, through a contract that submits a batch
-    (contracts/TestBatch.sol): each AuthorizationUsed is followed by its own Transfer."""
-    calls = []
-    for name in names:
-        data, signature = relayed_call(chain, world.drafts[name], valid_before)
-        world.valid_before[name], world.signatures[name] = valid_before, signature
-        world.claims[name] = authorization_claim(world.drafts[name], valid_before=valid_before, signature=signature)
-        calls.append(data)
-    batcher = contract_at(chain.w3, "BatchCaller", deploy(chain.w3, "BatchCaller", sender=chain.deployer))
-    tx_hash = batcher.functions.callAll(chain.usdc, calls).transact({"from": sender, "gas": 500_000})
-    assert chain.w3.eth.wait_for_transaction_receipt(tx_hash)["status"] == 1
-    return "0x" + bytes(tx_hash).hex()
-
-
-def forwarded(chain, world: Mixed, name: str, *, sender: str, valid_before: int) -> str:
-    """A relayed call with its challenge word, sent through another contract (the test Forwarder)."""
-    data, _ = relayed_call(chain, world.drafts[name], valid_before)
     forwarder = contract_at(chain.w3, "Forwarder", chain.forwarder)
-    tx_hash = forwarder.functions.forward(chain.usdc, data).transact({"from": sender, "gas": 300_000})
+    tx_hash = forwarder.functions.forward(chain.usdc, bytes.fromhex(data[2:])).transact(
+        {"from": sender, "gas": 300_000}
+    )
     assert chain.w3.eth.wait_for_transaction_receipt(tx_hash)["status"] == 1
     return "0x" + bytes(tx_hash).hex()
 

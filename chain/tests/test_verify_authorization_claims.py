@@ -8,36 +8,26 @@ stake whose claim reached the site after resolution (an exception)."""
 from __future__ import annotations
 
 import json
-from decimal import Decimal
 
 import pytest
-from django.conf import settings
 
 from chain.models import Payment
+from chain.verification import payment_verify
 from challenges.models import Challenge
 from challenges.services import challenge_stake_moved
 from config.public_cache import public_answers_mark_stale
 from responses.models import ExceptionKind, ResolutionException, Response
-from responses.reasons import REASON_SENTENCES
 
 from .conftest import ANVIL_CHAIN_ID
 from .mixed_stakes import VALIDITY, Mixed, both, build_mixed
-from .verifier_support import (
-    assert_differs,
-    authorization_claim,
-    relay,
-    resolve,
-    run_verifier,
-    sign_stake,
-    site_rejects,
-)
+from .verifier_support import assert_differs, operator_rejects, relay, resolve, run_verifier, sign_stake
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture
-def mixed(chain, draft, make_challenge, third) -> Mixed:
-    return build_mixed(chain, draft, make_challenge, third)
+def mixed(chain, draft, make_challenge, third, make_authorization_response) -> Mixed:
+    return build_mixed(chain, draft, make_challenge, third, make_authorization_response)
 
 
 def record_of(world: Mixed, name: str, tmp_path) -> str:
@@ -52,11 +42,7 @@ def record_of(world: Mixed, name: str, tmp_path) -> str:
         "chainId": ANVIL_CHAIN_ID,
         "submitterAddress": d.address,
         "paymentMethod": "authorization",
-        "authorization": {
-            "validAfter": 0,
-            "validBefore": world.valid_before[name],
-            "signature": world.signatures[name],
-        },
+        "authorization": {"validAfter": 0, "validBefore": world.signed[name][0], "signature": world.signed[name][1]},
         "anchor": {
             "registry": anchor.registry_address,
             "transactionHash": anchor.transaction_hash,
@@ -86,12 +72,13 @@ def test_a_players_records_of_stakes_paid_by_authorization(chain, mixed, live_se
 def test_a_relayed_payment_the_site_hid_differs_in_both_and_the_players_record_names_it(
     chain, mixed, live_server, tmp_path
 ):
-    """The claim deleted and its stake taken out of the sums: the relayed payment names the challenge
-    and nothing accounts for it. The player's record shows it had to count."""
+    """The claim deleted with its ledger row and its stake taken out of the sums: the relayed payment
+    names the challenge and nothing accounts for it. The player's record shows it had to count."""
     hidden = mixed.claims["by_stranger"]
-    Response.objects.filter(pk=hidden.pk).delete()
-    challenge_stake_moved(challenge_id=mixed.challenge.pk, stake=-hidden.submission_stake, count=-1)
     tx, payer = hidden.transaction_hash, hidden.submitter_address.lower()
+    Response.objects.filter(pk=hidden.pk).delete()
+    assert Payment.objects.filter(transaction_hash=tx).delete()[0] == 1  # the site's ledger had it
+    challenge_stake_moved(challenge_id=mixed.challenge.pk, stake=-hidden.submission_stake, count=-1)
     result, page = both(live_server, chain, Challenge.objects.get(pk=mixed.challenge.pk))
     assert_differs(
         result,
@@ -107,36 +94,25 @@ def test_a_relayed_payment_the_site_hid_differs_in_both_and_the_players_record_n
 
 
 def dropped_and_listed(world: Mixed) -> None:
-    """Before resolution, the site drops the claim of the stranger-relayed stake and its ledger lists
-    the payment as unclaimed (a row naming the challenge, as the indexer writes one), its sums
-    adjusted: the challenge's own accounts add up."""
+    """Before resolution, the operator drops the claim of the stranger-relayed stake and takes its
+    stake out of the sums: the challenge's own accounts add up. The site's ledger keeps the payment
+    (it read the relayed call's challenge word and nonce), which is then listed as unclaimed."""
     dropped = world.claims["by_stranger"]
-    assert dropped.log_index is not None and dropped.block_number is not None
-    assert dropped.transaction_index is not None
     Response.objects.filter(pk=dropped.pk).delete()
     challenge_stake_moved(challenge_id=world.challenge.pk, stake=-dropped.submission_stake, count=-1)
-    Payment.objects.create(
-        transaction_hash=dropped.transaction_hash,
-        log_index=dropped.log_index,
-        block_number=dropped.block_number,
-        block_hash=dropped.block_hash,
-        transaction_index=dropped.transaction_index,
-        from_address=dropped.submitter_address,
-        to_address=settings.TREASURY_ADDRESS,
-        amount_units=2_000_000,
-        commitment=dropped.commitment,
-        challenge_id_word=world.challenge.pk,
-        block_timestamp=dropped.submission_timestamp,
-    )
+    (row,) = Payment.objects.filter(transaction_hash=dropped.transaction_hash)
+    assert (row.response_id, row.challenge_id_word, row.commitment) == (None, world.challenge.pk, dropped.commitment)
 
 
 def test_a_relayed_payment_listed_unclaimed_is_accounted_for_and_only_the_record_shows_it_was_dropped(
-    chain, draft, make_challenge, third, live_server, tmp_path
+    chain, draft, make_challenge, third, make_authorization_response, live_server, tmp_path
 ):
     """docs/protocol.md section 5, "What re-checking cannot show": a site that dropped a claim and
-    listed its relayed payment as unclaimed passes the challenge-wide check in both verifiers; the
+    lists its relayed payment as unclaimed passes the challenge-wide check in both verifiers; the
     player's record names the difference."""
-    mixed = build_mixed(chain, draft, make_challenge, third, before_resolution=dropped_and_listed)
+    mixed = build_mixed(
+        chain, draft, make_challenge, third, make_authorization_response, before_resolution=dropped_and_listed
+    )
     dropped = mixed.claims["by_stranger"]
     result, page = both(live_server, chain, Challenge.objects.get(pk=mixed.challenge.pk))
     assert result.returncode == 0, result.stdout + result.stderr
@@ -159,13 +135,13 @@ def test_rejected_authorization_claims_with_false_codes_differ_in_both(chain, mi
     """A used authorization rejected `authorization_expired` (its transaction hidden), an expired one
     rejected `authorization_cancelled`, a cancelled one rejected `authorization_expired`."""
     used, expired, cancelled = (mixed.claims[name] for name in ("by_stranger", "expired", "cancelled"))
-    site_rejects(used, "authorization_expired")
+    operator_rejects(used, "authorization_expired")
     Response.objects.filter(pk=used.pk).update(
         transaction_hash="", block_number=None, block_hash="", transaction_index=None, log_index=None
     )
     challenge_stake_moved(challenge_id=mixed.challenge.pk, stake=-used.submission_stake, count=-1)
-    site_rejects(expired, "authorization_cancelled")
-    site_rejects(cancelled, "authorization_expired")
+    operator_rejects(expired, "authorization_cancelled")
+    operator_rejects(cancelled, "authorization_expired")
     result, page = both(live_server, chain, Challenge.objects.get(pk=mixed.challenge.pk))
     assert_differs(
         result,
@@ -195,36 +171,36 @@ def test_rejected_authorization_claims_with_false_codes_differ_in_both(chain, mi
     [("30.0444, 31.2357", "4", False), ("29.9793, 31.1343", "9", True)],
     ids=["not-a-winner", "would-have-won-the-highest"],
 )
-def test_a_relayed_stake_claimed_after_resolution_is_an_exception(chain, draft, played, live_server, text, stake, wins):
-    """Relayed while the challenge was open, claimed after staff resolved it: the site rejects the
-    claim `after_resolution` and publishes the exception (the site's record, as responses/barrier.py
-    writes it for a transfer). Both verifiers re-check it against the chain, by section 2a's rules;
-    one that would have won is a difference, since a site holding back a winner looks the same."""
-    d = draft(challenge=played.challenge, stake=stake, text=text, address=chain.w3.eth.accounts[5])
+def test_a_relayed_stake_claimed_after_resolution_is_an_exception(
+    chain, draft, played, make_authorization_response, live_server, text, stake, wins
+):
+    """Relayed while the challenge was open, claimed after staff resolved it: the site's verification
+    rejects the claim `after_resolution` and records the exception (responses/barrier.py). Both
+    verifiers re-check it against the chain, by section 2a's rules; one that would have won is a
+    difference, since a site holding back a winner looks the same."""
     from chain.contracts import mint
 
+    d = draft(challenge=played.challenge, stake=stake, text=text, address=chain.w3.eth.accounts[5])
     mint(chain.w3, chain.usdc, d.address, 1_000 * 10**6, sender=chain.deployer)
     valid_before = chain.w3.eth.get_block("latest")["timestamp"] + VALIDITY
-    signature = sign_stake(chain, d, valid_before)
-    tx = relay(chain, d, sender=chain.w3.eth.accounts[6], valid_before=valid_before, signature=signature)
+    search_from = chain.w3.eth.block_number
+    tx = relay(chain, d, sender=chain.w3.eth.accounts[6], valid_before=valid_before)
     chain.mine(2)
     resolve(chain, played.challenge)
-    claim = authorization_claim(d, valid_before=valid_before, signature=signature)
+    claim = make_authorization_response(
+        played.challenge,
+        d.text,
+        stake,
+        address=d.address,
+        salt=d.salt,
+        sign=lambda authorization: sign_stake(chain, d, authorization.valid_before),
+        valid_before=valid_before,
+        search_from_block=search_from,
+    )
+    outcome = payment_verify(response_id=claim.pk)
+    assert (outcome.status, outcome.code) == ("rejected", "after_resolution")
+    assert ResolutionException.objects.filter(response=claim, kind=ExceptionKind.AFTER_RESOLUTION).exists()
     receipt = chain.w3.eth.get_transaction_receipt(tx)
-    Response.objects.filter(pk=claim.pk).update(
-        status="rejected",
-        rejection_code="after_resolution",
-        rejection_reason=REASON_SENTENCES["after_resolution"],
-        transaction_hash=tx,
-    )
-    ResolutionException.objects.create(
-        challenge=played.challenge,
-        response=claim,
-        kind=ExceptionKind.AFTER_RESOLUTION,
-        stake=Decimal(stake),
-        transaction_hash=tx,
-    )
-    public_answers_mark_stale()
     result, page = both(live_server, chain, played.challenge)
     assert f"EXCEPTION rejected claim {claim.pk} ({tx}): paid in time, reached the site after resolution" in (
         result.stdout

@@ -3,7 +3,7 @@ verify-outcomes.ts, run by node on the same site and chain), on a challenge paid
 and by signed authorizations (chain/tests/mixed_stakes.py; docs/protocol.md sections 2a and 5). The
 honest challenge is reproduced by both; each edit a dishonest operator could make to a stake paid
 by authorization after players paid must end in a DIFFERENCE in both, naming what failed. The edits
-are UPDATEs and DELETEs behind the services, as in chain/tests/test_verify_exceptions.py."""
+are UPDATEs, INSERTs and DELETEs behind the services, as in chain/tests/test_verify_exceptions.py."""
 
 from __future__ import annotations
 
@@ -25,8 +25,8 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture
-def mixed(chain, draft, make_challenge, third) -> Mixed:
-    return build_mixed(chain, draft, make_challenge, third)
+def mixed(chain, draft, make_challenge, third, make_authorization_response) -> Mixed:
+    return build_mixed(chain, draft, make_challenge, third, make_authorization_response)
 
 
 def test_an_honest_challenge_paid_by_transfers_and_authorizations_is_reproduced_by_both(chain, mixed, live_server):

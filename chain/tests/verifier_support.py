@@ -24,22 +24,18 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 
 from django.conf import settings
 from web3 import Web3
 
-from chain.authorization import AUTHORIZATION_USED_TOPIC, address_topic, nonce_topic
 from chain.contracts import contract_at
 from chain.verification import payment_verify
 from challenges.models import Challenge, Payout
-from challenges.services import challenge_stake_moved
 from config.public_cache import public_answers_mark_stale
-from responses.models import PaymentMethod, Response, ResponseStatus, StakeAuthorization
+from responses.models import Response, ResponseStatus
 from responses.reasons import REASON_SENTENCES
 from responses.resolution import challenge_resolve
-from responses.services import guess_fields
 
 SCRIPT = Path(settings.BASE_DIR) / "verify_challenge.py"
 GIZA = "29.979175, 31.134258"
@@ -248,54 +244,9 @@ def relay(chain, d, *, sender: str, valid_before: int, signature: str | None = N
     return tx_hash
 
 
-def authorization_claim(d, *, valid_before: int, signature: str) -> Response:
-    """A claim paid by authorization as POST /api/responses stores it (docs/protocol.md 3.3a): the
-    guess and its signed authorization, pending, no transaction known yet. (The POST is another
-    part's work; these tests need its stored row, which they build with the same guess_fields.)"""
-    claim = Response.objects.create(
-        challenge_id=d.challenge_id,
-        **guess_fields(challenge_id=d.challenge_id, text=d.text, submitter_address=d.address, salt=d.salt),
-        submission_stake=d.stake,
-        submitter_address=d.address,
-        payment_method=PaymentMethod.AUTHORIZATION,
-        sent_by_submitter=True,
-    )
-    StakeAuthorization.objects.create(response=claim, valid_after=0, valid_before=valid_before, signature=signature)
-    return claim
-
-
-def site_confirms_authorization(chain, claim: Response) -> Response:
-    """The site's record of a claim paid by authorization once its verification confirmed it, as the
-    site publishes it: the transaction that used the authorization, its block, transaction index and
-    block time, the log index of the Transfer right after the AuthorizationUsed log, and the
-    challenge's sums moved. It is built here from the chain's facts because the site's verification
-    of such claims (chain/checks.py, AUTHORIZATION_CHECKS) is being written beside this work: this is
-    the site's record as published, not a shortcut around a check. The verifiers under test take
-    nothing of it on trust: they re-check every field against the chain."""
-    (used,) = chain.w3.eth.get_logs(
-        {
-            "address": chain.usdc,
-            "fromBlock": 0,
-            "topics": [AUTHORIZATION_USED_TOPIC, address_topic(claim.submitter_address), nonce_topic(claim.commitment)],
-        }
-    )
-    block = chain.w3.eth.get_block(used["blockNumber"])
-    Response.objects.filter(pk=claim.pk).update(
-        status=ResponseStatus.CONFIRMED,
-        transaction_hash="0x" + bytes(used["transactionHash"]).hex(),
-        block_number=used["blockNumber"],
-        block_hash="0x" + bytes(used["blockHash"]).hex(),
-        transaction_index=used["transactionIndex"],
-        log_index=used["logIndex"] + 1,
-        submission_timestamp=datetime.fromtimestamp(block["timestamp"], tz=UTC),
-    )
-    challenge_stake_moved(challenge_id=claim.challenge_id, stake=claim.submission_stake, count=1)
-    claim.refresh_from_db()
-    return claim
-
-
-def site_rejects(claim: Response, code: str) -> Response:
-    """The site's record of a claim its verification rejected with `code`, as published."""
+def operator_rejects(claim: Response, code: str) -> Response:
+    """A dishonest operator's UPDATE: the claim rejected with `code` and its sentence, behind the
+    services (the public answers then stale, as a service's write makes them)."""
     Response.objects.filter(pk=claim.pk).update(
         status=ResponseStatus.REJECTED, rejection_code=code, rejection_reason=REASON_SENTENCES[code]
     )
