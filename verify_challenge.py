@@ -34,6 +34,7 @@ Exit status: 0 every outcome reproduced, 1 a difference, 2 could not run (networ
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
 import json
 import math
@@ -54,6 +55,17 @@ TRANSFER_SELECTOR = "a9059cbb"
 TERMS_ANCHORED_TOPIC = "0x2afc2b3441c70212f84379948f78279cc697f578030cb391f6115fd5e3a603e5"
 STAKE_CALLDATA_BYTES = 164
 PLAIN_CALLDATA_BYTES = 68
+# EIP-3009, a stake paid by a signed authorization (docs/protocol.md section 2a; tests/vectors.json,
+# "authorization"): keccak256("AuthorizationUsed(address,bytes32)") and
+# keccak256("AuthorizationCanceled(address,bytes32)"), the events the USDC contract emits when an
+# authorization is used or voided, and the selector of
+# transferWithAuthorization(address,address,uint256,uint256,uint256,bytes32,uint8,bytes32,bytes32).
+AUTHORIZATION_USED_TOPIC = "0x98de503528ee59b575ef0c0a2576a82497bfc029a5685b209e9ec333479b10a5"
+AUTHORIZATION_CANCELED_TOPIC = "0x1cdd46ff242716cdaa72d159d339a485b3438398348d68f09d7c8c0a59353d81"
+TRANSFER_WITH_AUTHORIZATION_SELECTOR = "e3ee160e"
+RELAYED_CALL_BYTES = 292  # the selector and the nine ABI words
+RELAYED_STAKE_BYTES = 324  # and Geopoem's challenge word after them
+AUTHORIZATION = "authorization"  # a claim's paymentMethod when its stake is paid by authorization
 # Reasons that say a claim is not the payer's own (a stranger's claim on someone else's payment):
 # such a claim does not account for the payment (docs/protocol.md sections 3.2 and 6).
 NOT_THE_PAYERS_CLAIM = ("wrong_sender", "commitment_mismatch")
@@ -190,6 +202,49 @@ def decode_transfer_calldata(data: str) -> StakeCalldata | None:
         )
     except ValueError:
         return None
+
+
+@dataclass(frozen=True)
+class RelayedCall:
+    """A `transferWithAuthorization` call read from a transaction's input (docs/protocol.md section
+    2a, "The relayed transaction"): whose authorization it uses, and the challenge it names."""
+
+    authorizer: str  # lowercase 0x address: the payer, the authorization's `from`
+    recipient: str  # lowercase 0x address
+    amount_units: int
+    valid_after: int
+    valid_before: int
+    nonce: str  # 64 lowercase hex: Geopoem's guess commitment
+    challenge_id: int | None  # the word after the nine ABI words; None in a bare 292-byte call
+
+
+_HEX = re.compile(r"^[0-9a-f]*$")
+
+
+def decode_relayed_call(data: str) -> RelayedCall | None:
+    """A transferWithAuthorization call of 292 bytes (no challenge word) or 324 (with it); None for
+    another function, another length, an address or `v` word that is not zero-padded (the token's
+    ABI decoder reverts on those), or anything that is not hex."""
+    raw = data[2:] if data.startswith("0x") else data
+    if len(raw) not in (2 * RELAYED_CALL_BYTES, 2 * RELAYED_STAKE_BYTES):
+        return None
+    raw = raw.lower()
+    if not _HEX.match(raw):
+        return None
+    if raw[:8] != TRANSFER_WITH_AUTHORIZATION_SELECTOR:
+        return None
+    words = [raw[8 + 64 * i : 8 + 64 * (i + 1)] for i in range((len(raw) - 8) // 64)]
+    if words[0][:24].strip("0") or words[1][:24].strip("0") or words[6][:62].strip("0"):
+        return None
+    return RelayedCall(
+        authorizer="0x" + words[0][24:],
+        recipient="0x" + words[1][24:],
+        amount_units=int(words[2], 16),
+        valid_after=int(words[3], 16),
+        valid_before=int(words[4], 16),
+        nonce=words[5],
+        challenge_id=int(words[9], 16) if len(words) == 10 else None,
+    )
 
 
 # --- Scoring (docs/protocol.md section 4) ----------------------------------------------------
@@ -433,6 +488,10 @@ def _word(number: int) -> str:
     return "0x" + f"{number:064x}"
 
 
+def _topic0(log: dict) -> str:
+    return _lower((log.get("topics") or [""])[0])
+
+
 def _address_word(address: str) -> str:
     return "0x" + "0" * 24 + address.lower()[2:]
 
@@ -497,10 +556,72 @@ def transfer_log(entry: dict, usdc: str) -> TransferLog | None:
     )
 
 
+@dataclass(frozen=True)
+class AuthorizationUse:
+    """An AuthorizationUsed log the USDC contract emitted in a transaction, and the log right after
+    it: FiatToken emits the `Transfer` that moved the money at the next log index (docs/protocol.md
+    section 2a, rule 3)."""
+
+    transaction_hash: str
+    block_number: int
+    block_hash: str
+    transaction_index: int
+    log_index: int  # the AuthorizationUsed log's
+    status: int  # the receipt's
+    transfer: TransferLog | None  # the USDC Transfer at log_index + 1, whatever it moves; None: none there
+
+
+def authorization_use(receipt: object, *, usdc: str, authorizer: str, nonce: str) -> AuthorizationUse | None:
+    """In a receipt, the AuthorizationUsed(authorizer, nonce) log emitted by the USDC contract itself
+    (any contract can emit the event), paired with the USDC Transfer at its log index + 1; None when
+    the receipt holds no such log. Each authorization pairs with its own next log, so a transaction
+    that uses several is read right (tests/vectors.json, "authorization", "pairing")."""
+    if not isinstance(receipt, dict):
+        return None
+    logs = [e for e in receipt.get("logs") or [] if isinstance(e, dict) and e.get("logIndex") is not None]
+    wanted = [AUTHORIZATION_USED_TOPIC, _address_word(authorizer), "0x" + nonce.lower().removeprefix("0x")]
+    used = next(
+        (
+            e
+            for e in logs
+            if not e.get("removed")
+            and _lower(e.get("address")) == usdc
+            and [_lower(t) for t in e.get("topics") or []] == wanted
+        ),
+        None,
+    )
+    if used is None:
+        return None
+    index = _int(used["logIndex"])
+    after = next((e for e in logs if _int(e["logIndex"]) == index + 1), None)
+    return AuthorizationUse(
+        transaction_hash=_lower(used.get("transactionHash")),
+        block_number=_int(used["blockNumber"]),
+        block_hash=_lower(used.get("blockHash")),
+        transaction_index=_int(used["transactionIndex"]),
+        log_index=index,
+        status=_int(receipt.get("status", "0x0")),
+        transfer=transfer_log(after, usdc) if after is not None else None,
+    )
+
+
+def authorizations_used(receipt: object, *, usdc: str) -> list[tuple[str, str]]:
+    """(authorizer, nonce) of every AuthorizationUsed log the USDC contract emitted in a receipt."""
+    found = []
+    for e in (receipt.get("logs") or []) if isinstance(receipt, dict) else []:
+        topics = [_lower(t) for t in e.get("topics") or []]
+        if not e.get("removed") and _lower(e.get("address")) == usdc and topics[:1] == [AUTHORIZATION_USED_TOPIC]:
+            if len(topics) == 3:
+                found.append(("0x" + topics[1][-40:], topics[2][2:]))
+    return found
+
+
 class ChainData:
     """What the verifier reads from the chain, each item once, in JSON-RPC batches: transactions,
-    receipts (only where the completeness scan did not already show the transaction's transfers),
-    blocks, and the scan of every USDC Transfer to the treasury."""
+    receipts (where the completeness scan did not already show the transaction's transfers, and of
+    every transaction that paid by authorization: its AuthorizationUsed log), blocks, the scan of
+    every USDC Transfer to the treasury, and the token's AuthorizationUsed and AuthorizationCanceled
+    logs of each authorization whose claim names no transaction the verifier can rely on."""
 
     def __init__(self, rpc: Rpc, *, usdc: str, treasury: str, progress) -> None:
         self.rpc, self.usdc, self.treasury, self.progress = rpc, usdc, treasury, progress
@@ -510,6 +631,9 @@ class ChainData:
         self.blocks: dict[int, dict | None] = {}
         self.scan: dict[str, list[TransferLog]] = {}  # transaction -> its USDC Transfers to the treasury
         self.scanned: tuple[int, int] | None = None
+        # (authorizer, nonce) -> the token's AuthorizationUsed and AuthorizationCanceled logs of it
+        # (the first of each; the token emits at most one of the two, once).
+        self.authorizations: dict[tuple[str, str], dict[str, dict | None]] = {}
 
     def anchors(self, registry: str, challenge_id: int) -> list[Anchor]:
         logs = self.rpc.call(
@@ -538,6 +662,60 @@ class ChainData:
         wanted = sorted(set(numbers) - set(self.blocks))
         found = self.rpc.many([("eth_getBlockByNumber", [hex(n), False]) for n in wanted], self.progress)
         self.blocks.update(zip(wanted, found, strict=True))  # type: ignore[arg-type]
+
+    def search_authorizations(self, keys) -> None:
+        """The token's AuthorizationUsed and AuthorizationCanceled logs of each (authorizer, nonce),
+        one eth_getLogs per authorization (both events at once), from block 0 as for the anchor:
+        the topics name one authorization, which the token uses or voids once."""
+        wanted = sorted({(a.lower(), n.lower()) for a, n in keys} - set(self.authorizations))
+        calls = [
+            (
+                "eth_getLogs",
+                [
+                    {
+                        "address": self.usdc,
+                        "topics": [
+                            [AUTHORIZATION_USED_TOPIC, AUTHORIZATION_CANCELED_TOPIC],
+                            _address_word(authorizer),
+                            "0x" + nonce,
+                        ],
+                        "fromBlock": "0x0",
+                        "toBlock": hex(self.head),
+                    }
+                ],
+            )
+            for authorizer, nonce in wanted
+        ]
+        found = self.rpc.many(calls, self.progress)
+        for key, logs in zip(wanted, found, strict=True):
+            ours = [
+                e
+                for e in logs or []  # type: ignore[attr-defined]
+                if isinstance(e, dict) and not e.get("removed") and _lower(e.get("address")) == self.usdc
+            ]
+            self.authorizations[key] = {
+                "used": next((e for e in ours if _topic0(e) == AUTHORIZATION_USED_TOPIC), None),
+                "cancelled": next((e for e in ours if _topic0(e) == AUTHORIZATION_CANCELED_TOPIC), None),
+            }
+
+    def used_in(self, authorizer: str, nonce: str) -> str | None:
+        """The transaction whose AuthorizationUsed log the search found for this authorization."""
+        found = self.authorizations.get((authorizer.lower(), nonce.lower()))
+        used = found and found["used"]
+        return _lower(used.get("transactionHash")) if used else None
+
+    def cancelled(self, authorizer: str, nonce: str) -> bool:
+        found = self.authorizations.get((authorizer.lower(), nonce.lower()))
+        return bool(found and found["cancelled"])
+
+    def use(self, tx_hash: str | None, *, authorizer: str, nonce: str) -> AuthorizationUse | None:
+        """The authorization's use in this transaction's receipt (read beforehand), paired."""
+        if not tx_hash:
+            return None
+        return authorization_use(self.receipts.get(tx_hash.lower()), usdc=self.usdc, authorizer=authorizer, nonce=nonce)
+
+    def head_time(self) -> int | None:
+        return self.block_time(self.head)
 
     def scan_transfers(self, from_block: int, *, step: int) -> None:
         """Every USDC Transfer to the treasury from `from_block` to the head, in block ranges; a node
@@ -652,7 +830,12 @@ def first_failing_rule(
     if not paid:
         return "no_transfer_log"
     block_number = _int(tx["blockNumber"])
-    mined = chain.block_time(block_number)
+    return window_rule(block_number=block_number, mined=chain.block_time(block_number), terms=terms)
+
+
+def window_rule(*, block_number: int, mined: int | None, terms: Terms) -> str | None:
+    """`early` or `late` for a payment in this block, mined at this time (docs/protocol.md section 2,
+    rule 7, and section 6), else None. The same for a transfer and an authorization."""
     anchor = terms.anchor
     if anchor is None and not terms.demo:
         return "early"  # a challenge whose terms are not on chain was never open: no stake counts
@@ -666,6 +849,79 @@ def first_failing_rule(
     ):
         return "late"
     return None
+
+
+def authorization_rule(
+    *,
+    use: AuthorizationUse | None,
+    cancelled: bool,
+    valid_before: int | None,
+    head_time: int | None,
+    address: str,
+    stake_units: int | None,
+    treasury: str,
+    mined: int | None,
+    terms: Terms,
+) -> str | None:
+    """The reason code of the first rule of docs/protocol.md section 2a that a stake paid by
+    authorization fails, or None when it passes every rule and had to count (tests/vectors.json,
+    "authorization", "rules"). `use`: its AuthorizationUsed(address, commitment) log on chain, paired
+    with the log after it; `mined`: that block's time. Whoever sent the transaction, whatever else
+    it called, does not matter: the payer's signature binds the guess.
+
+    No use on chain: `authorization_cancelled` when the token emitted AuthorizationCanceled for it,
+    `authorization_expired` when the head's time is at or after `validBefore` (the token accepts it
+    only strictly before), else `not_found` (it could still be used: no rejection is right yet)."""
+    if use is None:
+        if cancelled:
+            return "authorization_cancelled"
+        if valid_before is not None and head_time is not None and head_time >= valid_before:
+            return "authorization_expired"
+        return "not_found"
+    if use.status != 1:
+        return "tx_failed"
+    transfer = use.transfer
+    if transfer is None or transfer.sender != address.lower():
+        return "no_transfer_log"
+    if transfer.recipient != treasury:
+        return "wrong_recipient"
+    if stake_units is None or transfer.amount_units != stake_units:
+        return "amount_mismatch"
+    return window_rule(block_number=use.block_number, mined=mined, terms=terms)
+
+
+def is_authorization(row: dict) -> bool:
+    """Whether a claim says its stake was paid by authorization (a claim of a server from before
+    authorizations shows no paymentMethod: a transfer)."""
+    return row.get("paymentMethod") == AUTHORIZATION
+
+
+def valid_before_of(row: dict) -> int | None:
+    """The claim's `authorization.validBefore`, when it shows a whole number of seconds."""
+    value = (row.get("authorization") or {}).get("validBefore")
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def judge_authorization(
+    chain: ChainData, *, address: str, commitment: str, stake_units: int | None, valid_before: int | None,
+    tx_hash: str | None, terms: Terms,
+) -> tuple[str | None, AuthorizationUse | None]:  # fmt: skip
+    """A claim paid by authorization against the chain: its use, found by the token's logs (the
+    search) or in the transaction it names, and the first rule it fails (authorization_rule)."""
+    use = chain.use(chain.used_in(address, commitment) or tx_hash, authorizer=address, nonce=commitment)
+    mined = chain.block_time(use.block_number) if use else None
+    code = authorization_rule(
+        use=use,
+        cancelled=chain.cancelled(address, commitment),
+        valid_before=valid_before,
+        head_time=chain.head_time(),
+        address=address,
+        stake_units=stake_units,
+        treasury=chain.treasury,
+        mined=mined,
+        terms=terms,
+    )
+    return code, use
 
 
 def check_offchain(outcome: Outcome, *, terms: Terms, chain_id: int) -> None:
@@ -694,17 +950,17 @@ def check_offchain(outcome: Outcome, *, terms: Terms, chain_id: int) -> None:
 def check_onchain(
     outcome: Outcome, *, chain: ChainData, confirmations: int, terms: Terms, chain_id: int, decimals: int
 ) -> None:
-    """The payment against the rules the site claims to have applied (docs/protocol.md sections 2
-    and 6), and the chain position it ranks by."""
+    """The payment against the rules the site claims to have applied (docs/protocol.md sections 2,
+    2a and 6), and the chain position it ranks by. A response paid by authorization is held to
+    section 2a's rules instead of the sender's and the calldata's."""
     row, problems = outcome.row, outcome.problems
-    tx_hash = row["transactionHash"]
+    tx_hash = row.get("transactionHash") or ""
     tx = chain.mined(tx_hash)
     if tx is None:
         problems.append("the transaction is not on this chain")
         return
     if chain.status(tx_hash) != 1:
         problems.append("the transaction failed (status 0)")
-    sender = _lower(tx.get("from"))
     block_number, tx_index = _int(tx["blockNumber"]), _int(tx["transactionIndex"])
     block = chain.blocks.get(block_number)
     if block is None or _lower(block.get("hash")) != _lower(tx.get("blockHash")):
@@ -712,40 +968,20 @@ def check_onchain(
     if chain.head - block_number + 1 < confirmations:
         depth = chain.head - block_number + 1
         problems.append(f"only {depth} confirmation{'' if depth == 1 else 's'}, fewer than {confirmations}")
-    if _lower(tx.get("to")) != chain.usdc:
-        problems.append(f"paid to contract {tx.get('to')}, not the USDC contract")
-    if _int(tx.get("value", "0x0")) != 0:
-        problems.append("the transaction sent ether as well")
-    if sender != _lower(row["submitterAddress"]):
-        problems.append(f"sent from {tx.get('from')}, the site shows {row['submitterAddress']}")
     stake_units = to_units(row["submissionStake"], decimals)
-    calldata = decode_stake_calldata(str(tx.get("input") or tx.get("data") or ""))
-    if calldata is None:
-        problems.append("the calldata is not a 164-byte Geopoem stake transfer")
+    commitment = guess_commitment(
+        chain_id=chain_id,
+        challenge_id=terms.challenge_id,
+        submitter_address=row["submitterAddress"],
+        text=row.get("submissionText") or "",
+        salt=row.get("submissionSalt") or "",
+    )
+    paid = dict(chain=chain, commitment=commitment, stake_units=stake_units, decimals=decimals, problems=problems)
+    if is_authorization(row):
+        log = _check_authorization_payment(row, tx, **paid)  # type: ignore[arg-type]
     else:
-        if calldata.recipient != chain.treasury:
-            problems.append(f"the calldata pays {calldata.recipient}, not the treasury")
-        if calldata.amount_units != stake_units:
-            problems.append(
-                f"the calldata pays {from_units(calldata.amount_units, decimals)} USDC, "
-                f"the site shows a stake of {row['submissionStake']}"
-            )
-        expected = guess_commitment(
-            chain_id=chain_id,
-            challenge_id=terms.challenge_id,
-            submitter_address=row["submitterAddress"],
-            text=row.get("submissionText") or "",
-            salt=row.get("submissionSalt") or "",
-        )
-        if calldata.commitment != expected:
-            problems.append("the calldata's commitment is not the commitment of this guess, address and salt")
-        if calldata.challenge_id != terms.challenge_id:
-            problems.append(f"the calldata names challenge {calldata.challenge_id}")
-    # The money: the first Transfer(sender, treasury, stake) the USDC contract emitted in the transaction.
-    log = next((t for t in chain.transfers(tx_hash) if t.sender == sender and t.amount_units == stake_units), None)
+        log = _check_transfer_payment(row, tx, terms=terms, **paid)  # type: ignore[arg-type]
     outcome.chain_position = (block_number, tx_index, log.log_index if log else row.get("logIndex") or 0)
-    if log is None:
-        problems.append(f"no USDC Transfer of {row['submissionStake']} from the sender to the treasury")
     shown = (row.get("blockNumber"), row.get("transactionIndex"), row.get("logIndex"))
     if log is not None and shown != outcome.chain_position:
         problems.append(
@@ -765,6 +1001,90 @@ def check_onchain(
             problems.append(f"paid in block {block_number}, not after the anchor's block {anchor.block_number}")
         if mined is not None and mined < anchor.opens_at:
             problems.append(f"mined at {mined}, before the anchored opening time {anchor.opens_at}")
+
+
+def _check_transfer_payment(
+    row: dict, tx: dict, *, chain: ChainData, terms: Terms, commitment: str, stake_units: int, decimals: int,
+    problems: list[str],
+) -> TransferLog | None:  # fmt: skip
+    """Section 2's rules on a direct transfer: the USDC contract called by the response's address,
+    value 0, the 164-byte stake calldata, and the first Transfer(sender, treasury, stake) it emitted."""
+    tx_hash = row["transactionHash"]
+    sender = _lower(tx.get("from"))
+    data = str(tx.get("input") or tx.get("data") or "")
+    if _lower(tx.get("to")) != chain.usdc:
+        problems.append(f"paid to contract {tx.get('to')}, not the USDC contract")
+    if _int(tx.get("value", "0x0")) != 0:
+        problems.append("the transaction sent ether as well")
+    if sender != _lower(row["submitterAddress"]):
+        problems.append(f"sent from {tx.get('from')}, the site shows {row['submitterAddress']}")
+    calldata = decode_stake_calldata(data)
+    if calldata is None:
+        problems.append("the calldata is not a 164-byte Geopoem stake transfer")
+    else:
+        if calldata.recipient != chain.treasury:
+            problems.append(f"the calldata pays {calldata.recipient}, not the treasury")
+        if calldata.amount_units != stake_units:
+            problems.append(
+                f"the calldata pays {from_units(calldata.amount_units, decimals)} USDC, "
+                f"the site shows a stake of {row['submissionStake']}"
+            )
+        if calldata.commitment != commitment:
+            problems.append("the calldata's commitment is not the commitment of this guess, address and salt")
+        if calldata.challenge_id != terms.challenge_id:
+            problems.append(f"the calldata names challenge {calldata.challenge_id}")
+    relayed = decode_relayed_call(data)
+    if relayed is not None and (relayed.authorizer, relayed.nonce) == (_lower(row["submitterAddress"]), commitment):
+        problems.append(
+            "the site shows it paid by transfer, but its transaction uses this guess's authorization: it was paid "
+            "by authorization"
+        )
+    # The money: the first Transfer(sender, treasury, stake) the USDC contract emitted in the transaction.
+    log = next((t for t in chain.transfers(tx_hash) if t.sender == sender and t.amount_units == stake_units), None)
+    if log is None:
+        problems.append(f"no USDC Transfer of {row['submissionStake']} from the sender to the treasury")
+    return log
+
+
+def _check_authorization_payment(
+    row: dict, tx: dict, *, chain: ChainData, commitment: str, stake_units: int, decimals: int, problems: list[str]
+) -> TransferLog | None:
+    """Section 2a's rules on a stake paid by authorization: the transaction holds the USDC
+    contract's AuthorizationUsed(address, commitment), and at the next log index the USDC Transfer
+    from that address to the treasury of exactly the stake. Who sent it, and its calldata, do not
+    matter. Returns that Transfer (the published logIndex must be its), else None."""
+    tx_hash = row["transactionHash"]
+    address = _lower(row["submitterAddress"])
+    use = chain.use(tx_hash, authorizer=address, nonce=commitment)
+    if use is None:
+        problem = (
+            f"its transaction holds no AuthorizationUsed of {address} for the commitment of this guess, address "
+            "and salt"
+        )
+        others = sorted(
+            {authorizer for authorizer, _ in authorizations_used(chain.receipts.get(tx_hash), usdc=chain.usdc)}
+        )
+        if others:
+            problem += f" (it uses the authorization of {', '.join(others)})"
+        calldata = decode_stake_calldata(str(tx.get("input") or tx.get("data") or ""))
+        if calldata is not None and (_lower(tx.get("from")), calldata.commitment) == (address, commitment):
+            problem += "; the site shows it paid by authorization, but it was paid by a direct transfer"
+        problems.append(problem)
+        return None
+    transfer = use.transfer
+    if transfer is None or transfer.sender != address:
+        problems.append(
+            f"the log after its AuthorizationUsed (log {use.log_index}) is not a USDC Transfer from {address}"
+        )
+        return None
+    if transfer.recipient != chain.treasury:
+        problems.append(f"its Transfer pays {transfer.recipient}, not the treasury")
+    if transfer.amount_units != stake_units:
+        problems.append(
+            f"its Transfer moves {from_units(transfer.amount_units, decimals)} USDC, the site shows a stake of "
+            f"{row['submissionStake']}"
+        )
+    return transfer
 
 
 # --- The report ----------------------------------------------------------------------------------
@@ -848,13 +1168,21 @@ def check_terms(
         differences.append("the site shows no anchor for an anchored challenge")
 
 
+def claim_name(row: dict) -> str:
+    """A rejected claim as the report names it: by its transaction, or, for an authorization whose
+    use the site shows no transaction of, by its commitment."""
+    tx = row.get("transactionHash")
+    return f"rejected claim {row['id']} ({tx or 'authorization ' + _lower(row.get('commitment'))})"
+
+
 def check_rejected(
     rows: list[dict], *, chain: ChainData | None, terms: Terms, chain_id: int, decimals: int, report: Report
 ) -> list[dict]:
     """Each rejected claim's code must be the first rule its payment fails (docs/protocol.md
-    section 6, check 3); a claim rejected `after_resolution` must be a payment that passes every
-    rule. Returns those (the exceptions check_exceptions accounts for). Without a chain (a
-    demonstration challenge): not checked, and said so."""
+    section 6, check 3; section 2a for a claim paid by authorization); a claim rejected
+    `after_resolution` must be a payment that passes every rule. Returns those (the exceptions
+    check_exceptions accounts for). Without a chain (a demonstration challenge): not checked, and
+    said so."""
     if chain is None:
         if rows:
             report.lines.append(f"{len(rows)} rejected claims: not re-checked (no chain to read)")
@@ -862,7 +1190,7 @@ def check_rejected(
     agreed = 0
     late: list[dict] = []
     for row in rows:
-        name = f"rejected claim {row['id']} ({row['transactionHash']})"
+        name = claim_name(row)
         text = row.get("submissionText") or ""
         commitment = guess_commitment(
             chain_id=chain_id,
@@ -877,15 +1205,33 @@ def check_rejected(
             units: int | None = to_units(row["submissionStake"], decimals)
         except ValueError:
             units = None
-        expected = first_failing_rule(
-            chain=chain,
-            tx_hash=row["transactionHash"],
-            sender=row["submitterAddress"],
-            stake_units=units,
-            commitment=commitment,
-            challenge_id=terms.challenge_id,
-            terms=terms,
-        )
+        unused = False  # an authorization the chain shows no use of: `reorged` is right too
+        if is_authorization(row):
+            expected, use = judge_authorization(
+                chain,
+                address=row["submitterAddress"],
+                commitment=commitment,
+                stake_units=units,
+                valid_before=valid_before_of(row),
+                tx_hash=row.get("transactionHash"),
+                terms=terms,
+            )
+            unused = use is None
+            shown = _lower(row.get("transactionHash"))
+            if use is not None and shown and shown != use.transaction_hash:
+                report.differences.append(
+                    f"{name}: its authorization was used in transaction {use.transaction_hash}, the site shows {shown}"
+                )
+        else:
+            expected = first_failing_rule(
+                chain=chain,
+                tx_hash=row.get("transactionHash") or "",
+                sender=row["submitterAddress"],
+                stake_units=units,
+                commitment=commitment,
+                challenge_id=terms.challenge_id,
+                terms=terms,
+            )
         code = row.get("rejectionCode")
         if code == AFTER_RESOLUTION:
             if expected is None:
@@ -898,7 +1244,7 @@ def check_rejected(
                 )
         elif expected is None:
             report.differences.append(f"{name}: rejected {code}, but its payment passes every rule and had to count")
-        elif code != expected and not (expected == "not_found" and code == "reorged"):
+        elif code != expected and not (code == "reorged" and (expected == "not_found" or unused)):
             report.differences.append(f"{name}: rejected {code}, the first rule its payment fails is {expected}")
         else:
             agreed += 1
@@ -1037,12 +1383,23 @@ def _would_have_won(
     if canonical_coordinates(text) != text:
         return
     distance = distance_between(text, terms.solution)
-    tx = chain.mined(row["transactionHash"])
-    if tx is None:
-        return
     units = to_units(row["submissionStake"], decimals)
-    log = next((t for t in chain.transfers(row["transactionHash"]) if t.amount_units == units), None)
-    position = (_int(tx["blockNumber"]), _int(tx["transactionIndex"]), log.log_index if log else 0)
+    if is_authorization(row):
+        # Its payment passes section 2a's rules (check_rejected): the Transfer right after its use.
+        use = chain.use(
+            chain.used_in(row["submitterAddress"], _lower(row.get("commitment"))) or row.get("transactionHash"),
+            authorizer=row["submitterAddress"],
+            nonce=_lower(row.get("commitment")),
+        )
+        if use is None or use.transfer is None:
+            return
+        position = (use.block_number, use.transaction_index, use.transfer.log_index)
+    else:
+        tx = chain.mined(row["transactionHash"])
+        if tx is None:
+            return
+        log = next((t for t in chain.transfers(row["transactionHash"]) if t.amount_units == units), None)
+        position = (_int(tx["blockNumber"]), _int(tx["transactionIndex"]), log.log_index if log else 0)
     won = would_win(
         # Within a millimetre of the threshold is a floating-point tie: counted as correct here, so
         # that a possible winner is never left unsaid.
@@ -1074,19 +1431,48 @@ def check_completeness(
     report: Report,
 ) -> None:
     """Every USDC transfer to the treasury naming the challenge is counted, rejected with a
-    re-checked code, or listed unclaimed (docs/protocol.md section 6, check 3)."""
+    re-checked code, or listed unclaimed (docs/protocol.md section 6, check 3). A transaction names
+    the challenge when it calls the USDC contract directly with a stake transfer's 164 bytes, or with
+    a relayed authorization's 324 (section 2a), whose challenge word is this challenge's. A rejected
+    claim accounts for a payment only when it is the payer's: a transfer's claim on that transaction
+    that is not a stranger's (NOT_THE_PAYERS_CLAIM, as the server's ledger reads it); an
+    authorization's claim whose address and commitment are the authorizer and nonce the relayed call
+    carries (the token uses an authorization once, so that names one payment, whatever transaction
+    the claim shows)."""
     counted = {_lower(r["transactionHash"]) for r in confirmed}
-    payers = {_lower(r["transactionHash"]) for r in rejected if r.get("rejectionCode") not in NOT_THE_PAYERS_CLAIM}
-    late = {_lower(r["transactionHash"]) for r in rejected if r.get("rejectionCode") == AFTER_RESOLUTION}
+    late_rows = [r for r in rejected if r.get("rejectionCode") == AFTER_RESOLUTION]
+    late = {_lower(r.get("transactionHash")) for r in late_rows} - {""}
+    late_authorizations = {_claim_key(r) for r in late_rows if is_authorization(r)}
+    payers = {
+        _lower(r.get("transactionHash"))
+        for r in rejected
+        if r.get("rejectionCode") not in NOT_THE_PAYERS_CLAIM and not is_authorization(r)
+    }
+    authorizers = {
+        _claim_key(r) for r in rejected if r.get("rejectionCode") != AFTER_RESOLUTION and is_authorization(r)
+    }
     listed: dict[tuple[str, int], dict] = {}
     for row in unclaimed:
         listed[(_lower(row.get("transactionHash")), row.get("logIndex"))] = row
 
-    def names_challenge(tx_hash: str) -> bool:
+    @functools.cache
+    def payer(tx_hash: str) -> tuple[str, str, str] | None:
+        """("transfer" or "authorization", address, commitment) of the guess a transaction naming
+        the challenge pays for; None when it does not name the challenge."""
         tx = chain.mined(tx_hash)
-        ours = tx is not None and _lower(tx.get("to")) == chain.usdc
-        calldata = decode_stake_calldata(str(tx.get("input") or "")) if ours else None  # type: ignore[union-attr]
-        return calldata is not None and calldata.challenge_id == terms.challenge_id
+        if tx is None or _lower(tx.get("to")) != chain.usdc:
+            return None
+        data = str(tx.get("input") or tx.get("data") or "")
+        calldata = decode_stake_calldata(data)
+        if calldata is not None and calldata.challenge_id == terms.challenge_id:
+            return ("transfer", _lower(tx.get("from")), calldata.commitment)
+        relayed = decode_relayed_call(data)
+        if relayed is not None and relayed.challenge_id == terms.challenge_id:
+            return (AUTHORIZATION, relayed.authorizer, relayed.nonce)
+        return None
+
+    def names_challenge(tx_hash: str) -> bool:
+        return payer(tx_hash) is not None
 
     naming = [min(logs, key=lambda log: log.log_index) for h, logs in chain.scan.items() if names_challenge(h)]
     # Each listed unclaimed payment is a transfer on chain naming this challenge, as listed (one mined
@@ -1112,11 +1498,13 @@ def check_completeness(
     listed_hashes = {tx_hash for tx_hash, _ in listed}
     tally = {"counted": 0, "rejected": 0, "unclaimed": 0, "outside": 0, "late": 0}
     for log in sorted(naming, key=lambda t: (t.block_number, t.transaction_index, t.log_index)):
+        method, address, commitment = payer(log.transaction_hash) or ("", "", "")
+        by_authorization = method == AUTHORIZATION
         if log.transaction_hash in counted:
             tally["counted"] += 1
-        elif log.transaction_hash in late:
+        elif log.transaction_hash in late or (by_authorization and (address, commitment) in late_authorizations):
             tally["late"] += 1
-        elif log.transaction_hash in payers:
+        elif (address, commitment) in authorizers if by_authorization else log.transaction_hash in payers:
             tally["rejected"] += 1
         elif log.transaction_hash in listed_hashes:
             tally["unclaimed"] += 1
@@ -1145,6 +1533,12 @@ def check_completeness(
         f"{tally['counted']} counted, {tally['rejected']} rejected claims, {tally['unclaimed']} listed unclaimed, "
         f"{tally['outside']} outside the open window, {tally['late']} claimed after resolution"
     )
+
+
+def _claim_key(row: dict) -> tuple[str, str]:
+    """(address, commitment) of a claim as the site publishes it (a commitment that is not its
+    text's, address's and salt's is a difference of check_rejected's)."""
+    return (_lower(row.get("submitterAddress")), _lower(row.get("commitment")))
 
 
 def expected_payouts(
@@ -1257,8 +1651,12 @@ def check_record(
     """A player's downloaded record (docs/protocol.md section 6, check 5): the anchor they saw is
     the anchor on chain; whether their payment had to count; how the site accounted for it."""
     tx_hash = _lower(record.get("transactionHash"))
+    by_authorization = is_authorization(record)
     say, differ = report.lines.append, report.differences.append
-    say(f"Your record: transaction {tx_hash}")
+    if by_authorization:
+        say("Your record: a stake paid by authorization" + (f", transaction {tx_hash}" if tx_hash else ""))
+    else:
+        say(f"Your record: transaction {tx_hash}")
     if record.get("chainId") != chain_id:
         differ(f"your record is for chain {record.get('chainId')}, the site is on chain {chain_id}")
     seen = record.get("anchor")
@@ -1286,44 +1684,53 @@ def check_record(
                 say("Your record: the anchor you saw is the anchor on chain")
     elif anchor is not None:
         say("Your record keeps no anchor; the challenge's anchor on chain was checked above")
-    text = canonical_coordinates(str(record.get("coordinates") or ""))
     address = str(record.get("submitterAddress") or "")
-    commitment = guess_commitment(
-        chain_id=chain_id,
-        challenge_id=terms.challenge_id,
-        submitter_address=address,
-        text=text or "",
-        salt=str(record.get("salt") or ""),
-    )
+    commitment = record_commitment(record, chain_id=chain_id, challenge_id=terms.challenge_id)
     try:
         units: int | None = to_units(str(record.get("stakeUsdc")), decimals)
     except ValueError:
         units = None
-    counted = next(
-        (
-            o
-            for o in confirmed
-            if _lower(o.row["transactionHash"]) == tx_hash and _lower(o.row.get("commitment")) == commitment
-        ),
-        None,
-    )
-    claim = next(
-        (r for r in rejected if _lower(r["transactionHash"]) == tx_hash and _lower(r.get("commitment")) == commitment),
-        None,
-    )
-    listed = any(_lower(r.get("transactionHash")) == tx_hash for r in unclaimed)
     if chain is None:
         say("Your record: the payment was not checked (no chain to read)")
         return
-    failing = first_failing_rule(
-        chain=chain,
-        tx_hash=tx_hash,
-        sender=address,
-        stake_units=units,
-        commitment=commitment,
-        challenge_id=terms.challenge_id,
-        terms=terms,
-    )
+    if by_authorization:
+        # Found by the token's AuthorizationUsed log: the record knows its transaction only once
+        # the page learned it. The site's claim of it is the one with its commitment (the token
+        # uses an authorization once), whatever transaction it shows.
+        failing, use = judge_authorization(
+            chain,
+            address=address,
+            commitment=commitment,
+            stake_units=units,
+            valid_before=valid_before_of(record),
+            tx_hash=tx_hash or None,
+            terms=terms,
+        )
+        if use is not None:
+            say(f"Your record: your authorization was used in transaction {use.transaction_hash}")
+            tx_hash = use.transaction_hash
+
+        def yours(row: dict) -> bool:
+            return is_authorization(row) and _claim_key(row) == (address.lower(), commitment)
+
+    else:
+        failing = first_failing_rule(
+            chain=chain,
+            tx_hash=tx_hash,
+            sender=address,
+            stake_units=units,
+            commitment=commitment,
+            challenge_id=terms.challenge_id,
+            terms=terms,
+        )
+
+        def yours(row: dict) -> bool:
+            return _lower(row.get("transactionHash")) == tx_hash and _lower(row.get("commitment")) == commitment
+
+    counted = next((o for o in confirmed if yours(o.row)), None)
+    claim = next((r for r in rejected if yours(r)), None)
+    listed = bool(tx_hash) and any(_lower(r.get("transactionHash")) == tx_hash for r in unclaimed)
+    paid = f"your payment {tx_hash}" if tx_hash else "your payment"
     if failing is None:
         if counted is not None:
             result = "correct" if counted.correct else "not correct"
@@ -1343,17 +1750,46 @@ def check_record(
                 if claim
                 else ("listed unclaimed" if listed else "not listed at all")
             )
-            differ(f"your payment {tx_hash} had to count, and the site does not count it ({where})")
+            differ(f"{paid} had to count, and the site does not count it ({where})")
         return
-    say(f"Your record: the payment did not have to count: the first rule it fails is {failing}")
+    if by_authorization and failing == "not_found":
+        say(
+            "Your record: the payment did not have to count: your authorization has not been used on chain "
+            f"(nor cancelled; valid before {valid_before_of(record)})"
+        )
+    else:
+        say(f"Your record: the payment did not have to count: the first rule it fails is {failing}")
     if counted is not None:
-        differ(f"your payment {tx_hash} fails the rule {failing}, yet the site counts it")
+        differ(f"{paid} fails the rule {failing}, yet the site counts it")
     elif claim is not None:
         say(f"Your record: the site rejected your claim with {claim.get('rejectionCode')}")
     elif listed:
         say("Your record: the site lists your payment as unclaimed")
     else:
-        say("Your record: the site shows no claim of yours on this transaction")
+        say("Your record: the site shows no claim of yours " + ("on this transaction" if tx_hash else "for it"))
+
+
+def row_commitment(row: dict, *, chain_id: int, challenge_id: int) -> str:
+    """The guess commitment of a published claim's text, address and salt."""
+    return guess_commitment(
+        chain_id=chain_id,
+        challenge_id=challenge_id,
+        submitter_address=row["submitterAddress"],
+        text=row.get("submissionText") or "",
+        salt=row.get("submissionSalt") or "",
+    )
+
+
+def record_commitment(record: dict, *, chain_id: int, challenge_id: int) -> str:
+    """The guess commitment of the record's coordinates, address and salt: what its payment must
+    carry (a transfer's calldata, an authorization's nonce)."""
+    return guess_commitment(
+        chain_id=chain_id,
+        challenge_id=challenge_id,
+        submitter_address=str(record.get("submitterAddress") or ""),
+        text=canonical_coordinates(str(record.get("coordinates") or "")) or "",
+        salt=str(record.get("salt") or ""),
+    )
 
 
 def verify(
@@ -1424,19 +1860,38 @@ def verify(
         for outcome in outcomes:
             outcome.unpaid_demo = True
     else:
-        claim_hashes = [r["transactionHash"] for r in rows + rejected] + record_hash
+        claim_hashes = [_lower(r["transactionHash"]) for r in rows + rejected if r.get("transactionHash")] + record_hash
         chain.read_transactions(claim_hashes + payout_hashes)
         mined_blocks = [_int(tx["blockNumber"]) for tx in map(chain.mined, claim_hashes) if tx]
         # The completeness scan: from the anchor's block (unanchored: the earliest claim's) to the head.
         chain.scan_transfers(anchor.block_number if anchor else min(mined_blocks, default=chain.head), step=log_range)
+        # Each rejected claim paid by authorization (and the record's) is judged by the token's own
+        # logs of its authorization: used (where), cancelled, or neither.
+        searched = [
+            (r["submitterAddress"], row_commitment(r, chain_id=chain_id, challenge_id=challenge_id))
+            for r in rejected
+            if is_authorization(r)
+        ]
+        if record is not None and is_authorization(record):
+            key = record_commitment(record, chain_id=chain_id, challenge_id=challenge_id)
+            searched.append((str(record.get("submitterAddress") or ""), key))
+        chain.search_authorizations(searched)
+        used = sorted({h for h in (chain.used_in(a, n) for a, n in searched) if h})
         # Those no claim names (the others were read above), and listed unclaimed payments the scan
         # did not reach (mined before the anchor's block).
         listed = [_lower(u.get("transactionHash")) for u in unclaimed if u.get("transactionHash")]
-        chain.read_transactions([*chain.scan, *listed])
-        chain.read_receipts([h for h in claim_hashes + listed if chain.needs_receipt(h)] + payout_hashes)
-        blocks = {_int(tx["blockNumber"]) for tx in map(chain.mined, [*claim_hashes, *payout_hashes]) if tx}
+        chain.read_transactions([*chain.scan, *listed, *used])
+        # A payment by authorization is read from its receipt (its AuthorizationUsed log is not a
+        # transfer to the treasury, so the scan does not show it); one receipt per transaction.
+        paid_by_authorization = [
+            _lower(r["transactionHash"]) for r in rows + rejected if is_authorization(r) and r.get("transactionHash")
+        ] + (record_hash if record is not None and is_authorization(record) else [])
+        chain.read_receipts(
+            [h for h in claim_hashes + listed if chain.needs_receipt(h)] + payout_hashes + paid_by_authorization + used
+        )
+        blocks = {_int(tx["blockNumber"]) for tx in map(chain.mined, [*claim_hashes, *payout_hashes, *used]) if tx}
         blocks |= {log.block_number for logs in chain.scan.values() for log in logs}
-        chain.read_blocks(blocks)
+        chain.read_blocks(blocks | {chain.head})
         for outcome in outcomes:
             # An unanchored demonstration challenge's seeded claims carry made-up hashes no chain holds:
             # those are checked off chain only. Anchored, a challenge is checked in full whatever isDemo says.
@@ -1446,12 +1901,16 @@ def verify(
             check_onchain(
                 outcome, chain=chain, confirmations=confirmations, terms=terms, chain_id=chain_id, decimals=decimals
             )
-    seen: dict[str, Outcome] = {}
+    # A transaction backs one stake by transfer; one that uses several authorizations backs one
+    # stake per authorization, each by its own Transfer log.
+    seen: dict[tuple[str, int | None], Outcome] = {}
     for outcome in outcomes:
-        key = outcome.row["transactionHash"].lower()
-        if key in seen:
-            outcome.problems.append(f"its transaction also backs response {seen[key].id}")
-        seen.setdefault(key, outcome)
+        row = outcome.row
+        backing = (row["transactionHash"].lower(), outcome.position[2] if is_authorization(row) else None)
+        if backing in seen:
+            backs = "Transfer" if is_authorization(row) else "transaction"
+            outcome.problems.append(f"its {backs} also backs response {seen[backing].id}")
+        seen.setdefault(backing, outcome)
     late: list[dict] = []
     rechecked = chain is not None and not (demo and anchor is None)
     if chain is not None and rechecked:

@@ -139,6 +139,8 @@ TARGETS: dict[str, list[str]] = {
         "chain/tests/test_verify_exceptions.py",
         "chain/tests/test_verify_edges.py",
         "chain/tests/test_verify_slips.py",
+        "chain/tests/test_verify_authorizations.py",
+        "chain/tests/test_verify_authorization_claims.py",
         "tests/test_verify_command_line.py",
     ],
 }

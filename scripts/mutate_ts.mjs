@@ -51,6 +51,7 @@ export const TARGETS = {
   "frontend/src/lib/verify-outcomes.ts": [
     "frontend/src/lib/verify-outcomes.test.ts",
     "frontend/src/lib/verify-outcomes.exceptions.test.ts",
+    "frontend/src/lib/verify-outcomes.authorization.test.ts",
     "frontend/src/lib/vectors.test.ts",
   ],
   "frontend/src/lib/commitment.ts": [

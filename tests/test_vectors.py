@@ -147,3 +147,39 @@ def test_the_after_resolution_reason_is_the_shared_one(vectors):
     (frontend/src/tabs/my-submissions/MySubmissionsPanel.test.tsx)."""
     assert Reason.AFTER_RESOLUTION == vectors["exceptions"]["code"]
     assert REASON_SENTENCES[Reason.AFTER_RESOLUTION] == vectors["exceptions"]["sentence"]
+
+
+def test_the_authorization_constants_are_the_servers(vectors):
+    """docs/protocol.md section 2a: the topics and the selector the verifiers write in are the ones
+    the server reads the token with (chain/authorization.py)."""
+    from chain import authorization
+
+    section = vectors["authorization"]
+    assert authorization.AUTHORIZATION_USED_TOPIC == section["usedTopic"]
+    assert authorization.AUTHORIZATION_CANCELED_TOPIC == section["canceledTopic"]
+    assert "0x" + authorization.TRANSFER_WITH_AUTHORIZATION_SELECTOR.hex() == section["selector"]
+    assert authorization.RELAYED_CALL_LENGTH == 292 and authorization.RELAYED_STAKE_LENGTH == 324
+
+
+def test_the_server_reads_the_relayed_calls_as_the_verifiers_do(vectors):
+    """The relayed call of docs/protocol.md section 2a, decoded by the server
+    (chain/authorization.py, decode_relayed_stake) as the vectors say, or refused."""
+    from chain.authorization import AuthorizationError, decode_relayed_stake
+
+    for case in vectors["authorization"]["relayedCalls"]:
+        expected = case["decoded"]
+        if expected is None:
+            with pytest.raises(AuthorizationError):
+                decode_relayed_stake(case["data"])
+            continue
+        decoded = decode_relayed_stake(case["data"])
+        authorization = decoded.authorization
+        assert {
+            "authorizer": authorization.from_address.lower(),
+            "recipient": authorization.to_address.lower(),
+            "amountUnits": str(authorization.value),
+            "validAfter": authorization.valid_after,
+            "validBefore": authorization.valid_before,
+            "nonce": authorization.nonce,
+            "challengeId": decoded.challenge_id,
+        } == expected, case["about"]

@@ -207,3 +207,85 @@ def test_an_exception_says_when_it_was_recorded_in_utc_or_differs(recorded_at, s
     what = f"the site's exception for response 17 ({row['transactionHash']})"
     expected = [f"{what}: its recordedAt {recorded_at!r} is not a time in Unix seconds"]
     assert report.differences == (expected if differs else [])
+
+
+# --- Stakes paid by authorization (docs/protocol.md section 2a; tests/vectors.json, "authorization") ---
+
+
+def test_the_authorization_constants_written_into_the_script(vectors):
+    """No keccak in the standard library: the script writes the two event topics and the relayed
+    call's selector in; they are keccak of the signatures the vectors name."""
+    from eth_utils import keccak
+
+    section = vectors["authorization"]
+    assert v.AUTHORIZATION_USED_TOPIC == section["usedTopic"] == "0x" + keccak(text=section["usedEvent"]).hex()
+    assert v.AUTHORIZATION_CANCELED_TOPIC == section["canceledTopic"]
+    assert section["canceledTopic"] == "0x" + keccak(text=section["canceledEvent"]).hex()
+    assert "0x" + v.TRANSFER_WITH_AUTHORIZATION_SELECTOR == section["selector"]
+    assert section["selector"] == "0x" + keccak(text=section["function"])[:4].hex()
+
+
+def _relayed(decoded: v.RelayedCall | None) -> dict | None:
+    if decoded is None:
+        return None
+    return {
+        "authorizer": decoded.authorizer,
+        "recipient": decoded.recipient,
+        "amountUnits": str(decoded.amount_units),
+        "validAfter": decoded.valid_after,
+        "validBefore": decoded.valid_before,
+        "nonce": decoded.nonce,
+        "challengeId": decoded.challenge_id,
+    }
+
+
+def test_relayed_calls_decode_to_their_words_or_to_nothing(vectors):
+    for case in vectors["authorization"]["relayedCalls"]:
+        assert _relayed(v.decode_relayed_call(case["data"])) == case["decoded"], case["about"]
+
+
+def test_an_authorization_pairs_with_the_transfer_at_the_next_log_index(vectors):
+    section = vectors["authorization"]
+    for case in section["pairing"]:
+        use = v.authorization_use(
+            case["receipt"], usdc=section["usdc"], authorizer=case["authorizer"], nonce=case["nonce"]
+        )
+        found = (use and use.log_index, use and use.transfer and use.transfer.log_index)
+        assert found == (case["used"], case["transfer"]), case["about"]
+
+
+def _terms(window: dict) -> v.Terms:
+    anchor = v.Anchor(
+        registry="0x" + "00" * 20,
+        transaction_hash="0x" + "00" * 32,
+        block_number=window["anchorBlock"],
+        log_index=0,
+        solution_commitment="00" * 32,
+        terms_hash="00" * 32,
+        opens_at=window["opensAt"],
+        threshold_m=0,
+    )
+    return v.Terms(
+        challenge_id=7, solution="0, 0", threshold_m=0, start=window["start"], closed=window["closed"], anchor=anchor
+    )
+
+
+def test_the_rules_of_a_stake_paid_by_authorization_in_their_order(vectors):
+    section = vectors["authorization"]
+    for case in section["rules"]:
+        claim = case["claim"]
+        use = v.authorization_use(
+            case["receipt"], usdc=section["usdc"], authorizer=claim["address"], nonce=claim["commitment"]
+        )
+        code = v.authorization_rule(
+            use=use,
+            cancelled=case["cancelled"],
+            valid_before=claim["validBefore"],
+            head_time=case["headTime"],
+            address=claim["address"],
+            stake_units=v.to_units(claim["stake"]),
+            treasury=section["treasury"],
+            mined=case["blockTime"] if use else None,
+            terms=_terms(case["window"]),
+        )
+        assert code == case["code"], case["about"]

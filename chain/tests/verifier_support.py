@@ -14,10 +14,14 @@ test (scripts/mutate.py runs these against mutants of the script)."""
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
+import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,7 +32,9 @@ from web3 import Web3
 from chain.contracts import contract_at
 from chain.verification import payment_verify
 from challenges.models import Challenge, Payout
+from config.public_cache import public_answers_mark_stale
 from responses.models import Response, ResponseStatus
+from responses.reasons import REASON_SENTENCES
 from responses.resolution import challenge_resolve
 
 SCRIPT = Path(settings.BASE_DIR) / "verify_challenge.py"
@@ -69,6 +75,43 @@ def run_verifier(site: str, *args: str, rpc: str | None = None, registry: str | 
         [sys.executable, "-S", str(SCRIPT), *argv], capture_output=True, text=True, timeout=120, check=False
     )
     return Run(done.returncode, done.stdout, done.stderr)
+
+
+@functools.cache
+def page_verifier_bundle() -> str:
+    """frontend/test/verifyOnNode.ts and the page's verifier it runs, bundled once per process by
+    esbuild (what the page's own build uses to compile TypeScript) into a file node runs."""
+    root = Path(settings.BASE_DIR)
+    out = Path(tempfile.mkdtemp(prefix="geopoem-page-verifier-")) / "verify-on-node.mjs"
+    subprocess.run(
+        [
+            str(root / "node_modules" / ".bin" / "esbuild"),
+            str(root / "frontend" / "test" / "verifyOnNode.ts"),
+            "--bundle",
+            "--platform=node",
+            "--format=esm",
+            f"--alias:@={root / 'frontend' / 'src'}",
+            f"--outfile={out}",
+            "--log-level=warning",
+        ],
+        check=True,
+        timeout=120,
+    )
+    return str(out)
+
+
+def run_page_verifier(site: str, *, rpc: str, challenge_id: int) -> dict:
+    """The page's verifier ("Verify every outcome", frontend/src/lib/verify-outcomes.ts) on the same
+    site and chain as `run_verifier`: its report as JSON (frontend/test/verifyOnNode.ts, `summary`)."""
+    done = subprocess.run(
+        [shutil.which("node") or "node", page_verifier_bundle(), site, rpc, str(challenge_id)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
 
 
 def treasury_transfer(chain, *, to: str, units: int) -> str:
@@ -162,3 +205,51 @@ def pay_out(chain, payout: Payout, *, to: str | None = None, units: int | None =
     )
     chain.mine(2)
     return tx_hash
+
+
+# --- Stakes paid by authorization (docs/protocol.md section 2a) ----------------------------------
+
+
+def sign_stake(chain, d, valid_before: int) -> str:
+    """The payer of draft `d` signs the authorization of its stake to the treasury, its nonce the
+    guess commitment (docs/protocol.md section 2a), through anvil's eth_signTypedData_v4 as a wallet
+    signs."""
+    return chain.sign_authorization(
+        signer=d.address,
+        to=chain.treasury,
+        value=int(d.stake * 10**6),
+        valid_after=0,
+        valid_before=valid_before,
+        nonce="0x" + d.commitment,
+    )
+
+
+def relay(chain, d, *, sender: str, valid_before: int, signature: str | None = None, word: bool = True) -> str:
+    """`sender` (the relayer, or anyone) puts the payer's signed authorization on chain with the
+    challenge word appended (docs/protocol.md section 2a, "The relayed transaction"; without `word`,
+    the bare call). Returns the transaction's hash."""
+    signature = signature or sign_stake(chain, d, valid_before)
+    tx_hash = chain.submit_authorization(
+        signer=d.address,
+        to=chain.treasury,
+        value=int(d.stake * 10**6),
+        valid_after=0,
+        valid_before=valid_before,
+        nonce="0x" + d.commitment,
+        signature=signature,
+        sender=sender,
+        trailing=d.challenge_id.to_bytes(32, "big") if word else b"",
+    )
+    assert chain.w3.eth.get_transaction_receipt(tx_hash)["status"] == 1
+    return tx_hash
+
+
+def operator_rejects(claim: Response, code: str) -> Response:
+    """A dishonest operator's UPDATE: the claim rejected with `code` and its sentence, behind the
+    services (the public answers then stale, as a service's write makes them)."""
+    Response.objects.filter(pk=claim.pk).update(
+        status=ResponseStatus.REJECTED, rejection_code=code, rejection_reason=REASON_SENTENCES[code]
+    )
+    public_answers_mark_stale()
+    claim.refresh_from_db()
+    return claim

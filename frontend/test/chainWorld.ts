@@ -1,6 +1,12 @@
 import type { Challenge, Payout, RejectedClaim, ScoredResponse, UnclaimedPayment, Winners } from "@/api";
 import { guessCommitment, solutionCommitment, termsSha256 } from "@/lib/commitment";
-import { TERMS_ANCHORED_TOPIC, TRANSFER_TOPIC } from "@/lib/verify-outcomes";
+import {
+  AUTHORIZATION_CANCELED_TOPIC,
+  AUTHORIZATION_USED_TOPIC,
+  TERMS_ANCHORED_TOPIC,
+  TRANSFER_TOPIC,
+  TRANSFER_WITH_AUTHORIZATION_SELECTOR,
+} from "@/lib/verify-outcomes";
 import { TEST_CONFIG } from "./fixtures";
 
 /** A resolved challenge as the site publishes it and the chain records it, consistent in every
@@ -27,6 +33,22 @@ export interface Guess {
   address: string;
   block: number;
   txIndex: number;
+  /** Paid by a signed authorization (docs/protocol.md section 2a) instead of a direct transfer. */
+  authorization?: Authorization;
+}
+
+/** How a stake paid by authorization reached the chain: by default the relayer's transaction to the
+ * USDC contract with the 324 bytes of section 2a. */
+export interface Authorization {
+  /** Who sent the transaction (the relayer by default). */
+  sender?: string;
+  /** The contract called, when not the USDC contract (a batch contract, a forwarder). */
+  via?: string;
+  /** The bare 292-byte call, without the challenge word. */
+  bare?: boolean;
+  /** Another payment's transaction (a hash `pay` returned) this authorization is used in too. */
+  sameTransactionAs?: string;
+  validBefore?: number;
 }
 
 /** A transaction to put on the chain; every field but the first four has the honest default. */
@@ -47,6 +69,8 @@ export interface Payment {
   status?: 0 | 1;
   /** Whether the USDC contract emitted the Transfer (default yes, for a successful USDC call). */
   transferLog?: boolean;
+  /** Paid by a signed authorization instead (docs/protocol.md section 2a). */
+  authorization?: Authorization;
 }
 
 export interface Paid {
@@ -55,6 +79,8 @@ export interface Paid {
   text: string;
   /** The guess commitment of the text, sender and salt (what a claim would carry). */
   commitment: string;
+  /** The log index of the Transfer that moved the stake. */
+  logIndex: number;
 }
 
 export interface ChainWorld {
@@ -75,6 +101,8 @@ export interface ChainWorld {
   /** eth_getLogs calls answered, with their block ranges. */
   logQueries: { fromBlock: string; toBlock: string; address: string }[];
   pay: (payment: Payment) => Promise<Paid>;
+  /** The payer cancels an authorization (its nonce, the guess commitment): the cancel's hash. */
+  cancel: (from: string, commitment: string, block: number, txIndex: number) => string;
   /** A TermsAnchored log as the registry emits it. */
   anchorLog: (fields: AnchorFields) => Record<string, unknown>;
   route: (url: string, init?: RequestInit) => Response;
@@ -110,6 +138,11 @@ const USDC = TEST_CONFIG.usdcAddress.toLowerCase();
 const TREASURY = TEST_CONFIG.treasuryAddress.toLowerCase();
 export const REGISTRY = TEST_CONFIG.registryAddress.toLowerCase();
 export const OPERATIONS = "0x15d34aaf54267db7d7c367839aaf71a00a2c6a65";
+/** Geopoem's relayer: sends the transactions of stakes paid by authorization. */
+export const RELAYER = "0x976ea74026e726554db657fa54763abd0c3a0aa9";
+/** A contract that submits several authorizations in one transaction. */
+export const BATCHER = "0xb47c8c9d3a7b8bbe3b1e5a4ac6bc9c3e2d1f0a11";
+const VALID_BEFORE = START + 100_000;
 
 export async function buildChainWorld(
   guesses: Guess[],
@@ -153,6 +186,7 @@ export async function buildChainWorld(
       text,
       salt,
     });
+    if (p.authorization) return { ...authorize(p, hash, commitment), salt, text, commitment };
     const to = (p.to ?? USDC).toLowerCase();
     const input =
       "0xa9059cbb" +
@@ -185,13 +219,121 @@ export async function buildChainWorld(
           ]
         : [],
     });
-    return { hash, salt, text, commitment };
+    return { hash, salt, text, commitment, logIndex: p.txIndex };
+  }
+
+  /** A stake paid by authorization: the relayed call of section 2a (its signature words made up: no
+   * verifier checks the signature, the token did), and in the receipt the token's AuthorizationUsed
+   * followed by its Transfer. Several in one transaction append their pairs to its receipt. */
+  function authorize(p: Payment, fresh: string, commitment: string): { hash: string; logIndex: number } {
+    const a = p.authorization!;
+    // Through the same contract in the same place of the same block: the one transaction of a batch.
+    const batched = a.via
+      ? [...receipts.entries()].find(
+          ([h, r]) =>
+            r.blockNumber === hex(p.block) &&
+            r.transactionIndex === hex(p.txIndex) &&
+            txs.get(h)?.to === a.via!.toLowerCase(),
+        )?.[0]
+      : undefined;
+    const hash = a.sameTransactionAs ?? batched ?? fresh;
+    const call =
+      `0x${TRANSFER_WITH_AUTHORIZATION_SELECTOR}` +
+      pad(p.from) +
+      pad(p.recipient ?? TREASURY) +
+      pad(units(p.stake).toString(16)) +
+      pad("0") +
+      pad((a.validBefore ?? VALID_BEFORE).toString(16)) +
+      (p.commitment ?? commitment) +
+      pad("1b") +
+      "11".repeat(32) +
+      "22".repeat(32) +
+      (a.bare ? "" : pad((p.challengeId ?? id).toString(16)));
+    const existing = txs.get(hash);
+    if (!existing) {
+      txs.set(hash, {
+        hash,
+        from: (a.sender ?? RELAYER).toLowerCase(),
+        to: (a.via ?? USDC).toLowerCase(),
+        value: "0x0",
+        // Through a contract, its own call (the authorizations are its arguments); else the relayed call.
+        input: a.via ? `0x5ab1bd53${call.slice(2)}` : call,
+      });
+      receipts.set(hash, {
+        status: hex(p.status ?? 1),
+        blockNumber: hex(p.block),
+        blockHash: blockHash(p.block),
+        transactionIndex: hex(p.txIndex),
+        logs: [],
+      });
+    }
+    const receipt = receipts.get(hash)!;
+    const at = 1000 + 10 * Number(receipt.transactionIndex) + receipt.logs.length;
+    const log = (logIndex: number, address: string, topics: string[], data = "0x") => ({
+      address,
+      topics,
+      data,
+      blockNumber: receipt.blockNumber,
+      blockHash: receipt.blockHash,
+      transactionHash: hash,
+      transactionIndex: receipt.transactionIndex,
+      logIndex: hex(logIndex),
+      removed: false,
+    });
+    if ((p.status ?? 1) === 1) {
+      receipt.logs.push(
+        log(at, USDC, [AUTHORIZATION_USED_TOPIC, `0x${pad(p.from)}`, `0x${p.commitment ?? commitment}`]),
+        log(
+          at + 1,
+          USDC,
+          [TRANSFER_TOPIC, `0x${pad(p.from)}`, `0x${pad(p.recipient ?? TREASURY)}`],
+          `0x${pad(units(p.stake).toString(16))}`,
+        ),
+      );
+    }
+    return { hash, logIndex: at + 1 };
+  }
+
+  /** The payer voids an unused authorization: the token's AuthorizationCanceled, in a transaction
+   * of its own. */
+  function cancel(from: string, commitment: string, block: number, txIndex: number): string {
+    hashes += 1;
+    const hash = `0x${hashes.toString(16).padStart(64, "0")}`;
+    txs.set(hash, { hash, from: from.toLowerCase(), to: USDC, value: "0x0", input: "0x5a049a70" });
+    receipts.set(hash, {
+      status: "0x1",
+      blockNumber: hex(block),
+      blockHash: blockHash(block),
+      transactionIndex: hex(txIndex),
+      logs: [
+        {
+          address: USDC,
+          topics: [AUTHORIZATION_CANCELED_TOPIC, `0x${pad(from)}`, `0x${commitment}`],
+          data: "0x",
+          blockNumber: hex(block),
+          blockHash: blockHash(block),
+          transactionHash: hash,
+          transactionIndex: hex(txIndex),
+          logIndex: hex(1000 + 10 * txIndex),
+          removed: false,
+        },
+      ],
+    });
+    return hash;
   }
 
   const responses: ScoredResponse[] = [];
   for (const [i, g] of guesses.entries()) {
     const salt = (i + 1).toString(16).padStart(64, "0");
-    const paid = await pay({ from: g.address, stake: g.stake, block: g.block, txIndex: g.txIndex, text: g.text, salt });
+    const paid = await pay({
+      from: g.address,
+      stake: g.stake,
+      block: g.block,
+      txIndex: g.txIndex,
+      text: g.text,
+      salt,
+      ...(g.authorization ? { authorization: g.authorization } : {}),
+    });
     responses.push({
       id: 100 + i,
       challengeId: id,
@@ -209,7 +351,18 @@ export async function buildChainWorld(
       submissionSalt: salt,
       blockNumber: g.block,
       transactionIndex: g.txIndex,
-      logIndex: g.txIndex,
+      logIndex: paid.logIndex,
+      ...(g.authorization
+        ? {
+            paymentMethod: "authorization",
+            authorization: {
+              validBefore: g.authorization.validBefore ?? VALID_BEFORE,
+              relayStatus: "sent",
+              relayReason: "",
+              relayTransactionHash: paid.hash,
+            },
+          }
+        : {}),
     });
   }
   const total = responses.reduce((sum, r) => sum + units(r.submissionStake), 0n);
@@ -375,6 +528,7 @@ export async function buildChainWorld(
     siteRequests: 0,
     logQueries: [],
     pay,
+    cancel,
     anchorLog,
     route(url, init) {
       const json = (body: unknown, headers: Record<string, string> = {}) =>
@@ -387,7 +541,7 @@ export async function buildChainWorld(
           return json({ jsonrpc: "2.0", id: null, error: { code: -32600, message: "empty batch" } });
         const getLogs = (filter: {
           address: string;
-          topics: (string | null)[];
+          topics: (string | string[] | null)[];
           fromBlock: string;
           toBlock: string;
         }) => {
@@ -398,7 +552,13 @@ export async function buildChainWorld(
               String(log.address) === filter.address.toLowerCase() &&
               Number(log.blockNumber) <= world.head &&
               inRange(Number(log.blockNumber), filter.fromBlock, filter.toBlock) &&
-              filter.topics.every((topic, i) => topic === null || (log.topics as string[])[i] === topic.toLowerCase()),
+              filter.topics.every(
+                (topic, i) =>
+                  topic === null ||
+                  (Array.isArray(topic) ? topic : [topic]).some(
+                    (one) => (log.topics as string[])[i] === one.toLowerCase(),
+                  ),
+              ),
           );
         };
         return json(

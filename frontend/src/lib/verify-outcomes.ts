@@ -28,11 +28,25 @@ export const TRANSFER_TOPIC = "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11
 /** keccak256("TermsAnchored(uint256,bytes32,bytes32,uint64,uint32)"): the registry's event
  * (docs/protocol.md section 6; tests/vectors.json, "anchor"). */
 export const TERMS_ANCHORED_TOPIC = "0x2afc2b3441c70212f84379948f78279cc697f578030cb391f6115fd5e3a603e5";
+/** EIP-3009, a stake paid by a signed authorization (docs/protocol.md section 2a; tests/vectors.json,
+ * "authorization"): keccak256("AuthorizationUsed(address,bytes32)") and
+ * keccak256("AuthorizationCanceled(address,bytes32)"), the events the USDC contract emits when an
+ * authorization is used or voided. Written in, as verify_challenge.py has them: this module loads no
+ * keccak (the vectors test derives them with ethers). */
+export const AUTHORIZATION_USED_TOPIC = "0x98de503528ee59b575ef0c0a2576a82497bfc029a5685b209e9ec333479b10a5";
+export const AUTHORIZATION_CANCELED_TOPIC = "0x1cdd46ff242716cdaa72d159d339a485b3438398348d68f09d7c8c0a59353d81";
+/** The selector of transferWithAuthorization(address,address,uint256,uint256,uint256,bytes32,uint8,bytes32,bytes32). */
+export const TRANSFER_WITH_AUTHORIZATION_SELECTOR = "e3ee160e";
+/** A claim's `paymentMethod` when its stake is paid by authorization. */
+export const AUTHORIZATION = "authorization";
 /** Blocks per eth_getLogs call of the completeness scan: public nodes refuse wide ranges. */
 export const LOG_BLOCK_RANGE = 5_000;
 const TRANSFER_SELECTOR = "a9059cbb";
 const STAKE_CALLDATA_BYTES = 164;
 const PLAIN_TRANSFER_BYTES = 68;
+/** The relayed call: the selector and nine ABI words, then Geopoem's challenge word. */
+const RELAYED_CALL_BYTES = 292;
+const RELAYED_STAKE_BYTES = 324;
 const EARTH_RADIUS_M = 6_371_000;
 /** The database and this code evaluate the same haversine in different floating-point libraries:
  * distances agree within a millimetre, and a guess that close to the threshold is a tie on which
@@ -111,6 +125,9 @@ export interface RejectedCheck {
   /** Rejected `after_resolution` and its payment passes every rule: paid in time, claimed after
    * resolution (an exception, not a difference). */
   afterResolution?: boolean;
+  /** A claim paid by authorization: the transaction its authorization was used in, as the chain
+   * shows it (null: not used), whatever transaction the site shows. */
+  usedIn?: string | null;
 }
 
 /** A USDC transfer to the treasury whose calldata names the challenge, and how it is accounted for. */
@@ -251,6 +268,43 @@ export function decodeStakeCalldata(data: string): StakeCalldata | null {
     commitment: word(2),
     challengeId: BigInt(`0x${word(3)}`),
     timestamp: BigInt(`0x${word(4)}`),
+  };
+}
+
+/** A `transferWithAuthorization` call read from a transaction's input (docs/protocol.md section 2a,
+ * "The relayed transaction"): whose authorization it uses, and the challenge it names. */
+export interface RelayedCall {
+  /** The payer, the authorization's `from` (lowercase 0x address). */
+  authorizer: string;
+  recipient: string;
+  amountUnits: bigint;
+  validAfter: bigint;
+  validBefore: bigint;
+  /** 64 lowercase hex characters: Geopoem's guess commitment. */
+  nonce: string;
+  /** The word after the nine ABI words; null in a bare 292-byte call. */
+  challengeId: bigint | null;
+}
+
+/** A transferWithAuthorization call of 292 bytes (no challenge word) or 324 (with it); null for
+ * another function, another length, an address or `v` word that is not zero-padded (the token's ABI
+ * decoder reverts on those), or anything that is not hex. */
+export function decodeRelayedCall(data: string): RelayedCall | null {
+  const raw = (data.startsWith("0x") ? data.slice(2) : data).toLowerCase();
+  if (raw.length !== 2 * RELAYED_CALL_BYTES && raw.length !== 2 * RELAYED_STAKE_BYTES) return null;
+  if (!/^[0-9a-f]*$/.test(raw) || !raw.startsWith(TRANSFER_WITH_AUTHORIZATION_SELECTOR)) return null;
+  const word = (i: number) => raw.slice(8 + 64 * i, 8 + 64 * (i + 1));
+  if (/[^0]/.test(word(0).slice(0, 24)) || /[^0]/.test(word(1).slice(0, 24)) || /[^0]/.test(word(6).slice(0, 62))) {
+    return null;
+  }
+  return {
+    authorizer: `0x${word(0).slice(24)}`,
+    recipient: `0x${word(1).slice(24)}`,
+    amountUnits: BigInt(`0x${word(2)}`),
+    validAfter: BigInt(`0x${word(3)}`),
+    validBefore: BigInt(`0x${word(4)}`),
+    nonce: word(5),
+    challengeId: raw.length === 2 * RELAYED_STAKE_BYTES ? BigInt(`0x${word(9)}`) : null,
   };
 }
 
@@ -458,8 +512,9 @@ export interface ChainRecords {
   head: number;
 }
 
-/** The payment against the rules the site applied (docs/protocol.md section 2) and, with the terms
- * on chain, after the anchor's block and at or after the anchored opening time (docs/protocol.md section 6). */
+/** The payment against the rules the site applied (docs/protocol.md section 2; section 2a for a
+ * stake paid by authorization) and, with the terms on chain, after the anchor's block and at or after
+ * the anchored opening time (docs/protocol.md section 6). */
 export async function checkOnchain(
   check: OutcomeCheck,
   { tx, receipt, block, head }: ChainRecords,
@@ -473,9 +528,6 @@ export async function checkOnchain(
     return;
   }
   if (int(receipt.status) !== 1) problems.push("the transaction failed (status 0)");
-  const usdc = lower(config.usdcAddress);
-  const treasury = lower(config.treasuryAddress);
-  const sender = lower(tx.from);
   const blockNumber = int(receipt.blockNumber);
   const txIndex = int(receipt.transactionIndex);
   if (!block || lower(block.hash) !== lower(receipt.blockHash)) {
@@ -495,45 +547,21 @@ export async function checkOnchain(
   if (anchor && blockNumber <= anchor.blockNumber) {
     problems.push(`mined in block ${blockNumber}, not after the anchor's block ${anchor.blockNumber}`);
   }
-  if (lower(tx.to) !== usdc) problems.push(`paid to contract ${tx.to ?? "none"}, not the USDC contract`);
-  if (int(tx.value) !== 0) problems.push("the transaction sent ether as well");
-  if (sender !== lower(response.submitterAddress)) {
-    problems.push(`sent from ${tx.from ?? "none"}, the site shows ${response.submitterAddress}`);
-  }
-  const decimals = config.tokenDecimals;
-  const stakeUnits = decimalToUnits(response.submissionStake, decimals);
-  const calldata = decodeStakeCalldata(tx.input ?? "");
-  if (!calldata) {
-    problems.push("the calldata is not a 164-byte Geopoem stake transfer");
-  } else {
-    if (calldata.recipient !== treasury) problems.push(`the calldata pays ${calldata.recipient}, not the treasury`);
-    if (calldata.amountUnits !== stakeUnits) {
-      problems.push(
-        `the calldata pays ${unitsToDecimal(calldata.amountUnits, decimals)} USDC, ` +
-          `the site shows a stake of ${response.submissionStake}`,
-      );
-    }
-    const expected = await guessCommitment({
-      chainId: config.chainId,
-      challengeId: challenge.id,
-      submitterAddress: response.submitterAddress,
-      text: response.submissionText ?? "",
-      salt: response.submissionSalt ?? "",
-    });
-    if (calldata.commitment !== expected) {
-      problems.push("the calldata's commitment is not the commitment of this guess, address and salt");
-    }
-    if (calldata.challengeId !== BigInt(challenge.id)) {
-      problems.push(`the calldata names challenge ${calldata.challengeId}`);
-    }
-  }
-  // The money: the first Transfer(sender, treasury, stake) the USDC contract emitted.
-  const log = findTransfer(receipt, { usdc, from: sender, to: treasury, units: stakeUnits });
-  check.chainPosition = [blockNumber, txIndex, log ? int(log.logIndex) : (response.logIndex ?? 0)];
-  if (!log) {
-    problems.push(`no USDC Transfer of ${response.submissionStake} from the sender to the treasury`);
-  } else if (int(log.logIndex) !== response.logIndex) {
-    problems.push(`the Transfer is log ${int(log.logIndex)}, the site shows log ${response.logIndex ?? "none"}`);
+  const stakeUnits = decimalToUnits(response.submissionStake, config.tokenDecimals);
+  const commitment = await guessCommitment({
+    chainId: config.chainId,
+    challengeId: challenge.id,
+    submitterAddress: response.submitterAddress,
+    text: response.submissionText ?? "",
+    salt: response.submissionSalt ?? "",
+  });
+  const paid = { tx, receipt, commitment, stakeUnits, config, problems };
+  const logIndex = isAuthorization(response)
+    ? authorizationPayment(response, paid)
+    : transferPayment(response, challenge, paid);
+  check.chainPosition = [blockNumber, txIndex, logIndex ?? response.logIndex ?? 0];
+  if (logIndex !== null && logIndex !== response.logIndex) {
+    problems.push(`the Transfer is log ${logIndex}, the site shows log ${response.logIndex ?? "none"}`);
   }
   if (block) {
     const mined = int(block.timestamp);
@@ -549,6 +577,104 @@ export async function checkOnchain(
       problems.push(`mined at ${mined}, before the anchored opening time ${anchor.opensAt}`);
     }
   }
+}
+
+interface PaymentRecords {
+  tx: RpcTransaction;
+  receipt: RpcReceipt;
+  commitment: string;
+  stakeUnits: bigint | null;
+  config: VerifierConfig;
+  problems: string[];
+}
+
+/** Section 2's rules on a direct transfer: the USDC contract called by the response's address, value
+ * 0, the 164-byte stake calldata, and the first Transfer(sender, treasury, stake) the USDC contract
+ * emitted. Returns that Transfer's log index, else null. */
+function transferPayment(
+  response: ScoredResponse,
+  challenge: Challenge,
+  { tx, receipt, commitment, stakeUnits, config, problems }: PaymentRecords,
+): number | null {
+  const usdc = lower(config.usdcAddress);
+  const treasury = lower(config.treasuryAddress);
+  const sender = lower(tx.from);
+  const decimals = config.tokenDecimals;
+  if (lower(tx.to) !== usdc) problems.push(`paid to contract ${tx.to ?? "none"}, not the USDC contract`);
+  if (int(tx.value) !== 0) problems.push("the transaction sent ether as well");
+  if (sender !== lower(response.submitterAddress)) {
+    problems.push(`sent from ${tx.from ?? "none"}, the site shows ${response.submitterAddress}`);
+  }
+  const calldata = decodeStakeCalldata(tx.input ?? "");
+  if (!calldata) {
+    problems.push("the calldata is not a 164-byte Geopoem stake transfer");
+  } else {
+    if (calldata.recipient !== treasury) problems.push(`the calldata pays ${calldata.recipient}, not the treasury`);
+    if (calldata.amountUnits !== stakeUnits) {
+      problems.push(
+        `the calldata pays ${unitsToDecimal(calldata.amountUnits, decimals)} USDC, ` +
+          `the site shows a stake of ${response.submissionStake}`,
+      );
+    }
+    if (calldata.commitment !== commitment) {
+      problems.push("the calldata's commitment is not the commitment of this guess, address and salt");
+    }
+    if (calldata.challengeId !== BigInt(challenge.id)) {
+      problems.push(`the calldata names challenge ${calldata.challengeId}`);
+    }
+  }
+  const relayed = decodeRelayedCall(tx.input ?? "");
+  if (relayed && relayed.authorizer === lower(response.submitterAddress) && relayed.nonce === commitment) {
+    problems.push(
+      "the site shows it paid by transfer, but its transaction uses this guess's authorization: it was paid by " +
+        "authorization",
+    );
+  }
+  // The money: the first Transfer(sender, treasury, stake) the USDC contract emitted.
+  const log = findTransfer(receipt, { usdc, from: sender, to: treasury, units: stakeUnits });
+  if (!log) {
+    problems.push(`no USDC Transfer of ${response.submissionStake} from the sender to the treasury`);
+    return null;
+  }
+  return int(log.logIndex);
+}
+
+/** Section 2a's rules on a stake paid by authorization: the transaction holds the USDC contract's
+ * AuthorizationUsed(address, commitment), and at the next log index the USDC Transfer from that
+ * address to the treasury of exactly the stake. Who sent it, and its calldata, do not matter.
+ * Returns that Transfer's log index (the published logIndex must be it), else null. */
+function authorizationPayment(
+  response: ScoredResponse,
+  { tx, receipt, commitment, stakeUnits, config, problems }: PaymentRecords,
+): number | null {
+  const usdc = lower(config.usdcAddress);
+  const address = lower(response.submitterAddress);
+  const use = authorizationUse(receipt, { usdc, authorizer: address, nonce: commitment });
+  if (!use) {
+    let problem = `its transaction holds no AuthorizationUsed of ${address} for the commitment of this guess, address and salt`;
+    const others = authorizersIn(receipt, usdc);
+    if (others.length > 0) problem += ` (it uses the authorization of ${others.join(", ")})`;
+    const calldata = decodeStakeCalldata(tx.input ?? "");
+    if (calldata && lower(tx.from) === address && calldata.commitment === commitment) {
+      problem += "; the site shows it paid by authorization, but it was paid by a direct transfer";
+    }
+    problems.push(problem);
+    return null;
+  }
+  const transfer = use.transfer;
+  if (!transfer || transfer.from !== address) {
+    problems.push(`the log after its AuthorizationUsed (log ${use.logIndex}) is not a USDC Transfer from ${address}`);
+    return null;
+  }
+  if (transfer.to !== lower(config.treasuryAddress))
+    problems.push(`its Transfer pays ${transfer.to}, not the treasury`);
+  if (transfer.units !== stakeUnits) {
+    problems.push(
+      `its Transfer moves ${unitsToDecimal(transfer.units, config.tokenDecimals)} USDC, the site shows a stake of ` +
+        response.submissionStake,
+    );
+  }
+  return transfer.logIndex;
 }
 
 // --- The terms on chain (docs/protocol.md section 6) -------------------------------------------
@@ -683,6 +809,193 @@ async function checkTerms(
   }
 }
 
+// --- Stakes paid by authorization (docs/protocol.md section 2a) --------------------------------
+
+/** The USDC Transfer a log is, whatever it moves; null for any other log. */
+export interface TransferMoved {
+  logIndex: number;
+  from: string;
+  to: string;
+  units: bigint;
+}
+
+/** An AuthorizationUsed log the USDC contract emitted in a transaction, and the log right after it:
+ * FiatToken emits the Transfer that moved the money at the next log index (section 2a, rule 3). */
+export interface AuthorizationUse {
+  transactionHash: string;
+  blockNumber: number;
+  transactionIndex: number;
+  /** The AuthorizationUsed log's. */
+  logIndex: number;
+  /** The receipt's. */
+  status: number;
+  /** The USDC Transfer at logIndex + 1, whatever it moves; null: none there. */
+  transfer: TransferMoved | null;
+}
+
+function transferMoved(log: RpcLog | undefined, usdc: string): TransferMoved | null {
+  if (
+    !log ||
+    log.removed ||
+    lower(log.address) !== usdc ||
+    log.topics?.length !== 3 ||
+    lower(log.topics[0]) !== TRANSFER_TOPIC
+  ) {
+    return null;
+  }
+  return {
+    logIndex: int(log.logIndex),
+    from: `0x${lower(log.topics[1]).slice(-40)}`,
+    to: `0x${lower(log.topics[2]).slice(-40)}`,
+    units: BigInt(log.data || "0x0"),
+  };
+}
+
+/** In a receipt, the AuthorizationUsed(authorizer, nonce) log the USDC contract itself emitted (any
+ * contract can emit the event), paired with the USDC Transfer at its log index + 1; null when the
+ * receipt holds no such log. Each authorization pairs with its own next log, so a transaction that
+ * uses several is read right (tests/vectors.json, "authorization", "pairing"). */
+export function authorizationUse(
+  receipt: { status?: string; logs?: RpcLog[] } | null | undefined,
+  { usdc, authorizer, nonce }: { usdc: string; authorizer: string; nonce: string },
+): AuthorizationUse | null {
+  const logs = (receipt?.logs ?? []).filter((log) => log.logIndex !== undefined && log.logIndex !== null);
+  const wanted = [AUTHORIZATION_USED_TOPIC, `0x${word(lower(authorizer))}`, `0x${word(lower(nonce))}`];
+  const used = logs.find(
+    (log) =>
+      !log.removed &&
+      lower(log.address) === lower(usdc) &&
+      (log.topics ?? []).length === 3 &&
+      wanted.every((topic, i) => lower(log.topics?.[i]) === topic),
+  );
+  if (!used) return null;
+  const index = int(used.logIndex);
+  return {
+    transactionHash: lower(used.transactionHash),
+    blockNumber: int(used.blockNumber),
+    transactionIndex: int(used.transactionIndex),
+    logIndex: index,
+    status: int(receipt?.status),
+    transfer: transferMoved(
+      logs.find((log) => int(log.logIndex) === index + 1),
+      lower(usdc),
+    ),
+  };
+}
+
+/** The authorizers whose AuthorizationUsed the USDC contract emitted in a receipt. */
+function authorizersIn(receipt: RpcReceipt | null, usdc: string): string[] {
+  return [
+    ...new Set(
+      (receipt?.logs ?? [])
+        .filter(
+          (log) =>
+            !log.removed &&
+            lower(log.address) === usdc &&
+            log.topics?.length === 3 &&
+            lower(log.topics[0]) === AUTHORIZATION_USED_TOPIC,
+        )
+        .map((log) => `0x${lower(log.topics?.[1]).slice(-40)}`),
+    ),
+  ].sort();
+}
+
+/** The anchor's block, the anchored opening time and the open window a payment is judged by. */
+export interface PaymentWindow {
+  anchorBlock: number | null;
+  opensAt: number | null;
+  start: number | null;
+  closed: number | null;
+}
+
+/** `early` or `late` for a payment in this block, mined at this time (docs/protocol.md section 2,
+ * rule 7, and section 6), else null: as firstFailingRule judges a transfer. */
+function windowRule(blockNumber: number, mined: number | null, window: PaymentWindow): string | null {
+  if (
+    window.anchorBlock !== null &&
+    (blockNumber <= window.anchorBlock || mined === null || mined < (window.opensAt ?? 0))
+  ) {
+    return "early";
+  }
+  if (
+    mined === null ||
+    window.start === null ||
+    mined < window.start ||
+    (window.closed !== null && mined > window.closed)
+  ) {
+    return "late";
+  }
+  return null;
+}
+
+/** The reason code of the first rule of docs/protocol.md section 2a a stake paid by authorization
+ * fails, or null when it passes every rule and had to count (tests/vectors.json, "authorization",
+ * "rules"). `use`: its AuthorizationUsed(address, commitment) on chain, paired with the log after it;
+ * `mined`: that block's time. Who sent the transaction, and what else it called, do not matter.
+ * No use on chain: "authorization_cancelled" when the token emitted AuthorizationCanceled for it,
+ * "authorization_expired" when the head's time is at or after `validBefore` (the token accepts it
+ * only strictly before), else "not_found" (it could still be used: no rejection is right yet). */
+export function authorizationRule({
+  use,
+  cancelled,
+  validBefore,
+  headTime,
+  address,
+  stakeUnits,
+  treasury,
+  mined,
+  window,
+}: {
+  use: AuthorizationUse | null;
+  cancelled: boolean;
+  validBefore: number | null;
+  headTime: number | null;
+  address: string;
+  stakeUnits: bigint | null;
+  treasury: string;
+  mined: number | null;
+  window: PaymentWindow;
+}): string | null {
+  if (!use) {
+    if (cancelled) return "authorization_cancelled";
+    if (validBefore !== null && headTime !== null && headTime >= validBefore) return "authorization_expired";
+    return "not_found";
+  }
+  if (use.status !== 1) return "tx_failed";
+  const transfer = use.transfer;
+  if (!transfer || transfer.from !== lower(address)) return "no_transfer_log";
+  if (transfer.to !== lower(treasury)) return "wrong_recipient";
+  if (stakeUnits === null || transfer.units !== stakeUnits) return "amount_mismatch";
+  return windowRule(use.blockNumber, mined, window);
+}
+
+/** The fields of docs/protocol.md 3.5 that say how a claim was paid (absent from an older server's
+ * answer: a transfer). */
+interface PaidBy {
+  paymentMethod?: string;
+  authorization?: { validBefore?: unknown } | null;
+}
+
+/** Whether a claim says its stake was paid by authorization. */
+export function isAuthorization(claim: object): boolean {
+  return (claim as PaidBy).paymentMethod === AUTHORIZATION;
+}
+
+function validBeforeOf(claim: object): number | null {
+  const value = (claim as PaidBy).authorization?.validBefore;
+  return typeof value === "number" && Number.isInteger(value) ? value : null;
+}
+
+/** What the token's logs say of one authorization (the search by its authorizer and nonce). */
+interface AuthorizationFound {
+  usedIn: string | null;
+  cancelled: boolean;
+}
+
+function authorizationKey(address: string, commitment: string): string {
+  return `${lower(address)}:${lower(commitment)}`;
+}
+
 // --- Rejected claims (check 3) ------------------------------------------------------------------
 
 /** The first rule of docs/protocol.md section 2 the claim's payment fails, in the server's order
@@ -724,12 +1037,60 @@ export function firstFailingRule(
   return null;
 }
 
+/** What judging a claim paid by authorization needs besides its own fields: the token's logs of its
+ * authorization (the search), the chain's records of any transaction, and the head's time. */
+interface AuthorizationContext {
+  found: Map<string, AuthorizationFound>;
+  recordsOf: (hash: string) => Omit<ChainRecords, "head">;
+  headTime: number | null;
+}
+
+/** A claim paid by authorization against the chain: its use (where the token's logs say, else in the
+ * transaction it names) and the first rule of section 2a it fails. */
+function judgeAuthorization(
+  claim: { submitterAddress: string; submissionStake: string; transactionHash: string | null },
+  commitment: string,
+  { found, recordsOf, headTime }: AuthorizationContext,
+  challenge: Challenge,
+  config: VerifierConfig,
+  anchor: ChainAnchor | null,
+): { expected: string | null; use: AuthorizationUse | null } {
+  const searched = found.get(authorizationKey(claim.submitterAddress, commitment));
+  const hash = searched?.usedIn ?? (claim.transactionHash ? lower(claim.transactionHash) : null);
+  const records = hash ? recordsOf(hash) : null;
+  const use = records
+    ? authorizationUse(records.receipt, {
+        usdc: lower(config.usdcAddress),
+        authorizer: claim.submitterAddress,
+        nonce: commitment,
+      })
+    : null;
+  const expected = authorizationRule({
+    use,
+    cancelled: searched?.cancelled ?? false,
+    validBefore: validBeforeOf(claim),
+    headTime,
+    address: claim.submitterAddress,
+    stakeUnits: decimalToUnits(claim.submissionStake, config.tokenDecimals),
+    treasury: config.treasuryAddress,
+    mined: records?.block ? int(records.block.timestamp) : null,
+    window: {
+      anchorBlock: anchor?.blockNumber ?? null,
+      opensAt: anchor?.opensAt ?? null,
+      start: challenge.startTimestamp,
+      closed: challenge.closedTimestamp ?? null,
+    },
+  });
+  return { expected, use };
+}
+
 async function checkRejected(
   check: RejectedCheck,
   records: Omit<ChainRecords, "head">,
   challenge: Challenge,
   config: VerifierConfig,
   anchor: ChainAnchor | null,
+  authorizations: AuthorizationContext,
 ): Promise<void> {
   const { claim, problems } = check;
   const text = claim.submissionText ?? "";
@@ -745,11 +1106,26 @@ async function checkRejected(
   if (lower(claim.commitment) !== commitment) {
     problems.push("its commitment is not the commitment of its guess, address and salt");
   }
-  const expected = firstFailingRule(claim, commitment, records, challenge, config, anchor);
+  let expected: string | null;
+  let unused = false; // an authorization the chain shows no use of: "reorged" is right too
+  if (isAuthorization(claim)) {
+    const judged = judgeAuthorization(claim, commitment, authorizations, challenge, config, anchor);
+    expected = judged.expected;
+    unused = judged.use === null;
+    const shown = lower(claim.transactionHash);
+    if (judged.use && shown && shown !== judged.use.transactionHash) {
+      problems.push(`its authorization was used in transaction ${judged.use.transactionHash}, the site shows ${shown}`);
+    }
+    // Only the payer signs an authorization: a claim of it whose use is on chain is the payer's own.
+    check.payers = judged.use !== null;
+    check.usedIn = judged.use?.transactionHash ?? null;
+  } else {
+    expected = firstFailingRule(claim, commitment, records, challenge, config, anchor);
+    const calldata = records.tx ? decodeStakeCalldata(records.tx.input ?? "") : null;
+    check.payers = calldata?.commitment === commitment && lower(records.tx?.from) === lower(claim.submitterAddress);
+  }
   check.expected = expected;
   const code = claim.rejectionCode;
-  const calldata = records.tx ? decodeStakeCalldata(records.tx.input ?? "") : null;
-  check.payers = calldata?.commitment === commitment && lower(records.tx?.from) === lower(claim.submitterAddress);
   if (code === AFTER_RESOLUTION) {
     if (expected === null) check.afterResolution = true;
     else {
@@ -760,7 +1136,7 @@ async function checkRejected(
     }
   } else if (expected === null) {
     problems.push(`rejected "${code}", but its payment passes every rule`);
-  } else if (expected === "not_found" ? code !== "not_found" && code !== "reorged" : code !== expected) {
+  } else if (code !== expected && !(code === "reorged" && (expected === "not_found" || unused))) {
     problems.push(`rejected "${code}", but the first rule its payment fails is "${expected}"`);
   }
 }
@@ -887,7 +1263,7 @@ function checkExceptions({
 /** The prizes a claim rejected `after_resolution` (its payment passes every rule) would have won
  * had it been counted, by the chain's order and the anchored threshold; null: none. */
 function lateClaimWins(
-  { claim }: RejectedCheck,
+  { claim, usedIn }: RejectedCheck,
   {
     recordsOf,
     solution,
@@ -907,22 +1283,27 @@ function lateClaimWins(
   },
 ): { prizes: ("earliest" | "highest")[]; distance: number } | null {
   const text = claim.submissionText ?? "";
-  const { tx, receipt } = recordsOf(claim.transactionHash);
+  const { tx, receipt } = recordsOf(usedIn ?? claim.transactionHash ?? "");
   if (canonicalCoordinates(text) !== text || !tx || !receipt) return null;
   const distance = distanceBetween(text, solution);
   const units = decimalToUnits(claim.submissionStake, decimals) ?? 0n;
-  const log = findTransfer(receipt, {
-    usdc: lower(config.usdcAddress),
-    from: lower(tx.from),
-    to: lower(config.treasuryAddress),
-    units,
-  });
+  const usdc = lower(config.usdcAddress);
+  let logIndex = 0;
+  if (isAuthorization(claim)) {
+    // Its payment passes section 2a's rules (checkRejected): the Transfer right after its use.
+    const use = authorizationUse(receipt, { usdc, authorizer: claim.submitterAddress, nonce: claim.commitment });
+    if (!use?.transfer) return null;
+    logIndex = use.transfer.logIndex;
+  } else {
+    const log = findTransfer(receipt, { usdc, from: lower(tx.from), to: lower(config.treasuryAddress), units });
+    logIndex = log ? int(log.logIndex) : 0;
+  }
   const prizes = wouldWin({
     // Within a millimetre of the threshold is a floating-point tie: counted as correct here, so that
     // a possible winner is never left unsaid.
     correct: distance <= threshold + DISTANCE_TOLERANCE_M,
     stakeUnits: units,
-    position: [int(receipt.blockNumber), int(receipt.transactionIndex), log ? int(log.logIndex) : 0],
+    position: [int(receipt.blockNumber), int(receipt.transactionIndex), logIndex],
     earliest: earliest ? position(earliest) : null,
     highest: highest
       ? { stakeUnits: decimalToUnits(highest.submissionStake, decimals) ?? 0n, position: position(highest) }
@@ -1202,12 +1583,61 @@ export async function verifyChallenge({
     transfers.sort(compareLogs);
   }
 
+  // Each rejected claim paid by authorization is judged by the token's own logs of its authorization:
+  // used (where), cancelled, or neither. One eth_getLogs per claim, both events at once, from block 0
+  // as for the anchor: the topics name one authorization, which the token uses or voids once.
+  const found = new Map<string, AuthorizationFound>();
+  const searched: { address: string; commitment: string }[] = [];
+  for (const claim of rejectedRows) {
+    if (!isAuthorization(claim)) continue;
+    const commitment = await guessCommitment({
+      chainId: config.chainId,
+      challengeId: id,
+      submitterAddress: claim.submitterAddress,
+      text: claim.submissionText ?? "",
+      salt: claim.submissionSalt ?? "",
+    });
+    searched.push({ address: claim.submitterAddress, commitment });
+  }
+  if (useChain && searched.length > 0) {
+    const usdc = lower(config.usdcAddress);
+    const answers = await rpc(
+      searched.map(({ address, commitment }) => ({
+        method: "eth_getLogs",
+        params: [
+          {
+            address: usdc,
+            topics: [
+              [AUTHORIZATION_USED_TOPIC, AUTHORIZATION_CANCELED_TOPIC],
+              `0x${word(lower(address))}`,
+              `0x${commitment}`,
+            ],
+            fromBlock: "0x0",
+            toBlock: quantity(head),
+          },
+        ],
+      })),
+    );
+    searched.forEach(({ address, commitment }, i) => {
+      const answer = answers[i];
+      const logs = (Array.isArray(answer) ? (answer as RpcLog[]) : []).filter(
+        (log) => !log.removed && lower(log.address) === usdc,
+      );
+      const used = logs.find((log) => lower(log.topics?.[0]) === AUTHORIZATION_USED_TOPIC);
+      found.set(authorizationKey(address, commitment), {
+        usedIn: used ? lower(used.transactionHash) : null,
+        cancelled: logs.some((log) => lower(log.topics?.[0]) === AUTHORIZATION_CANCELED_TOPIC),
+      });
+    });
+  }
+
   // The chain's records of every transaction concerned, in batches.
   const payoutHashes = (winners.payouts ?? []).flatMap((p) => (p.transactionHash ? [lower(p.transactionHash)] : []));
   const hashes = [
     ...new Set([
       ...rows.map((r) => lower(r.transactionHash)),
-      ...rejectedRows.map((r) => lower(r.transactionHash)),
+      ...rejectedRows.flatMap((r) => (r.transactionHash ? [lower(r.transactionHash)] : [])),
+      ...[...found.values()].flatMap((f) => (f.usedIn ? [f.usedIn] : [])),
       ...transfers.map((log) => lower(log.transactionHash)),
       ...payoutHashes,
     ]),
@@ -1232,6 +1662,7 @@ export async function verifyChallenge({
       ...[...receipts.values()].flatMap((r) => (r ? [int(r.blockNumber)] : [])),
       ...transfers.map((log) => int(log.blockNumber)),
       ...(anchor ? [anchor.blockNumber] : []),
+      head,
     ]),
   ];
   if (useChain && numbers.length > 0) {
@@ -1247,6 +1678,12 @@ export async function verifyChallenge({
       receipt,
       block: receipt ? (blocks.get(int(receipt.blockNumber)) ?? null) : null,
     };
+  };
+  const headBlock = useChain ? (blocks.get(head) ?? null) : null;
+  const authorizations: AuthorizationContext = {
+    found,
+    recordsOf,
+    headTime: headBlock ? int(headBlock.timestamp) : null,
   };
 
   if (anchor) await checkTerms(challenge, anchor, blocks.get(anchor.blockNumber) ?? null, differences);
@@ -1264,21 +1701,30 @@ export async function verifyChallenge({
     }
     if (i % 500 === 499 || i === outcomes.length - 1) progress("checks", i + 1, checksTotal);
   }
+  // A transaction backs one stake by transfer; one that uses several authorizations backs one stake
+  // per authorization, each by its own Transfer log.
   const seen = new Map<string, OutcomeCheck>();
+  const countedHashes = new Set<string>();
   for (const check of outcomes) {
-    const key = check.response.transactionHash.toLowerCase();
+    const hash = lower(check.response.transactionHash);
+    countedHashes.add(hash);
+    const byAuthorization = isAuthorization(check.response);
+    const key = byAuthorization ? `${hash}:${check.chainPosition?.[2] ?? check.response.logIndex}` : hash;
     const first = seen.get(key);
-    if (first) check.problems.push(`its transaction also backs response ${first.response.id}`);
-    else seen.set(key, check);
+    if (first) {
+      check.problems.push(
+        `its ${byAuthorization ? "Transfer" : "transaction"} also backs response ${first.response.id}`,
+      );
+    } else seen.set(key, check);
   }
 
   // 3. Rejected claims, their reasons re-checked.
   const rejected: RejectedCheck[] = [];
   for (const claim of rejectedRows) {
     const check: RejectedCheck = { claim, expected: null, problems: [], payers: false };
-    const records = recordsOf(claim.transactionHash);
-    if (demo && !records.receipt && !records.tx) check.unpaidDemo = true;
-    else await checkRejected(check, records, challenge, config, anchor);
+    const records = recordsOf(claim.transactionHash ?? "");
+    if (demo && !isAuthorization(claim) && !records.receipt && !records.tx) check.unpaidDemo = true;
+    else await checkRejected(check, records, challenge, config, anchor, authorizations);
     rejected.push(check);
   }
   progress("checks", outcomes.length + rejected.length, checksTotal);
@@ -1287,13 +1733,20 @@ export async function verifyChallenge({
   // reason by the payer's own claim, or listed unclaimed.
   const payments: PaymentCheck[] = [];
   const paymentByHash = new Map<string, PaymentCheck>();
+  const relayedPayments = new Set<string>();
   for (const log of transfers) {
     const hash = lower(log.transactionHash);
     if (paymentByHash.has(hash)) continue; // a transaction is one payment: its first Transfer
     const tx = txs.get(hash);
     if (!tx) throw new VerificationUnavailable(`The RPC node did not return transaction ${hash}.`);
-    const calldata = decodeStakeCalldata(tx.input ?? "");
-    if (calldata?.challengeId !== BigInt(id)) continue;
+    // It names the challenge when it calls the USDC contract directly with a stake transfer's 164
+    // bytes or a relayed authorization's 324 (docs/protocol.md section 2a), this challenge's id in
+    // the challenge word. A bare 292-byte call, or one made through another contract, names none.
+    if (lower(tx.to) !== lower(config.usdcAddress)) continue;
+    const relayed = decodeRelayedCall(tx.input ?? "");
+    if (decodeStakeCalldata(tx.input ?? "")?.challengeId !== BigInt(id) && relayed?.challengeId !== BigInt(id)) {
+      continue;
+    }
     const block = blocks.get(int(log.blockNumber)) ?? null;
     const mined = block ? int(block.timestamp) : null;
     const closed = challenge.closedTimestamp ?? null;
@@ -1317,21 +1770,27 @@ export async function verifyChallenge({
     };
     paymentByHash.set(hash, payment);
     payments.push(payment);
+    if (relayed) relayedPayments.add(hash);
   }
   const unclaimedByHash = new Map(unclaimed.map((u) => [lower(u.transactionHash), u]));
   for (const payment of payments) {
     const hash = payment.transactionHash;
     const listed = unclaimedByHash.get(hash);
-    if (seen.has(hash)) {
+    // A claim paid by authorization names its payment by the transaction its authorization was used
+    // in, as the chain shows it, whatever transaction the site shows (there may be none).
+    const names = (r: RejectedCheck) =>
+      relayedPayments.has(hash) && isAuthorization(r.claim)
+        ? r.usedIn === hash
+        : lower(r.claim.transactionHash) === hash;
+    if (countedHashes.has(hash)) {
       payment.accountedAs = "confirmed";
       if (listed) {
-        differences.push(`payment ${hash} is listed unclaimed, but ${describe(seen.get(hash)!.response)} counts it`);
+        const counted = outcomes.find((o) => lower(o.response.transactionHash) === hash)!;
+        differences.push(`payment ${hash} is listed unclaimed, but ${describe(counted.response)} counts it`);
       }
-    } else if (
-      rejected.some((r) => lower(r.claim.transactionHash) === hash && r.claim.rejectionCode === AFTER_RESOLUTION)
-    ) {
+    } else if (rejected.some((r) => names(r) && r.claim.rejectionCode === AFTER_RESOLUTION)) {
       payment.accountedAs = "late"; // its claim's code, if wrong, is that claim's difference
-    } else if (rejected.some((r) => lower(r.claim.transactionHash) === hash && r.payers)) {
+    } else if (rejected.some((r) => names(r) && r.payers)) {
       // The payer's own claim (its reason, if wrong, is that claim's difference).
       payment.accountedAs = "rejected";
     } else if (listed) {

@@ -247,8 +247,12 @@ function VerificationResult({ report }: { report: VerificationReport }) {
           {failing.length > 100 && <li>... and {failing.length - 100} more responses differ.</li>}
           {failingRejected.slice(0, 100).map((r) => (
             <li key={`rejected-${r.claim.id}`}>
-              Rejected claim {r.claim.id} (<span className="mono break">{r.claim.transactionHash}</span>):{" "}
-              {r.problems.join("; ")}
+              Rejected claim {r.claim.id} (
+              <span className="mono break">
+                {/* An authorization never used has no transaction (docs/protocol.md 3.5): named by its commitment. */}
+                {r.claim.transactionHash || `authorization ${r.claim.commitment}`}
+              </span>
+              ): {r.problems.join("; ")}
             </li>
           ))}
           {failingRejected.length > 100 && <li>... and {failingRejected.length - 100} more rejected claims differ.</li>}
