@@ -74,8 +74,8 @@ async function rejectedAuthorization(
     status: "rejected" as const,
     rejectionCode: code,
     rejectionReason: "",
-    paymentMethod: "authorization",
-    authorization: { validBefore, relayStatus: "failed", relayReason: "", relayTransactionHash: null },
+    paymentMethod: "authorization" as const,
+    authorization: { validBefore, relayStatus: "failed" as const, relayReason: "", relayTransactionHash: null },
   };
   world.rejected.push(claim);
   return claim;
