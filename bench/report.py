@@ -7,6 +7,7 @@ from devtools.json_shape import leaf_lengths
 
 from .burst_report import burst_section
 from .common import ROOT, log, read_results
+from .relay_report import relay_burst_section
 
 DOC = ROOT / "docs" / "performance.md"
 
@@ -607,6 +608,10 @@ def write() -> None:
         parts += burst_section(results["burst"], results.get("burst-before"), la) + [""]
     else:
         parts += ["## 6. A burst of claims", "", "Not measured yet: `.venv/bin/python -m bench.run burst`.", ""]
+    if "relay_burst" in results:
+        parts += relay_burst_section(results["relay_burst"], la) + [""]
+    else:
+        parts += ["## 7. Relayed stakes", "", "Not measured yet: `.venv/bin/python -m bench.run relay_burst`.", ""]
     DOC.write_text("\n".join(parts))
     log(f"wrote {DOC.relative_to(ROOT)}")
 

@@ -1,0 +1,190 @@
+"""docs/performance.md's sections on stakes paid by signature and relayed (docs/protocol.md section 2a):
+the burst of 100 authorizations posted at once (bench/relay_burst.py, with where the relayer's time
+goes per stake, bench/relay_profile.py), and signature to "Confirmed" on the page
+(bench/live.mjs's signed phases, bench/live_signed.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+ETH = 10**18
+
+# What each statement of the relayer's sending run is, per claim (chain/relayer.py, _Sender.one).
+STATEMENTS = {
+    "SELECT chain_relayeraccount FOR UPDATE": "the account row's lock (one sender at a time)",
+    "UPDATE chain_relayeraccount": "the next nonce written",
+    "SELECT responses_stakeauthorization": "the oldest queued claim",
+    "SELECT challenges_challenge": "its challenge still open",
+    "SELECT chain_relaytransaction": "the payer's relays and the relayer's spending in the last 24 hours (two "
+    "aggregates)",
+    "INSERT chain_relaytransaction": "the transaction recorded",
+    "UPDATE responses_stakeauthorization": "the claim moved to sent",
+}
+
+
+def _s(value: float | None, digits: int = 2) -> str:
+    return "–" if value is None else f"{value:.{digits}f} s"
+
+
+def _trio(d: dict, digits: int = 2, unit: str = " s") -> str:
+    return " / ".join("–" if d.get(q) is None else f"{d[q]:.{digits}f}" for q in ("p50", "p95", "max")) + unit
+
+
+def _eth(wei: float) -> str:
+    return f"{wei / ETH:.6f} ETH"
+
+
+def _blocks(used: dict) -> str:
+    return ", ".join(f"block {n}: {k}" for n, k in used.items())
+
+
+def _sending(b: dict) -> str:
+    runs = [r for r in b["relayRuns"] if r["sent"]]
+    if not runs:
+        return "–"
+    seconds, sent = sum(r["seconds"] for r in runs), sum(r["sent"] for r in runs)
+    return (
+        f"{len(runs)} run(s) sent {sent} in {seconds:.2f} s: {seconds / sent * 1000:.0f} ms per stake "
+        f"({len(b['relayRuns']) - len(runs)} more runs found another sending or nothing queued)"
+    )
+
+
+def _gwei(b: dict) -> str:
+    return _trio({k: v / 1e9 for k, v in b["effectiveGasPriceWei"].items()}, 3, " gwei")
+
+
+def _cost(b: dict) -> str:
+    return f"{_eth(b['costWei']['p50'])} / {_eth(b['costWei']['max'])}; {_eth(b['costWei']['sum'])}"
+
+
+BURST_ROWS: tuple[tuple[str, Callable[[dict], str]], ...] = (
+    ("released after the last block", lambda b: _s(b["releasedAfterBlockSeconds"])),
+    ("POST answered", lambda b: _trio(b["postAnsweredSeconds"])),
+    (
+        "the relayer's sends (sent_at): first, then p50 / p95 / last",
+        lambda b: f"{_s(b['relaySentSeconds']['first'])}; {_trio(b['relaySentSeconds'])}",
+    ),
+    ("between two sends, one after another", lambda b: _trio(b["sendSpacingMs"], 0, " ms")),
+    ("`chain.relay_send` runs (the worker's log)", _sending),
+    (
+        "**blocks used** (1 = the first block after the POSTs; goal: {goal} at most on 12-second blocks)",
+        lambda b: f"**{_blocks(b['blocksUsed'])}**",
+    ),
+    ("each of those blocks produced at", lambda b: ", ".join(f"{v:.2f} s" for v in b["blockSeenSeconds"].values())),
+    ("**the last stake mined** (its block first seen)", lambda b: f"**{_s(b['lastInclusionSeconds'])}**"),
+    ("claims confirmed (the claim row)", lambda b: _trio(b["confirmedSeconds"])),
+    ("**the last claim confirmed**", lambda b: f"**{_s(b['lastConfirmedSeconds'])}**"),
+    ("**the relayer's gas per stake** (receipts' gasUsed)", lambda b: f"**{_trio(b['gasUsed'], 0, ' gas')}**"),
+    ("effective gas price", _gwei),
+    ("cost per stake, p50 / max; all stakes", _cost),
+    (
+        "the relayer's ETH balance, from before the POSTs to the last block",
+        lambda b: f"−{_eth(b['relayerBalanceDeltaWei'])}",
+    ),
+    (
+        "reserved against RELAY_MAX_WEI_PER_DAY while in flight (gas limit x maxFeePerGas)",
+        lambda b: _eth(b["reservedInFlightWei"]),
+    ),
+)
+
+
+def relay_burst_section(r: dict, la: Callable[[dict], str]) -> list[str]:
+    bursts = r["bursts"]
+    main = next((b for b in bursts if b["blockSeconds"] == 12), bursts[0])
+    goal, claims = r["goals"]["blocksAtMost"], r["goals"]["claims"]
+    met = "met" if r["meetsGoal"] else "**missed**"
+    direct = r["directTransferGas"]
+
+    def row(name: str, cell: Callable[[dict], str]) -> str:
+        return f"| {name} | " + " | ".join(cell(b) for b in bursts) + " |"
+
+    def reconciled(b: dict) -> str:
+        c = b["reconciled"]
+        n = c["nonces"]
+        text = (
+            f"{c['answered201']} answered 201 ({', '.join(f'{k}: {v}' for k, v in b['relayStatusAtPost'].items())}); "
+            f"{c['storedClaims']} claims stored; {c['relayTransactions']} relayer transactions, nonces {n['first']} "
+            f"to {n['last']} (missing {len(n['missing'])}, repeated {len(n['repeated'])}), {c['relayResent']} "
+            f"re-sent; {c['authorizationUsedLogs']} AuthorizationUsed logs, each nonce once, each followed by its "
+            f"Transfer ({c['pairedTransfers']} of {c['transferLogs']}); treasury +{c['treasuryDeltaUnits']:,} units "
+            f"= stakes {c['stakesSumUnits']:,}; {c['confirmed']} confirmed"
+        )
+        return ("yes: " if c["nothingLostOrDoubled"] else "**no**: " + "; ".join(c["problems"]) + ". ") + text
+
+    lines = [
+        f"## 7. Relayed stakes: {claims} authorizations posted at once",
+        "",
+        f"Goal: {claims} payers holding test USDC and no ETH each POST one claim paid by a signed authorization "
+        "(docs/protocol.md section 2a, 3.3a) at the same instant, through the Procfile's web process, with its "
+        "worker (the default and `relay` queues) and beat, on 12-second blocks: every stake mined within "
+        f"{goal} blocks of the POSTs, none lost or doubled (the POST answers, the stored claims, the relayer's "
+        "transactions and nonces, the token's logs and the treasury's balance reconcile to the unit), every claim "
+        f"confirmed: {met} (blocks used on 12-second blocks: {_blocks(main['blocksUsed'])}). The same burst on "
+        "1-second blocks, on the same servers, has no goal: it shows how many blocks the relayer's sending spans.",
+        "",
+        f"Command: `{r['command']}` · measured {r['measuredAt']} (load average {la(r)}; before: "
+        f"{' / '.join(str(x) for x in r['loadAverageBefore'])}; `uptime` before: {r['uptimeBefore']}; at the end: "
+        f"{r['uptime']})",
+        "",
+        *[f"- {k}: {v}" for k, v in r["setup"].items()],
+        "",
+        "| figure (from the POSTs' release; p50 / p95 / max) | "
+        + " | ".join(f"{b['blockSeconds']}-second blocks" for b in bursts)
+        + " |",
+        "|---|" + "---:|" * len(bursts),
+        *[row(label.format(goal=goal), cell) for label, cell in BURST_ROWS],
+        row("nothing lost or doubled", reconciled),
+        "",
+        f"For comparison, a direct stake transfer (docs/protocol.md section 2: the player's own transaction, paying "
+        f"its own gas) to the same treasury on the same chain, {len(direct['all'])} of them in the same run: "
+        f"{direct['p50']:,} gas (p50), {direct['max']:,} at most. The relayed stake costs "
+        f"{main['gasUsed']['p50'] / direct['p50']:.2f} times that: the token checks the signature (ecrecover), "
+        "marks the authorization's nonce used (a new storage slot) and emits AuthorizationUsed besides the Transfer, "
+        "and the call carries 324 bytes instead of 164.",
+        "",
+        *how_to_read(r, main),
+        *profile_lines(r.get("relayProfile")),
+    ]
+    return lines
+
+
+def how_to_read(r: dict, main: dict) -> list[str]:
+    spacing = main["sendSpacingMs"]["p50"]
+    budget = 5 * 10**16  # config/settings/chain.py's default RELAY_MAX_WEI_PER_DAY
+    return [
+        "How to read it: the relayer sends the claims one at a time in arrival order, each under the account "
+        "row's lock with a nonce of its own (chain/relayer.py), and never waits for a receipt, so all of a burst "
+        "goes into the blocks produced while it sends. The stakes therefore land in as many blocks as the sending "
+        f"spans: at {spacing:.0f} ms between two sends (p50 on 12-second blocks), {r['goals']['claims']} stakes take "
+        f"about {spacing * r['goals']['claims'] / 1000:.1f} s, which 12-second blocks absorb in one or two blocks "
+        "(depending on where in the interval the POSTs fall; here in the middle) and 1-second blocks spread over "
+        "as many blocks as seconds. Each claim is confirmed by the head watcher's batched round of the block "
+        "after its inclusion (CHAIN_CONFIRMATIONS=2), so the last confirmation follows the last inclusion by one "
+        "block and a beat. Gas per stake is the token's own work and does not depend on the pace. The default "
+        f"daily budget, {_eth(budget)} (RELAY_MAX_WEI_PER_DAY), counts what is in flight at its most (gas limit "
+        f"120,000 x maxFeePerGas): this burst reserved {_eth(main['reservedInFlightWei'])} of it at once and spent "
+        f"{_eth(main['costWei']['sum'])}; at this chain's gas price (about "
+        f"{main['effectiveGasPriceWei']['p50'] / 1e9:.2f} gwei) the default pays for about "
+        f"{budget // max(1, int(main['costWei']['p50'])):,} relayed stakes a day, ten times fewer at 10 gwei.",
+    ]
+
+
+def profile_lines(p: dict | None) -> list[str]:
+    if not p:
+        return []
+    parts = "; ".join(f"{name} {ms:.1f} ms" for name, ms in sorted(p["partsMsPerClaim"].items(), key=lambda kv: -kv[1]))
+    statements = "; ".join(
+        f"{STATEMENTS.get(kind, kind)} ({kind}, {v['perClaim']:.2f} per stake) {v['msPerClaim']:.1f} ms"
+        for kind, v in p["statements"].items()
+    )
+    return [
+        "",
+        f"Where the relayer's time goes, per stake: its sending run over {p['claims']} queued claims in one process "
+        f"(bench/relay_profile.py, after the servers stopped; load average {' / '.join(map(str, p['loadAverage']))}) "
+        f"took {p['wallMsPerClaim']:.1f} ms per stake, {p['cpuMsPerClaim']:.1f} ms of it this process's CPU: "
+        f"{parts}. Its {p['statementsPerClaim']:.1f} SQL statements per stake: {statements}. Each stake is one "
+        "database transaction of its own under the account row's lock (a commit each), so what the worker adds to "
+        "a burst grows with the claims one by one; reading the payer's and the day's relay totals once per round "
+        "instead of once per stake, and committing several sends at once, are what would shorten it (the lead's "
+        "call: the lock per stake is what keeps the nonces in the claims' order).",
+    ]
