@@ -11,6 +11,7 @@ import * as maps from "./flows/maps.mjs";
 import * as network from "./flows/network.mjs";
 import * as notFound from "./flows/not-found.mjs";
 import * as refusals from "./flows/refusals.mjs";
+import * as relayed from "./flows/relayed.mjs";
 import * as squatter from "./flows/squatter.mjs";
 import * as submission from "./flows/submission.mjs";
 import * as timeout from "./flows/timeout.mjs";
@@ -36,5 +37,12 @@ describeOnOwnStack("Geopoem end to end", () => {
   maps.register(); // before staff resolve the active challenge: it pays a guess into it
   adminResolve.register();
   anchored.register(); // after: it publishes the next challenge once the seeded one is resolved
-  claims.registerCloseBeforePost(); // last: it publishes a challenge of its own, closes and resolves it
+  claims.registerCloseBeforePost(); // it publishes a challenge of its own, closes and resolves it
+  relayed.register(); // last: it takes a player's ETH away, publishes a challenge of its own and resolves it
+});
+
+// A stack whose relay refuses every stake (a limit of 0 a day for each address): the player sends
+// the signed payment from their own wallet ("Send it yourself").
+describeOnOwnStack("Geopoem end to end, a relay that refuses", () => relayed.registerSelfSend(), {
+  env: relayed.RELAY_REFUSES,
 });

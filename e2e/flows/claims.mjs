@@ -6,13 +6,14 @@ import { fileURLToPath } from "node:url";
 import { openBrowser } from "../lib/browser.mjs";
 import { query } from "../lib/db.mjs";
 import {
-  activeChallenge,
+  activeOrPublished,
   expectToast,
   openGame,
   responseByHash,
   settledResponse,
   SPEC,
-  staffLogin,
+  staffClose,
+  staffResolve,
   submitGuess,
   waitForGame,
 } from "../lib/game.mjs";
@@ -118,78 +119,6 @@ export function registerReplaced() {
       });
     },
   );
-}
-
-/** Staff, in the admin, on the challenge's page: Close, then Resolve (retried while the admin says
- * the grace period after close has not passed). */
-/** Logs staff in unless this browser already is. */
-async function asStaff(page) {
-  await page.goto(`${state.stack.baseUrl}/admin/`);
-  if ((await page.getByLabel("Username").count()) > 0) await staffLogin(page);
-}
-
-async function staffClose(page, challengeId) {
-  await asStaff(page);
-  await page.goto(`${state.stack.baseUrl}/admin/challenges/challenge/${challengeId}/change/`);
-  await page.getByRole("link", { name: "Close…" }).click();
-  await page.getByRole("button", { name: "Yes, close" }).click();
-  await page
-    .getByText(/^Closed/)
-    .first()
-    .waitFor();
-}
-
-async function staffResolve(page, challengeId, timeoutMs = 90000) {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    await page.goto(`${state.stack.baseUrl}/admin/challenges/challenge/${challengeId}/change/`);
-    const resolve = page.getByRole("link", { name: "Resolve and reveal…" });
-    if (await resolve.count()) {
-      await resolve.click();
-      await page.getByRole("button", { name: "Yes, resolve and reveal" }).click();
-      const answer = page.getByText(/Resolution started: the worker scores|refused: /).first();
-      await answer.waitFor();
-      if (/Resolution started/.test(await answer.textContent())) break;
-    }
-    assert.ok(Date.now() < end, "staff could not start the resolution in time");
-    await new Promise((resolve) => setTimeout(resolve, 2000));
-  }
-  await page
-    .getByText(/^Resolved: /)
-    .first()
-    .waitFor({ timeout: 60000 });
-}
-
-/** The active challenge; when there is none (the suite's earlier flows resolved them), staff write
- * and publish one in the admin and the worker anchors it. */
-async function activeOrPublished(page) {
-  const { stack } = state;
-  const active = await activeChallenge();
-  if (active) return active;
-  await asStaff(page);
-  await page.goto(`${stack.baseUrl}/admin/challenges/challenge/add/`);
-  await page.getByLabel("Poem title").fill("The Quiet Harbour");
-  await page.getByLabel("Poem text").fill("<p>Grey stones hold the tide,<br>a light turns for the late boats.</p>");
-  await page.getByLabel("Instructions text").fill("<p>Give the place as latitude, longitude.</p>");
-  await page.getByLabel("Proximity threshold m").fill("100");
-  await page.getByLabel("Solution").fill("60.1699, 24.9384");
-  await page.getByRole("button", { name: "Save and continue editing" }).click();
-  await page.getByText("was added successfully").waitFor();
-  const id = Number(page.url().match(/challenge\/(\d+)\/change/)[1]);
-  await page.getByRole("link", { name: "Publish…" }).click();
-  await page.getByRole("button", { name: /^Yes, publish/ }).click();
-  await page.getByText("Published: it is now the active challenge.", { exact: false }).waitFor();
-  const deadline = Date.now() + 60000;
-  for (;;) {
-    const [anchor] = await query(
-      stack.dbUrl,
-      `SELECT status FROM challenges_challengeanchor WHERE challenge_id = ${id}`,
-    );
-    if (anchor?.status === "confirmed") break;
-    assert.ok(Date.now() < deadline, `anchor still ${anchor?.status} after 60 s`);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-  }
-  return activeChallenge();
 }
 
 export function registerCloseBeforePost() {

@@ -15,6 +15,7 @@ import { fileURLToPath } from "node:url";
 import { query } from "../lib/db.mjs";
 import {
   activeChallenge,
+  chooseTransfer,
   confirmDialog,
   coordinatesField,
   expectToast,
@@ -151,6 +152,7 @@ export function register() {
         const dialog = confirmDialog(page);
         await dialog.waitFor();
         await dialog.getByText(picked).first().waitFor();
+        await chooseTransfer(dialog);
         await dialog.getByRole("button", { name: "Confirm" }).click();
         await expectToast(page, SPEC.submitted);
         assert.equal(await field.inputValue(), "", "the form is reset after the submission");

@@ -4,6 +4,7 @@ import { test } from "node:test";
 import {
   activeChallenge,
   assertInOrder,
+  chooseTransfer,
   confirmDialog,
   coordinatesField,
   expectToast,
@@ -67,6 +68,7 @@ export function register() {
 
         await page.getByRole("button", { name: SPEC.submit }).click();
         await dialog.waitFor();
+        await chooseTransfer(dialog);
         await dialog.getByRole("button", { name: "Confirm" }).click();
         await expectToast(page, SPEC.submitted);
         assertInOrder(await seenTexts(page), SPEC.progress);

@@ -126,11 +126,21 @@ export async function settledResponse(hash, timeoutMs = 45000) {
   assert.fail(`claim ${hash} still ${row ? row.status : "missing"} after ${timeoutMs} ms`);
 }
 
-/** Fill the form, open the confirm dialog and confirm: the player's whole click path. */
+/** The dialog's other way to pay: where the relay sends signed payments the dialog offers the
+ * signature first (docs/protocol.md 2a); a flow that pays by transaction picks it. A dialog without
+ * the choice pays by transaction already. */
+export async function chooseTransfer(dialog) {
+  const transfer = dialog.getByRole("radio", { name: "Send the transaction yourself (needs ETH for gas)" });
+  if ((await transfer.count()) > 0) await transfer.check();
+}
+
+/** Fill the form, open the confirm dialog and confirm: the player's whole click path, paying by
+ * transaction (e2e/flows/relayed.mjs pays by signature). */
 export async function submitGuess(page, coordinates, stake) {
   await fillGuess(page, coordinates, stake);
   const dialog = confirmDialog(page);
   await dialog.waitFor();
+  await chooseTransfer(dialog);
   await dialog.getByRole("button", { name: "Confirm" }).click();
   await dialog.waitFor({ state: "hidden" });
 }
@@ -172,4 +182,85 @@ export async function closeAndResolve(page, resolved) {
     await page.waitForTimeout(1000);
   }
   await page.getByText(resolved).waitFor({ timeout: 60000 });
+}
+
+/** Logs staff in unless this browser already is. */
+export async function asStaff(page) {
+  await page.goto(`${state.stack.baseUrl}/admin/`);
+  if ((await page.getByLabel("Username").count()) > 0) await staffLogin(page);
+}
+
+/** Staff, in the admin, on the challenge's page: Close. */
+export async function staffClose(page, challengeId) {
+  await asStaff(page);
+  await page.goto(`${state.stack.baseUrl}/admin/challenges/challenge/${challengeId}/change/`);
+  await page.getByRole("link", { name: "Close…" }).click();
+  await page.getByRole("button", { name: "Yes, close" }).click();
+  await page
+    .getByText(/^Closed/)
+    .first()
+    .waitFor();
+}
+
+/** Then Resolve (retried while the admin says the grace period after close has not passed), until
+ * the worker has scored it. */
+export async function staffResolve(page, challengeId, timeoutMs = 90000) {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    await page.goto(`${state.stack.baseUrl}/admin/challenges/challenge/${challengeId}/change/`);
+    const resolve = page.getByRole("link", { name: "Resolve and reveal…" });
+    if (await resolve.count()) {
+      await resolve.click();
+      await page.getByRole("button", { name: "Yes, resolve and reveal" }).click();
+      const answer = page.getByText(/Resolution started: the worker scores|refused: /).first();
+      await answer.waitFor();
+      if (/Resolution started/.test(await answer.textContent())) break;
+    }
+    assert.ok(Date.now() < end, "staff could not start the resolution in time");
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+  }
+  await page
+    .getByText(/^Resolved: /)
+    .first()
+    .waitFor({ timeout: 60000 });
+}
+
+/** The active challenge; when there is none (the suite's earlier flows resolved them), staff write
+ * and publish one in the admin (`poem`: its title, solution and threshold) and the worker anchors it. */
+export async function activeOrPublished(
+  page,
+  {
+    title = "The Quiet Harbour",
+    text = "<p>Grey stones hold the tide,<br>a light turns for the late boats.</p>",
+    solution = "60.1699, 24.9384",
+    threshold = "100",
+  } = {},
+) {
+  const { stack } = state;
+  const active = await activeChallenge();
+  if (active) return active;
+  await asStaff(page);
+  await page.goto(`${stack.baseUrl}/admin/challenges/challenge/add/`);
+  await page.getByLabel("Poem title").fill(title);
+  await page.getByLabel("Poem text").fill(text);
+  await page.getByLabel("Instructions text").fill("<p>Give the place as latitude, longitude.</p>");
+  await page.getByLabel("Proximity threshold m").fill(threshold);
+  await page.getByLabel("Solution").fill(solution);
+  await page.getByRole("button", { name: "Save and continue editing" }).click();
+  await page.getByText("was added successfully").waitFor();
+  const id = Number(page.url().match(/challenge\/(\d+)\/change/)[1]);
+  await page.getByRole("link", { name: "Publish…" }).click();
+  await page.getByRole("button", { name: /^Yes, publish/ }).click();
+  await page.getByText("Published: it is now the active challenge.", { exact: false }).waitFor();
+  const deadline = Date.now() + 60000;
+  for (;;) {
+    const [anchor] = await query(
+      stack.dbUrl,
+      `SELECT status FROM challenges_challengeanchor WHERE challenge_id = ${id}`,
+    );
+    if (anchor?.status === "confirmed") break;
+    assert.ok(Date.now() < deadline, `anchor still ${anchor?.status} after 60 s`);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+  }
+  return activeChallenge();
 }

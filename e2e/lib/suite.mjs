@@ -14,12 +14,13 @@ export const state = { stack: null };
 
 /** The flows `register` adds, run one at a time on one stack of their own: started in `before`, and
  * stopped by PID in `after`, also when a flow fails. The stack reads its E2E_* settings when it
- * starts, so a caller may set them before. */
-export function describeOnOwnStack(title, register) {
+ * starts, so a caller may set them before. `env`: settings these flows need in the servers'
+ * environment (startStack's `env`), e.g. a relay limit of 0 for e2e/flows/relayed.mjs. */
+export function describeOnOwnStack(title, register, { env = {} } = {}) {
   describe(title, { concurrency: 1 }, () => {
     before(
       async () => {
-        state.stack = await startStack();
+        state.stack = await startStack({ env });
       },
       { timeout: 180000 },
     );

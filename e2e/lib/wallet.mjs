@@ -3,11 +3,16 @@
 // exposeFunction and is answered here. Transactions go to the suite's anvil node, where the
 // accounts are unlocked, so they are real: mined, reverted, or left unmined when mining is paused.
 // The script can play a player who refuses (4001), a wallet that does not know the network (4902),
-// a wallet sitting on another chain, and an account with no USDC.
+// a wallet sitting on another chain, and an account with no USDC. Typed data (a stake paid by
+// signature) is signed by anvil's own eth_signTypedData_v4 for the unlocked account; the script can
+// refuse it (4001) or play a wallet that cannot sign typed data at all (4200), and a flow can hold
+// the wallet's answer (`holdSignatures`) to see the page while the wallet asks.
 import { rpc, RpcError } from "./rpc.mjs";
 
 const USER_REJECTED = { code: 4001, message: "User rejected the request." };
 const TX_REJECTED = { code: 4001, message: "MetaMask Tx Signature: User denied transaction signature." };
+const SIGN_REJECTED = { code: 4001, message: "MetaMask Typed Message Signature: User denied message signature." };
+const SIGN_UNSUPPORTED = { code: 4200, message: "The method eth_signTypedData_v4 is not supported by this wallet." };
 // What MetaMask offers when gas estimation fails and the player confirms anyway.
 const FALLBACK_GAS = "0x30d40"; // 200000
 
@@ -53,7 +58,8 @@ export class Wallet {
    * @param {string[]} options.accounts  accounts the player holds (unlocked on anvil); the first is selected
    * @param {string} [options.chainId]  the chain the wallet sits on at start (hex); default the node's
    * @param {string[]} [options.knownChains]  chains the wallet knows (hex); default mainnet and the node's
-   * @param {object} [options.script]  refusals: {accounts, permissions, switchChain, addChain, transaction}: true to refuse (4001)
+   * @param {object} [options.script]  refusals: {accounts, permissions, switchChain, addChain, transaction,
+   *   signTypedData}: true to refuse (4001); signTypedData: "unsupported" for a wallet without it (4200)
    */
   constructor({ rpcUrl, nodeChainId, accounts, chainId, knownChains, script = {} }) {
     this.rpcUrl = rpcUrl;
@@ -68,7 +74,23 @@ export class Wallet {
     this.sentTransactions = [];
     this.replacements = [];
     this.addedChains = [];
+    /** Every typed-data signature given: { address, typedData, signature }. */
+    this.signatures = [];
+    this.signatureGate = null;
     this.context = null;
+  }
+
+  /** Until the returned release() is called, the wallet keeps its typed-data prompt open (it
+   * answers nothing): the page is seen while the player reads the request. */
+  holdSignatures() {
+    let release;
+    this.signatureGate = new Promise((resolve) => {
+      release = resolve;
+    });
+    return () => {
+      this.signatureGate = null;
+      release();
+    };
   }
 
   async attach(context) {
@@ -208,6 +230,26 @@ export class Wallet {
         const hash = await rpc(this.rpcUrl, "eth_sendTransaction", [tx]);
         this.sentTransactions.push({ hash, tx });
         return hash;
+      }
+      case "eth_signTypedData_v4": {
+        if (this.script.signTypedData === "unsupported") this.fail(SIGN_UNSUPPORTED);
+        this.requireNodeChain();
+        const [address, raw] = params ?? [];
+        if (String(address).toLowerCase() !== this.selected.toLowerCase())
+          this.fail({ code: 4100, message: "The requested account has not been authorized by the user." });
+        const typedData = typeof raw === "string" ? JSON.parse(raw) : raw;
+        // MetaMask signs typed data only for the chain it is on.
+        const domainChain = typedData?.domain?.chainId;
+        if (domainChain !== undefined && BigInt(domainChain) !== BigInt(this.chainId))
+          this.fail({
+            code: -32603,
+            message: `Provided chainId "${domainChain}" must match the active chainId "${BigInt(this.chainId)}"`,
+          });
+        if (this.signatureGate) await this.signatureGate;
+        if (this.script.signTypedData === true) this.fail(SIGN_REJECTED);
+        const signature = await rpc(this.rpcUrl, "eth_signTypedData_v4", [address, JSON.stringify(typedData)]);
+        this.signatures.push({ address, typedData, signature });
+        return signature;
       }
       default:
         this.requireNodeChain();

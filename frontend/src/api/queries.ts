@@ -1,5 +1,5 @@
 import { queryOptions, type QueryClient } from "@tanstack/react-query";
-import type { Challenge, ChallengeResponse, ScoredResponse, Winners } from "./types";
+import type { Challenge, ChallengeResponse, PaymentsAuthorization, ScoredResponse, Winners } from "./types";
 
 /** One options factory per resource. The key's first element is the URL the default query
  * function GETs, so a component needs only `useQuery(activeChallengeQuery())`. */
@@ -25,6 +25,22 @@ export const responseStatusQuery = (transactionHash: string, commitment?: string
       commitment ? `/api/responses/${transactionHash}?commitment=${commitment}` : `/api/responses/${transactionHash}`,
     ],
   });
+
+/** A claim paid by authorization, named by its commitment: its transaction is not known until the
+ * relayer, or anyone, uses the authorization on chain (docs/protocol.md 3.4c). */
+export const authorizationClaimQuery = (commitment: string) =>
+  queryOptions<ChallengeResponse>({ queryKey: [`/api/responses/authorization/${commitment}`] });
+
+/** Whether the token takes signed authorizations and Geopoem's relay sends them (docs/protocol.md
+ * 3.6): the confirm dialog offers the payment by signature only when both hold, and the help tabs
+ * say what a player needs. Read live by the server; the page asks once a visit. */
+export const paymentsAuthorizationQuery = () =>
+  queryOptions<PaymentsAuthorization>({ queryKey: ["/api/payments/authorization"] });
+
+/** The payment by signature can be offered: the token takes authorizations and the relay is on. */
+export function signatureOffered(payments: PaymentsAuthorization | undefined): boolean {
+  return Boolean(payments?.token && payments.relay.available);
+}
 
 /** How often the page re-asks while one of this browser's claims is pending (docs/decisions.md,
  * "Following a pending claim"): the answers carry an ETag, so an unchanged one is a bodiless 304. */

@@ -43,7 +43,9 @@ export interface ChallengeResponse {
   submissionText: string | null;
   submissionStake: string;
   submissionTimestamp: number | null;
-  transactionHash: string;
+  /** Null for a claim paid by authorization until a transaction that used it is known
+   * (docs/protocol.md 3.5). */
+  transactionHash: string | null;
   submitterAddress: string;
   /** The guess commitment (64 hex characters) the stake's calldata must carry: names the claim
    * among any others on the same transaction. */
@@ -51,9 +53,48 @@ export interface ChallengeResponse {
   status: ResponseStatus;
   rejectionCode: string;
   rejectionReason: string;
+  /** How the stake is paid; absent from an older server's answer (a transfer). */
+  paymentMethod?: PaymentMethod;
+  /** A claim paid by authorization: its relay (docs/protocol.md 3.3a); null for a transfer. */
+  authorization?: ClaimAuthorization | null;
   /** After resolution, a confirmed claim's result (docs/protocol.md section 6, "What the player
    * sees"); null before, and for a claim that is not confirmed. Only the claim look-ups carry it. */
   outcome?: ClaimOutcome | null;
+}
+
+export type PaymentMethod = "transfer" | "authorization";
+
+/** What the relayer does with a claim's signed authorization (docs/protocol.md 3.3a). */
+export type RelayStatus = "queued" | "sent" | "refused" | "not_needed" | "failed";
+
+/** A claim's authorization as the API shows it: never the signature. */
+export interface ClaimAuthorization {
+  /** Unix seconds: the token refuses it from then on. */
+  validBefore: number;
+  relayStatus: RelayStatus;
+  /** Why the relay refused or failed; else empty. */
+  relayReason: string;
+  /** The relayer's latest transaction for it, else null. */
+  relayTransactionHash: string | null;
+}
+
+/** The token's EIP-712 domain as the server read it from the chain (docs/protocol.md 2a). */
+export interface TokenDomain {
+  name: string;
+  version: string;
+  chainId: number;
+  verifyingContract: string;
+}
+
+/** GET /api/payments/authorization (docs/protocol.md 3.6): whether the page may offer a stake
+ * paid by a signed authorization. */
+export interface PaymentsAuthorization {
+  /** Null when the token takes no authorizations (or its domain could not be read). */
+  token: TokenDomain | null;
+  relay: { available: boolean; reason: string; address: string };
+  /** How long an authorization the page asks for is valid, and the least the server accepts. */
+  validitySeconds: number;
+  minRemainingSeconds: number;
 }
 
 export type PayoutStatus = "due" | "verifying" | "paid" | "failed" | "kept";
@@ -69,6 +110,8 @@ export interface ClaimOutcome {
 }
 
 export interface ScoredResponse extends ChallengeResponse {
+  /** A confirmed response always names the transaction that paid it. */
+  transactionHash: string;
   distanceMeters: number | null;
   isCorrect: boolean | null;
   /** What re-checking the outcome needs; null until the challenge is resolved. */
@@ -127,6 +170,9 @@ export interface Payout {
 /** A rejected claim of a resolved challenge (GET /api/responses?challengeId=N&status=rejected),
  * published with its text and salt so its rejection can be re-checked. */
 export interface RejectedClaim extends ChallengeResponse {
+  /** Read as a string by the in-browser verifier (lib/verify-outcomes.ts), whose part it is to read
+   * an authorization claim rejected before any transaction used it (null there: docs/protocol.md 3.5). */
+  transactionHash: string;
   submissionSalt: string | null;
 }
 
@@ -142,12 +188,24 @@ export interface UnclaimedPayment {
   amount: string;
 }
 
-/** The body of POST /api/responses: the spec's five fields plus the salt. */
-export interface ResponseCreate {
+interface ClaimBody {
   challengeId: number;
   submissionText: string;
   submissionStake: string;
-  transactionHash: string;
   submitterAddress: string;
   submissionSalt: string;
 }
+
+/** The signed authorization a claim carries instead of a transaction hash (docs/protocol.md 3.3a). */
+export interface AuthorizationBody {
+  validAfter: number;
+  validBefore: number;
+  /** 0x + r ‖ s ‖ v, as eth_signTypedData_v4 returns it. */
+  signature: string;
+}
+
+/** The body of POST /api/responses: the spec's five fields plus the salt, or, for a stake paid by
+ * signature, the authorization in place of the transaction hash (exactly one of the two). */
+export type ResponseCreate =
+  | (ClaimBody & { transactionHash: string; authorization?: never })
+  | (ClaimBody & { authorization: AuthorizationBody; transactionHash?: never });

@@ -30,3 +30,44 @@ export async function stakeCalldata({ treasury, amountUnits, commitment, challen
   );
   return TRANSFER_SELECTOR + words.slice(2);
 }
+
+/** transferWithAuthorization(address,address,uint256,uint256,uint256,bytes32,uint8,bytes32,bytes32). */
+export const TRANSFER_WITH_AUTHORIZATION_SELECTOR = "0xe3ee160e";
+
+export interface RelayedStakeInput {
+  from: string;
+  to: string;
+  value: bigint;
+  validAfter: number;
+  validBefore: number;
+  /** The guess commitment, 64 hex characters with or without 0x. */
+  nonce: string;
+  v: number;
+  r: string;
+  s: string;
+  challengeId: number;
+}
+
+/** The relayed stake's 324 bytes (docs/protocol.md section 2a, "The relayed transaction"): the
+ * token's transferWithAuthorization with its nine ABI words, then Geopoem's challenge id, which the
+ * token ignores and the ledger and verifiers read. What the relayer sends, and the page's "Send it
+ * yourself" (chain/authorization.py, encode_relayed_stake). */
+export async function relayedStakeCalldata(input: RelayedStakeInput) {
+  const { AbiCoder, getAddress } = await loadEthers();
+  const words = AbiCoder.defaultAbiCoder().encode(
+    ["address", "address", "uint256", "uint256", "uint256", "bytes32", "uint8", "bytes32", "bytes32", "uint256"],
+    [
+      getAddress(input.from.toLowerCase()),
+      getAddress(input.to.toLowerCase()),
+      input.value,
+      BigInt(input.validAfter),
+      BigInt(input.validBefore),
+      `0x${input.nonce.replace(/^0x/, "")}`,
+      input.v,
+      input.r,
+      input.s,
+      BigInt(input.challengeId),
+    ],
+  );
+  return TRANSFER_WITH_AUTHORIZATION_SELECTOR + words.slice(2);
+}

@@ -62,6 +62,12 @@ export function useWalletProviderOrNull(): EIP1193Provider | null {
   return useContext(WalletContext)?.wallet?.provider ?? null;
 }
 
+/** The whole wallet state, or null outside a <WalletProvider>: My submissions' "Send it yourself"
+ * asks the wallet through it. */
+export function useWalletOrNull(): WalletState | null {
+  return useContext(WalletContext);
+}
+
 function rememberedWallet(wallets: WalletDetail[]): WalletDetail | null {
   const key = localStorage.getItem(CHOSEN_WALLET_KEY);
   return wallets.find((w) => w.info.rdns === key || w.info.uuid === key) ?? null;

@@ -14,6 +14,10 @@ export const WALLET_MESSAGES = {
   confirmationTimeout: "Transaction confirmation timeout - please check your wallet",
   /** Not in the spec's list: the wallet replaced the stake with another transaction (its "cancel"). */
   transactionCancelled: "Transaction cancelled in your wallet - nothing was paid",
+  /** Not in the spec's list: the stake paid by signature (docs/protocol.md 2a), worded as the
+   * transaction's. */
+  signatureRejected: "Signature rejected by user",
+  signatureFailed: (message: string) => `Signature failed: ${message}`,
 } as const;
 
 export type WalletErrorKind =
@@ -28,7 +32,9 @@ export type WalletErrorKind =
   | "transactionFailed"
   | "transactionReverted"
   | "confirmationTimeout"
-  | "transactionCancelled";
+  | "transactionCancelled"
+  | "signatureRejected"
+  | "signatureFailed";
 
 /** A failure in the wallet part of the flow; `message` is the sentence the player sees. */
 export class WalletError extends Error {

@@ -188,15 +188,18 @@ export async function waitForReceipt(
 }
 
 /** The POST failed after the payment. `retrying`: the answer may pass, so the claim is kept and
- * posted again (keeper.ts); otherwise the server refused it for good. */
+ * posted again (keeper.ts); otherwise the server refused it for good. `signed`: the stake is paid
+ * by a signed authorization (wallet/signed.ts), which has no transaction yet. */
 export class SubmissionError extends Error {
   readonly transactionHash: string;
   readonly retrying: boolean;
-  constructor(message: string, transactionHash: string, retrying = false) {
+  readonly signed: boolean;
+  constructor(message: string, transactionHash: string, retrying = false, signed = false) {
     super(message);
     this.name = "SubmissionError";
     this.transactionHash = transactionHash;
     this.retrying = retrying;
+    this.signed = signed;
   }
 }
 
@@ -228,33 +231,63 @@ export interface SubmitOptions {
 
 export interface SubmitResult {
   response: ChallengeResponse;
-  transactionHash: string;
+  /** Null for a stake paid by signature: no transaction is known when its claim is stored. */
+  transactionHash: string | null;
   submitterAddress: string;
+  paymentMethod: "transfer" | "authorization";
 }
 
-/** The whole submission: account, network, payment, receipt, then the claim. */
-export async function submitGuess(guess: Guess, options: SubmitOptions): Promise<SubmitResult> {
-  const {
-    provider,
+const unixNow = () => Math.floor(Date.now() / 1000);
+
+/** Steps 1 and 2, shared by both ways to pay: the spec's first two progress messages, the account
+ * the player picks and the wallet on the configured chain. */
+export async function connectForPayment(
+  provider: EIP1193Provider | null,
+  {
     config,
-    onProgress = () => undefined,
+    onProgress,
     expectChainSwitch,
-    sleep,
-    now = () => Math.floor(Date.now() / 1000),
-  } = options;
+  }: { config: PublicConfig; onProgress: (message: string) => unknown; expectChainSwitch: ExpectChainSwitch },
+): Promise<{ provider: EIP1193Provider; address: string }> {
   await onProgress(PROGRESS.connecting);
   if (!provider) throw new WalletError("notInstalled", WALLET_MESSAGES.notInstalled);
   await onProgress(PROGRESS.selectAccount);
   const address = await selectAccount(provider);
   await ensureChain(provider, config, expectChainSwitch);
+  return { provider, address };
+}
 
-  const commitment = await guessCommitment({
+/** The guess's commitment for the account that pays (docs/protocol.md section 1). */
+export function commitmentFor(guess: Guess, config: PublicConfig, address: string): Promise<string> {
+  return guessCommitment({
     chainId: config.chainId,
     challengeId: guess.challengeId,
     submitterAddress: address,
     text: guess.text,
     salt: guess.salt,
   });
+}
+
+/** The whole submission: account, network, payment, receipt, then the claim. */
+export async function submitGuess(guess: Guess, options: SubmitOptions): Promise<SubmitResult> {
+  const { config, onProgress = () => undefined, expectChainSwitch } = options;
+  const { provider, address } = await connectForPayment(options.provider, { config, onProgress, expectChainSwitch });
+  const commitment = await commitmentFor(guess, config, address);
+  return payByTransfer(guess, { ...options, provider, onProgress, address, commitment });
+}
+
+/** Steps 3 to 7 for a connected account on the configured chain: the transfer with its calldata,
+ * the receipt, then the claim. Also where a stake meant to be paid by signature goes when the
+ * wallet cannot sign typed data (wallet/signed.ts). */
+export async function payByTransfer(
+  guess: Guess,
+  options: Omit<SubmitOptions, "provider" | "expectChainSwitch"> & {
+    provider: EIP1193Provider;
+    address: string;
+    commitment: string;
+  },
+): Promise<SubmitResult> {
+  const { provider, config, onProgress = () => undefined, sleep, now = unixNow, address, commitment } = options;
   const data = await stakeCalldata({
     treasury: config.treasuryAddress,
     amountUnits: guess.units,
@@ -368,7 +401,7 @@ async function payAndClaim(
   try {
     const response = await postResponse(body);
     updateSubmission(guess.salt, { state: "submitted", lastError: undefined });
-    return { response, transactionHash, submitterAddress: address };
+    return { response, transactionHash, submitterAddress: address, paymentMethod: "transfer" };
   } catch (error) {
     const message = error instanceof Error && error.message ? error.message : "Failed to submit solution";
     // The challenge's state is not asked here: a challenge resolved meanwhile is the keeper's to find.

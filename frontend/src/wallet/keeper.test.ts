@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { ApiError } from "@/api/http";
 import { PLAYER, TX_HASH } from "../../test/fakeWallet";
 import { installFakeServer, json } from "../../test/http";
-import { submittedRecord } from "../../test/submissions";
+import { signedRecord, SIGNED_VECTOR, submittedRecord } from "../../test/submissions";
 import {
   deferClaim,
   keepClaims,
@@ -48,6 +48,21 @@ describe("postVerdict", () => {
     ["400 malformed", error(400, { message: "Invalid input.", errors: {} }), "refused"],
     ["422 with a code", error(422, { message: "The payment ...", errors: {}, code: "wrong_sender" }), "refused"],
     ["422 without a code (not the API's)", error(422, "Unprocessable"), "retry"],
+    [
+      "409 authorization already used",
+      error(409, { message: "This authorization has already been used for a submission." }),
+      "refused",
+    ],
+    [
+      "409 token without authorizations",
+      error(409, { message: "This token does not accept payment authorizations." }),
+      "refused",
+    ],
+    [
+      "503 authorizations not checkable now",
+      error(503, { message: "Payment authorizations cannot be checked right now." }),
+      "retry",
+    ],
   ])("%s: %s", (_case, err, verdict) => {
     expect(postVerdict(err)).toBe(verdict);
   });
@@ -181,5 +196,73 @@ describe("keepClaims", () => {
     saveSubmission({ ...RECORD, state: "sent" });
     expect(await keepClaims(unpostedSubmissions(), deps())).toEqual({ recorded: 1, refused: [] });
     expect(posts(server)).toBe(1);
+  });
+});
+
+describe("keepClaims, a stake paid by signature (docs/protocol.md 3.3a)", () => {
+  const SIGNED = signedRecord({ state: "post-failed" });
+
+  it("posts the authorization in place of a transaction hash until the server stores it, also after a 503", async () => {
+    const server = installFakeServer();
+    const answers = [503, 201];
+    server.on("POST", "/api/responses", () => {
+      const status = answers.shift() ?? 500;
+      return status === 201
+        ? json({ id: 1, status: "pending", transactionHash: null }, 201)
+        : json({ message: "Payment authorizations cannot be checked right now.", errors: {} }, status);
+    });
+    saveSubmission(SIGNED);
+    let now = 0;
+    const d = deps({ now: () => now });
+    expect(await keepClaims(unpostedSubmissions(), d)).toEqual({ recorded: 0, refused: [] });
+    expect(listSubmissions()[0]).toMatchObject({ state: "post-failed", postAttempts: 1 });
+    now = 2000;
+    expect(await keepClaims(unpostedSubmissions(), d)).toEqual({ recorded: 1, refused: [] });
+    const bodies = server.calls.map((c) => JSON.parse(c.init?.body as string));
+    expect(bodies[1]).toEqual({
+      challengeId: SIGNED.challengeId,
+      submissionText: SIGNED.text,
+      submissionStake: SIGNED.stake,
+      submitterAddress: SIGNED.submitterAddress,
+      submissionSalt: SIGNED.salt,
+      authorization: {
+        validAfter: 0,
+        validBefore: SIGNED_VECTOR.message.validBefore,
+        signature: SIGNED_VECTOR.signature,
+      },
+    });
+    // From now on "Send it yourself" counts the minute from here.
+    expect(listSubmissions()[0]).toMatchObject({ state: "submitted", postedAt: 2000 });
+    expect(unpostedSubmissions()).toEqual([]);
+  });
+
+  it.each([
+    [
+      422,
+      {
+        message: "The payment authorization has expired, or is valid for longer than Geopoem accepts; sign a new one.",
+        errors: {},
+        code: "authorization_window",
+      },
+    ],
+    [409, { message: "This token does not accept payment authorizations.", errors: {} }],
+  ])("stops on a definite refusal (%i)", async (status, body) => {
+    const server = installFakeServer();
+    server.on("POST", "/api/responses", () => json(body, status));
+    saveSubmission(SIGNED);
+    expect((await keepClaims(unpostedSubmissions(), deps())).refused).toEqual([`${status}: ${body.message}`]);
+    expect(listSubmissions()[0]).toMatchObject({ state: "refused" });
+    await keepClaims(unpostedSubmissions(), deps({ now: () => 1e12 }));
+    expect(server.calls).toHaveLength(1);
+  });
+
+  it("keeps only what can be posted: a signed claim not yet recorded, never one without its signature", () => {
+    saveSubmission(signedRecord({ salt: "1".repeat(64), state: "signed" }));
+    saveSubmission(signedRecord({ salt: "2".repeat(64), state: "post-failed" }));
+    saveSubmission(signedRecord({ salt: "3".repeat(64), state: "submitted" }));
+    saveSubmission(signedRecord({ salt: "4".repeat(64), state: "refused" }));
+    const unsigned = signedRecord({ salt: "5".repeat(64), state: "prepared" });
+    saveSubmission({ ...unsigned, authorization: { ...unsigned.authorization!, signature: undefined } });
+    expect(unpostedSubmissions().map((r) => r.salt[0])).toEqual(["2", "1"]);
   });
 });

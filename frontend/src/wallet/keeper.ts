@@ -1,6 +1,7 @@
 import { ApiError, apiErrorDetail } from "@/api/http";
 import { postResponse } from "@/api/responses";
-import { listSubmissions, parseBlockNumber, updateSubmission, type StoredSubmission } from "./pending";
+import type { ResponseCreate } from "@/api/types";
+import { isSigned, listSubmissions, parseBlockNumber, updateSubmission, type StoredSubmission } from "./pending";
 import { checkStake } from "./replacement";
 import type { EIP1193Provider } from "./types";
 
@@ -36,7 +37,11 @@ export function postVerdict(error: unknown): PostVerdict {
     case 404:
       return "refused";
     case 409:
-      return /already been used/i.test(apiErrorDetail(error) ?? "") ? "refused" : "retry-unless-resolved";
+      // "already been used" (a transaction, or an authorization: docs/protocol.md 3.3a) and a token
+      // without transfer authorizations are final; the challenge not accepting claims may pass.
+      return /already been used|does not accept payment authorizations/i.test(apiErrorDetail(error) ?? "")
+        ? "refused"
+        : "retry-unless-resolved";
     case 422:
       return typeof body === "object" && body !== null && typeof body.code === "string" ? "refused" : "retry";
     default:
@@ -91,20 +96,42 @@ export interface PostResult {
  * server from before claims were accepted after close). */
 export const RESOLVED_BEFORE_RECORDED = "The challenge was resolved before Geopoem could record this payment.";
 
+/** The claim a kept record posts: its transaction, or its signed authorization (docs/protocol.md
+ * 3.3a); null when the record has neither (nothing to post). */
+export function claimBody(record: StoredSubmission): ResponseCreate | null {
+  if (!record.submitterAddress) return null;
+  const fields = {
+    challengeId: record.challengeId,
+    submissionText: record.text,
+    submissionStake: record.stake,
+    submitterAddress: record.submitterAddress,
+    submissionSalt: record.salt,
+  };
+  if (isSigned(record)) {
+    const signed = record.authorization;
+    if (!signed?.signature) return null;
+    return {
+      ...fields,
+      authorization: { validAfter: signed.validAfter, validBefore: signed.validBefore, signature: signed.signature },
+    };
+  }
+  return record.transactionHash ? { ...fields, transactionHash: record.transactionHash } : null;
+}
+
 /** Posts a kept claim once and records the answer. */
 export async function postKeptClaim(record: StoredSubmission, deps: KeepDeps): Promise<PostResult> {
   const { now = Date.now, random = Math.random } = deps;
-  if (!record.transactionHash || !record.submitterAddress) return { outcome: "refused" };
+  const body = claimBody(record);
+  if (!body) return { outcome: "refused" };
   try {
-    await postResponse({
-      challengeId: record.challengeId,
-      submissionText: record.text,
-      submissionStake: record.stake,
-      transactionHash: record.transactionHash,
-      submitterAddress: record.submitterAddress,
-      submissionSalt: record.salt,
+    await postResponse(body);
+    updateSubmission(record.salt, {
+      state: "submitted",
+      lastError: undefined,
+      postAttempts: undefined,
+      // A stake paid by signature: from now on the relay has it (My submissions, "Send it yourself").
+      ...(isSigned(record) ? { postedAt: now() } : {}),
     });
-    updateSubmission(record.salt, { state: "submitted", lastError: undefined, postAttempts: undefined });
     notBefore.delete(record.salt);
     return { outcome: "recorded" };
   } catch (error) {

@@ -30,7 +30,10 @@ export type SubmissionState =
    * was made (replacement.ts). */
   | "cancelled"
   /** The server stored the claim. */
-  | "submitted";
+  | "submitted"
+  /** A stake paid by signature: signed in the wallet, the claim not posted yet (or its POST's
+   * answer lost). Posted again like a "post-failed" one. */
+  | "signed";
 
 /** The anchor of the challenge's terms as the player saw it when paying (docs/protocol.md
  * section 6): `verify_challenge.py --record` checks it is the anchor on chain. */
@@ -54,6 +57,37 @@ export function recordAnchor(challenge: Pick<Challenge, "anchor" | "solutionSha2
     solutionSha256: challenge.solutionSha256,
     termsSha256: anchor.termsSha256,
   };
+}
+
+/** How a stake is paid (docs/protocol.md section 2 and 2a). */
+export type PaymentMethod = "transfer" | "authorization";
+
+/** The typed data's values of a stake paid by signature (docs/protocol.md 2a, "What the player
+ * signs"), kept before the wallet is asked, and its signature once given: "Send it yourself" and a
+ * re-post need it, and it never leaves this browser but in the claim's POST. `from` is the record's
+ * `submitterAddress` and `nonce` its `commitment`. */
+export interface StoredAuthorization {
+  /** The token's EIP-712 domain the player signed under. */
+  token: { name: string; version: string; chainId: number; verifyingContract: string };
+  /** The treasury. */
+  to: string;
+  /** The stake in token units, a decimal string. */
+  value: string;
+  validAfter: number;
+  validBefore: number;
+  /** 0x + r ‖ s ‖ v; absent until the wallet signed. */
+  signature?: string;
+}
+
+/** What happened to the player's own submission of a signed authorization ("Send it yourself"). */
+export interface SelfSent {
+  /** The transaction the wallet sent, once it returned one. */
+  hash?: string;
+  /** sent: waiting for the chain; mined: status 1; failed: mined with status 0 (someone used the
+   * authorization first, or it expired); error: the wallet refused or could not send. */
+  state: "sending" | "sent" | "mined" | "failed" | "error";
+  /** The wallet's error, for "error". */
+  message?: string;
 }
 
 export interface StoredSubmission {
@@ -86,10 +120,23 @@ export interface StoredSubmission {
   /** The anchor of the terms shown when the player paid; absent for an unanchored challenge (and in
    * records saved before it was kept). */
   anchor?: RecordAnchor;
+  /** Absent in records of a transfer (and in every record saved before it was kept). */
+  paymentMethod?: PaymentMethod;
+  /** A stake paid by signature: what the player signs, and the signature. */
+  authorization?: StoredAuthorization;
+  /** Epoch milliseconds of the POST Geopoem stored (a stake paid by signature): a minute later
+   * without a transaction, the player is offered to send it themselves. */
+  postedAt?: number;
+  selfSent?: SelfSent;
   state: SubmissionState;
   /** Epoch milliseconds. */
   createdAt: number;
   lastError?: string;
+}
+
+/** Whether the record's stake is paid by a signed authorization. */
+export function isSigned(record: Pick<StoredSubmission, "paymentMethod">): boolean {
+  return record.paymentMethod === "authorization";
 }
 
 /** A JSON-RPC quantity ("0x1b4") as a block number; null for anything else. */
@@ -154,15 +201,18 @@ export function removeSubmission(salt: string): void {
  * away while its challenge was closed but not resolved. Such a record is posted again. */
 export const NOT_ACCEPTING_MESSAGE = "This challenge is not accepting submissions.";
 
-/** Records whose transaction was sent but whose claim the server has not acknowledged. */
+/** Records whose transaction was sent, or whose authorization was signed, but whose claim the
+ * server has not acknowledged. */
 export function unpostedSubmissions(): StoredSubmission[] {
-  return read().filter(
-    (r) =>
-      r.transactionHash &&
-      r.submitterAddress &&
+  return read().filter((r) => {
+    if (!r.submitterAddress) return false;
+    if (isSigned(r)) return Boolean(r.authorization?.signature) && ["signed", "post-failed"].includes(r.state);
+    return (
+      Boolean(r.transactionHash) &&
       (["sent", "confirmed", "post-failed"].includes(r.state) ||
-        (r.state === "refused" && r.lastError === `409: ${NOT_ACCEPTING_MESSAGE}`)),
-  );
+        (r.state === "refused" && r.lastError === `409: ${NOT_ACCEPTING_MESSAGE}`))
+    );
+  });
 }
 
 function subscribe(listener: Listener): () => void {
@@ -185,11 +235,16 @@ export function useSubmissions(): StoredSubmission[] {
 export function offlineRecord(
   record: Pick<StoredSubmission, "challengeId" | "text" | "salt" | "stake"> & {
     chainId: number;
-    transactionHash?: string;
-    submitterAddress?: string;
+    transactionHash?: string | null | undefined;
+    submitterAddress?: string | undefined;
     anchor?: RecordAnchor | undefined;
+    paymentMethod?: PaymentMethod | undefined;
+    authorization?: StoredAuthorization | undefined;
   },
 ) {
+  // A stake paid by signature: how, and once signed the authorization verify_challenge.py --record
+  // finds on chain by its AuthorizationUsed log (docs/protocol.md section 5, the verifier's check 6).
+  const signed = record.authorization?.signature ? record.authorization : undefined;
   return {
     product: "Geopoem",
     challengeId: record.challengeId,
@@ -197,8 +252,18 @@ export function offlineRecord(
     salt: record.salt,
     stakeUsdc: record.stake,
     chainId: record.chainId,
+    paymentMethod: record.paymentMethod ?? "transfer",
     ...(record.submitterAddress ? { submitterAddress: record.submitterAddress } : {}),
     ...(record.transactionHash ? { transactionHash: record.transactionHash } : {}),
+    ...(signed
+      ? {
+          authorization: {
+            validAfter: signed.validAfter,
+            validBefore: signed.validBefore,
+            signature: signed.signature,
+          },
+        }
+      : {}),
     ...(record.anchor
       ? {
           anchor: {

@@ -1,7 +1,7 @@
-import { useQueryClient } from "@tanstack/react-query";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { lazy, Suspense, useId, useState, type ComponentType, type FormEvent } from "react";
 import { flushSync } from "react-dom";
-import { refreshAfterClaim } from "@/api/queries";
+import { paymentsAuthorizationQuery, refreshAfterClaim, signatureOffered } from "@/api/queries";
 import { toast } from "@/components/toast-store";
 import { explorerLink, getPublicConfig } from "@/config";
 import { newSalt } from "@/lib/commitment";
@@ -10,7 +10,7 @@ import { parseStake } from "@/lib/stake";
 import { WalletError } from "@/wallet/errors";
 import { PROGRESS, SubmissionError, submitGuess } from "@/wallet/flow";
 import { OpenInWalletApp } from "@/wallet/OpenInWalletApp";
-import type { RecordAnchor } from "@/wallet/pending";
+import type { PaymentMethod, RecordAnchor } from "@/wallet/pending";
 import { useWallet } from "@/wallet/WalletContext";
 import type { PendingGuess } from "./ConfirmDialog";
 import { CoordinatesAddon as DefaultAddon, type CoordinatesAddonProps } from "./CoordinatesAddon";
@@ -23,6 +23,9 @@ const preloadDialogs = () => {
 };
 
 export const SUBMIT_LABEL = "Submit Your Solution & Pay Your Bid";
+
+// The stake paid by signature (and ethers' typed-data-free flow with it) loads on Confirm.
+const loadSigned = () => import("@/wallet/signed");
 
 /** The steps during which the confirm dialog stays open (with "Processing..."): the player is
  * choosing an account in the wallet. */
@@ -57,6 +60,11 @@ export function SubmissionForm({
   const [busy, setBusy] = useState(false);
   const [progress, setProgress] = useState("");
   const [helpOpen, setHelpOpen] = useState(false);
+  // How to pay (the dialog's choice) and why the dialog is shown again, if it is.
+  const [method, setMethod] = useState<PaymentMethod>("transfer");
+  const [notice, setNotice] = useState<string | undefined>(undefined);
+  const payments = useQuery(paymentsAuthorizationQuery()).data;
+  const offered = signatureOffered(payments);
   const coordinatesId = useId();
   const stakeId = useId();
   const Addon = coordinatesAddon;
@@ -76,6 +84,8 @@ export function SubmissionForm({
       return;
     }
     // The salt is made now so the offline record offered in the dialog already holds it.
+    setMethod(offered ? "authorization" : "transfer");
+    setNotice(undefined);
     setGuess({
       challengeId,
       text: parsed.text,
@@ -96,9 +106,14 @@ export function SubmissionForm({
     // Several wallets and none chosen yet: the wallet chooser (a dialog of its own) comes first, and
     // two modal dialogs must not stack.
     if (!wallet.wallet && wallet.wallets.length > 1) setGuess(null);
+    // Shown again after the finally below (the token turned the signature down): same guess.
+    let again: PendingGuess | null = null;
+    // The signature, when chosen and offered: the answer of GET /api/payments/authorization with its token.
+    const signing =
+      method === "authorization" && offered && payments?.token ? { ...payments, token: payments.token } : null;
     try {
       const provider = await wallet.requireProvider();
-      const result = await submitGuess(current, {
+      const flowOptions = {
         provider,
         config,
         // Each message is put on screen and painted before the flow goes on: the spec shows them
@@ -111,7 +126,17 @@ export function SubmissionForm({
           return afterPaint();
         },
         expectChainSwitch: wallet.expectChainSwitch,
-      });
+      };
+      const signed = signing ? await loadSigned() : null;
+      const result =
+        signed && signing
+          ? await signed.submitSignedGuess(current, {
+              ...flowOptions,
+              payments: signing,
+              // The wallet cannot sign typed data: it asks for a transaction next; say why first.
+              onFallback: () => toast(signed.SIGNED_TOASTS.fallback),
+            })
+          : await submitGuess(current, flowOptions);
       wallet.setAddress(result.submitterAddress);
       toast({
         title: "Solution Submitted",
@@ -122,13 +147,21 @@ export function SubmissionForm({
       setStake("");
       await refreshAfterClaim(queryClient);
     } catch (error) {
-      if (error instanceof SubmissionError && error.retrying) {
-        // Paid, and the claim is kept and sent again (wallet/keeper.ts): not a failure the player
-        // must act on, and the form is cleared as after a success so the guess is not paid twice.
+      const signed = signing ? await loadSigned() : null;
+      if (signed && error instanceof signed.AuthorizationsNotAccepted) {
+        // Nothing was recorded or paid: the same guess again, to pay by transaction.
+        void queryClient.invalidateQueries({ queryKey: paymentsAuthorizationQuery().queryKey });
+        again = current;
+      } else if (error instanceof SubmissionError && error.retrying) {
+        // Paid (or signed), and the claim is kept and sent again (wallet/keeper.ts): not a failure
+        // the player must act on, and the form is cleared as after a success so the guess is not
+        // paid twice.
         toast({
           title: "Submission Delayed",
           description:
-            'Your payment is confirmed. Geopoem has not recorded your solution yet; it is sent again automatically. See "My submissions".',
+            signed && error.signed
+              ? signed.SIGNED_TOASTS.delayed
+              : 'Your payment is confirmed. Geopoem has not recorded your solution yet; it is sent again automatically. See "My submissions".',
         });
         setCoordinates("");
         setStake("");
@@ -140,6 +173,11 @@ export function SubmissionForm({
         });
       } else if (error instanceof WalletError && error.kind === "selectAccount") {
         toast({ title: "Account Selection Required", description: "Please select an account in MetaMask to continue" });
+      } else if (
+        error instanceof WalletError &&
+        (error.kind === "signatureRejected" || error.kind === "signatureFailed")
+      ) {
+        toast({ title: "Signature Failed", description: error.message, variant: "destructive" });
       } else {
         // Red like every other failure (the spec's catalogue marks it as no variant at all).
         toast({
@@ -148,8 +186,12 @@ export function SubmissionForm({
           variant: "destructive",
         });
       }
+      if (again && error instanceof Error) {
+        setMethod("transfer");
+        setNotice(`${error.message} ${signed?.SIGNED_TOASTS.notAccepted ?? ""}`);
+      }
     } finally {
-      setGuess(null);
+      setGuess(again);
       setBusy(false);
       setProgress("");
     }
@@ -220,7 +262,10 @@ export function SubmissionForm({
               at <span className="mono break">{config.treasuryAddress}</span>
             </>
           )}
-          . You also need a little test ETH for gas.
+          .{" "}
+          {offered
+            ? "Sign the payment and you need no ETH: Geopoem pays the gas. Sending the transaction yourself needs a little test ETH for gas."
+            : "You also need a little test ETH for gas."}
         </div>
         <div className="alert alert-warning note warning-block">
           <strong>Warning:</strong> stakes are final and non-refundable. Submitted solutions cannot be changed.
@@ -252,6 +297,10 @@ export function SubmissionForm({
             guess={guess}
             busy={busy}
             progress={progress}
+            payments={payments}
+            method={method}
+            onMethodChange={setMethod}
+            notice={notice}
             onCancel={() => setGuess(null)}
             onConfirm={() => void onConfirm()}
           />

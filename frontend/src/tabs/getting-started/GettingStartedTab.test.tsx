@@ -1,6 +1,9 @@
-import { act, render, screen } from "@testing-library/react";
-import { describe, expect, it, vi } from "vitest";
+import { act, screen } from "@testing-library/react";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { TEST_CONFIG } from "../../../test/fixtures";
+import { installFakeServer } from "../../../test/http";
+import { servePayments } from "../../../test/payments";
+import { renderWithClient } from "../../../test/render";
 import { installPublicConfig } from "../../../test/setup";
 import { GettingStartedTab, platformName } from "./index";
 
@@ -13,10 +16,16 @@ const SIX = {
   linkedin: "https://www.linkedin.com/company/geopoem",
 };
 
+// GET /api/payments/authorization unanswered (599): the guides say what the direct transfer needs.
+beforeEach(() => {
+  installFakeServer();
+});
+afterEach(() => vi.unstubAllGlobals());
+
 describe("Getting Started tab", () => {
   it("links the six platforms of the public config, opening in a new tab", () => {
     installPublicConfig({ ...TEST_CONFIG, socialLinks: SIX });
-    render(<GettingStartedTab />);
+    renderWithClient(<GettingStartedTab />);
     expect(screen.getByRole("heading", { level: 2, name: "Getting Started" })).toBeInTheDocument();
     const names = ["X (Twitter)", "Instagram", "TikTok", "YouTube", "Facebook", "LinkedIn"];
     for (const [index, url] of Object.values(SIX).entries()) {
@@ -29,7 +38,7 @@ describe("Getting Started tab", () => {
 
   it("embeds the two configured videos with titles, lazily and without tracking cookies", () => {
     installPublicConfig({ ...TEST_CONFIG, videoIds: ["abcDEF12345", "M7lc1UVf-VE"] });
-    render(<GettingStartedTab />);
+    renderWithClient(<GettingStartedTab />);
     const first = screen.getByTitle("Geopoem video 1 of 2");
     expect(first).toHaveAttribute("src", "https://www.youtube-nocookie.com/embed/abcDEF12345");
     expect(first).toHaveAttribute("loading", "lazy");
@@ -41,7 +50,7 @@ describe("Getting Started tab", () => {
 
   it("drops a malformed video id rather than building a URL from it", () => {
     installPublicConfig({ ...TEST_CONFIG, videoIds: ["../../evil?x=1", "M7lc1UVf-VE"] });
-    render(<GettingStartedTab />);
+    renderWithClient(<GettingStartedTab />);
     expect(screen.getByTitle("Geopoem video 1 of 1")).toHaveAttribute(
       "src",
       "https://www.youtube-nocookie.com/embed/M7lc1UVf-VE",
@@ -50,17 +59,27 @@ describe("Getting Started tab", () => {
 
   it("says so when nothing is configured", () => {
     installPublicConfig({ ...TEST_CONFIG, socialLinks: {}, videoIds: [] });
-    render(<GettingStartedTab />);
+    renderWithClient(<GettingStartedTab />);
     expect(screen.getByText("No social links are configured yet.")).toBeInTheDocument();
     expect(screen.getByText("No videos are configured yet.")).toBeInTheDocument();
   });
 
   it("explains how to play, naming the spec's button and minimum stake", () => {
-    render(<GettingStartedTab />);
+    renderWithClient(<GettingStartedTab />);
     const steps = screen.getAllByRole("listitem");
     expect(steps[3]).toHaveTextContent("Submit Your Solution & Pay Your Bid");
     expect(steps[3]).toHaveTextContent("at least 1.00 USDC");
     expect(steps[0]).toHaveTextContent("Sepolia network");
+  });
+
+  it("says ETH for gas is needed only to send the transaction yourself where the relay sends signed payments", async () => {
+    servePayments(installFakeServer());
+    renderWithClient(<GettingStartedTab />);
+    const step = await screen.findByText(/Paying by signature needs nothing else/);
+    expect(step).toHaveTextContent(
+      "Get test USDC for your stake. Paying by signature needs nothing else: Geopoem pays the gas. To send the payment as a transaction yourself you also need test ETH for gas. The Sepolia Testnet tab walks you through it step by step.",
+    );
+    expect(screen.queryByText(/Get test ETH for gas and test USDC/)).not.toBeInTheDocument();
   });
 
   it("names unknown platforms as written", () => {
@@ -85,7 +104,7 @@ describe("Getting Started videos when YouTube cannot be reached", () => {
       },
     );
     installPublicConfig({ ...TEST_CONFIG, videoIds: ["abcDEF12345", "M7lc1UVf-VE"] });
-    render(<GettingStartedTab />);
+    renderWithClient(<GettingStartedTab />);
     expect(screen.getByTitle("Geopoem video 1 of 2")).toBeInTheDocument();
     // Even before the answer, a link sits under each player.
     expect(screen.getByRole("link", { name: "Watch video 1 of 2 on YouTube" })).toHaveAttribute(

@@ -1,4 +1,6 @@
+import { useQuery } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
+import { paymentsAuthorizationQuery, signatureOffered } from "@/api/queries";
 import { getPublicConfig } from "@/config";
 import "./getting-started.css";
 
@@ -26,6 +28,8 @@ const VIDEO_ID = /^[A-Za-z0-9_-]{6,20}$/;
  * two embedded videos, all from the page's public config. */
 export function GettingStartedTab() {
   const { socialLinks, videoIds, chainName } = getPublicConfig();
+  // Where the token takes signed authorizations and the relay is on, a player needs no ETH.
+  const signature = signatureOffered(useQuery(paymentsAuthorizationQuery()).data);
   const links = Object.entries(socialLinks);
   const videos = videoIds.filter((id) => VIDEO_ID.test(id));
 
@@ -45,9 +49,18 @@ export function GettingStartedTab() {
           open Geopoem in its built-in browser: when this page finds no wallet on a phone it offers an "Open in
           MetaMask" link that does it.
         </li>
-        <li>
-          Get test ETH for gas and test USDC for your stake: the Sepolia Testnet tab walks you through it step by step.
-        </li>
+        {signature ? (
+          <li>
+            Get test USDC for your stake. Paying by signature needs nothing else: Geopoem pays the gas. To send the
+            payment as a transaction yourself you also need test ETH for gas. The Sepolia Testnet tab walks you through
+            it step by step.
+          </li>
+        ) : (
+          <li>
+            Get test ETH for gas and test USDC for your stake: the Sepolia Testnet tab walks you through it step by
+            step.
+          </li>
+        )}
         <li>Open the Active Challenge tab, read the poem and its instructions, and find the place it describes.</li>
         <li>
           Enter your guess as "latitude, longitude" (for example 29.979175, 31.134258) and a stake of at least 1.00

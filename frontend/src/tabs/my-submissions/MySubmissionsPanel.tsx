@@ -1,15 +1,36 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { useEffect, useRef } from "react";
+import { lazy, Suspense, useEffect, useRef } from "react";
 import { ApiError } from "@/api/http";
-import { activeChallengeQuery, claimsByAddressQuery, FOLLOW_INTERVAL_MS, responseStatusQuery } from "@/api/queries";
-import type { ChallengeResponse, ClaimOutcome, PayoutStatus } from "@/api/types";
+import { claimsByAddressQuery, FOLLOW_INTERVAL_MS, responseStatusQuery } from "@/api/queries";
+import type { ChallengeResponse } from "@/api/types";
 import { ExplorerLink } from "@/components/ExplorerLink";
 import { guessCommitment } from "@/lib/commitment";
-import { formatDistance, formatStake, formatDateTime, formatUsdc } from "@/lib/format";
+import { formatStake, formatDateTime } from "@/lib/format";
 import { getPublicConfig } from "@/config";
+import {
+  OutcomeFields,
+  PAYOUT_FOLLOW_INTERVAL_MS,
+  payoutFollowInterval,
+  statusText,
+  useRereadActive,
+  useRereadActiveOnSettle,
+} from "./claim-parts";
 import { claimFollowInterval, planAt, useWalletHead } from "./following";
-import { downloadOfflineRecord, removeSubmission, useSubmissions, type StoredSubmission } from "@/wallet/pending";
+import { paymentText, relayText, SIGNATURE_ELSEWHERE } from "./relay-texts";
+import {
+  downloadOfflineRecord,
+  isSigned,
+  removeSubmission,
+  useSubmissions,
+  type StoredSubmission,
+} from "@/wallet/pending";
 import { useConnectedAddress, useWalletProviderOrNull } from "@/wallet/WalletContext";
+
+export { PAYOUT_FOLLOW_INTERVAL_MS, payoutFollowInterval, SERVER_COPY_LAG_MS } from "./claim-parts";
+
+// A stake paid by signature (its relay, "Send it yourself") loads only in a browser that has one:
+// the first paint of every other visit does not carry it.
+const SignedItem = lazy(() => import("./SignedItem").then((m) => ({ default: m.SignedItem })));
 
 const LOCAL_STATE_TEXT: Record<StoredSubmission["state"], string> = {
   prepared: "Not paid: the transaction was not sent",
@@ -21,6 +42,8 @@ const LOCAL_STATE_TEXT: Record<StoredSubmission["state"], string> = {
   failed: "The transaction failed: no payment was made",
   cancelled: "Cancelled in your wallet: no payment was made",
   submitted: "Recorded by Geopoem",
+  // A stake paid by signature has texts of its own (signed-texts.ts); never shown here.
+  signed: "Signed, not yet recorded by Geopoem",
 };
 
 /** The record's guess commitment: it names this browser's claim among any others a stranger posted
@@ -34,52 +57,6 @@ function useRecordCommitment(record: StoredSubmission) {
     staleTime: Infinity,
   });
   return commitment ?? computed.data;
-}
-
-/** How long a web process may still serve the active challenge as it was before a change: its copy
- * is used only while a PING answered at most 1 s ago proves it hears every bump (docs/decisions.md,
- * "A copy in each process"). A read made at the moment a claim settles can fall in that second. */
-export const SERVER_COPY_LAG_MS = 1500;
-
-/** Read the active challenge again now, and once more after SERVER_COPY_LAG_MS: the first read can
- * be answered from a copy the confirmation's bump has not reached yet, and nothing else asks again
- * before the next poll (the card's total bids would contradict the "Confirmed" shown beside it). */
-function useRereadActive() {
-  const queryClient = useQueryClient();
-  const timers = useRef<Set<ReturnType<typeof setTimeout>>>(new Set());
-  useEffect(() => {
-    const pending = timers.current;
-    return () => pending.forEach((timer) => clearTimeout(timer));
-  }, []);
-  return () => {
-    const reread = () => void queryClient.invalidateQueries({ queryKey: activeChallengeQuery().queryKey });
-    reread();
-    const timer = setTimeout(() => {
-      timers.current.delete(timer);
-      reread();
-    }, SERVER_COPY_LAG_MS);
-    timers.current.add(timer);
-  };
-}
-
-/** When a claim of this page settles (confirmed or rejected) in an answer fetched while the page
- * shows it, the active challenge is read once more: a confirmation moves its total bids. That
- * includes a claim whose very first answer is already settled: the head watcher can confirm a claim
- * between the POST (after which the card was last read) and the page's first look-up. An unchanged
- * card costs a bodiless 304; a settled answer the query cache already held changes nothing. */
-function useRereadActiveOnSettle(status: string | undefined, fetchedAfterMount: boolean) {
-  const rereadActive = useRereadActive();
-  const previous = useRef<string | undefined>(undefined);
-  useEffect(() => {
-    const was = previous.current;
-    previous.current = status;
-    const settled = status === "confirmed" || status === "rejected";
-    if (settled && was !== status && fetchedAfterMount && was !== "confirmed" && was !== "rejected") {
-      rereadActive();
-    }
-    // rereadActive is a new function each render; the rule reads only the status's change.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [status, fetchedAfterMount]);
 }
 
 function ServerStatus({ hash, record }: { hash: string; record: StoredSubmission }) {
@@ -133,6 +110,22 @@ function ServerStatus({ hash, record }: { hash: string; record: StoredSubmission
 }
 
 function SubmissionItem({ record }: { record: StoredSubmission }) {
+  if (isSigned(record))
+    return (
+      <Suspense
+        fallback={
+          <li className="submission">
+            {formatStake(record.stake)} USDC on #{record.challengeId}
+          </li>
+        }
+      >
+        <SignedItem record={record} />
+      </Suspense>
+    );
+  return <TransferItem record={record} />;
+}
+
+function TransferItem({ record }: { record: StoredSubmission }) {
   const hash = record.transactionHash;
   return (
     <li className="submission">
@@ -184,70 +177,13 @@ function SubmissionItem({ record }: { record: StoredSubmission }) {
   );
 }
 
-/** How often a claim is asked again while its prize is on its way (due, being verified, or its
- * recorded transaction failed): the page then never shows "Not paid yet" long after the Winners'
- * Circle shows it paid. Only a winner's claims are asked so, with an ETag (a 304 when unchanged). */
-export const PAYOUT_FOLLOW_INTERVAL_MS = 30_000;
-const PAYOUT_ON_ITS_WAY = new Set<PayoutStatus | null>(["due", "verifying", "failed"]);
-
-export function payoutFollowInterval(claim: ChallengeResponse | undefined): number | false {
-  return claim?.outcome && PAYOUT_ON_ITS_WAY.has(claim.outcome.payoutStatus) ? PAYOUT_FOLLOW_INTERVAL_MS : false;
-}
-
-const PAYOUT_TEXT: Record<PayoutStatus, string> = {
-  due: "Not paid yet: it is sent to the wallet that paid the bid",
-  verifying: "Sent, being verified on chain",
-  paid: "Paid",
-  failed: "Not paid yet: the recorded payout could not be verified on chain and is being sent again",
-  kept: "Kept in the treasury",
-};
-
-/** A resolved claim's result (docs/protocol.md section 6, "What the player sees"): the verdict
- * and distance, the prize, and the payout with its transaction. Texts in docs/decisions.md,
- * "Outcome in My submissions". */
-function OutcomeFields({ outcome }: { outcome: ClaimOutcome }) {
-  const won = outcome.payoutStatus !== null;
-  const hash = outcome.payoutTransactionHash;
-  return (
-    <>
-      <dt>Result</dt>
-      <dd>
-        {outcome.isCorrect ? "Correct" : "Not correct"}: {formatDistance(outcome.distanceMeters)} from the solution
-      </dd>
-      <dt>Prize</dt>
-      <dd>{won ? `${formatUsdc(outcome.prize)} USDC` : "None"}</dd>
-      {won ? (
-        <>
-          <dt>Payout</dt>
-          <dd>
-            {PAYOUT_TEXT[outcome.payoutStatus!]}
-            {hash ? (
-              <>
-                {": "}
-                <ExplorerLink kind="tx" value={hash} plain={hash}>
-                  View the payout transaction <span className="visually-hidden">{hash}</span>
-                </ExplorerLink>
-              </>
-            ) : null}
-          </dd>
-        </>
-      ) : null}
-    </>
-  );
-}
-
-function statusText(claim: ChallengeResponse) {
-  return (
-    <span>
-      <span className={`status-${claim.status}`}>{claim.status[0]?.toUpperCase() + claim.status.slice(1)}</span>
-      {claim.status === "rejected" && claim.rejectionReason ? `: ${claim.rejectionReason}` : null}
-    </span>
-  );
-}
-
 /** A claim the server holds for the connected address that this browser has no record of (made
  * in another browser, or its storage was cleared). Its coordinates stay hidden until resolution. */
 function ServerOnlyItem({ claim }: { claim: ChallengeResponse }) {
+  const hash = claim.transactionHash;
+  const relay = claim.authorization;
+  const stopped =
+    claim.status === "pending" && !hash && (relay?.relayStatus === "refused" || relay?.relayStatus === "failed");
   return (
     <li className="submission">
       <dl className="fields">
@@ -265,17 +201,32 @@ function ServerOnlyItem({ claim }: { claim: ChallengeResponse }) {
             <dd>{formatDateTime(claim.submissionTimestamp, "")}</dd>
           </>
         ) : null}
+        {relay ? (
+          <>
+            <dt>Payment</dt>
+            <dd>{paymentText(relay, false)}</dd>
+          </>
+        ) : null}
         <dt>In this browser</dt>
         <dd>No record: listed by Geopoem for your wallet</dd>
         <dt>Server status</dt>
         <dd>{statusText(claim)}</dd>
+        {relay && claim.status !== "confirmed" ? (
+          <>
+            <dt>Sending</dt>
+            <dd>{relayText(relay)}</dd>
+          </>
+        ) : null}
         {claim.outcome ? <OutcomeFields outcome={claim.outcome} /> : null}
       </dl>
-      <div className="submission-actions">
-        <ExplorerLink kind="tx" value={claim.transactionHash} plain={`Transaction ${claim.transactionHash}`}>
-          View transaction <span className="visually-hidden">{claim.transactionHash}</span>
-        </ExplorerLink>
-      </div>
+      {stopped ? <p className="note">{SIGNATURE_ELSEWHERE}</p> : null}
+      {hash ? (
+        <div className="submission-actions">
+          <ExplorerLink kind="tx" value={hash} plain={`Transaction ${hash}`}>
+            View transaction <span className="visually-hidden">{hash}</span>
+          </ExplorerLink>
+        </div>
+      ) : null}
     </li>
   );
 }
@@ -318,7 +269,15 @@ function useServerOnlyClaims(records: StoredSubmission[]): ChallengeResponse[] {
   const paidHere = new Set(
     records.flatMap((record) => (record.transactionHash ? [record.transactionHash.toLowerCase()] : [])),
   );
-  return data.filter((claim) => !paidHere.has(claim.transactionHash.toLowerCase()));
+  // A stake this browser signed is named by its commitment: its transaction may not be known yet.
+  const signedHere = new Set(
+    records.flatMap((record) => (isSigned(record) && record.commitment ? [record.commitment] : [])),
+  );
+  return data.filter((claim) =>
+    claim.paymentMethod === "authorization"
+      ? !signedHere.has(claim.commitment)
+      : !paidHere.has((claim.transactionHash ?? "").toLowerCase()),
+  );
 }
 
 /** "My submissions": this browser's guesses (from localStorage) with their server status

@@ -4,7 +4,7 @@ import { refreshAfterClaim, resolvedChallengesQuery } from "@/api/queries";
 import { toast } from "@/components/toast-store";
 import { getPublicConfig } from "@/config";
 import { dueClaims, keepClaims } from "@/wallet/keeper";
-import { unpostedSubmissions } from "@/wallet/pending";
+import { isSigned, unpostedSubmissions } from "@/wallet/pending";
 import type { EIP1193Provider } from "@/wallet/types";
 import { useWalletProviderOrNull } from "@/wallet/WalletContext";
 
@@ -57,9 +57,13 @@ export function RecoverLostSubmissions() {
       if (stopped) return;
       if (result.recorded > 0) {
         void refreshAfterClaim(queryClient);
+        // A stake paid by signature is not paid until it is on chain: said as what it is.
+        const onlySigned = due.every(isSigned);
         toast({
           title: "Submission Recovered",
-          description: "A paid guess that had not reached Geopoem has now been recorded.",
+          description: onlySigned
+            ? "A signed guess that had not reached Geopoem has now been recorded."
+            : "A paid guess that had not reached Geopoem has now been recorded.",
           variant: "success",
         });
       }

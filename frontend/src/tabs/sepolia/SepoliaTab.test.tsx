@@ -1,12 +1,22 @@
-import { render, screen } from "@testing-library/react";
-import { describe, expect, it } from "vitest";
+import { screen, waitFor } from "@testing-library/react";
+import { paymentsAuthorizationQuery } from "@/api/queries";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { TEST_CONFIG } from "../../../test/fixtures";
+import { installFakeServer } from "../../../test/http";
+import { PAYMENTS_OFFERED, RELAY_OFF, servePayments } from "../../../test/payments";
+import { renderWithClient } from "../../../test/render";
 import { installPublicConfig } from "../../../test/setup";
 import { SepoliaTab } from "./index";
 
+// GET /api/payments/authorization unanswered (599): the guides say what the direct transfer needs.
+beforeEach(() => {
+  installFakeServer();
+});
+afterEach(() => vi.unstubAllGlobals());
+
 describe("Sepolia Testnet tab", () => {
   it("gives the four steps in order", () => {
-    render(<SepoliaTab />);
+    renderWithClient(<SepoliaTab />);
     expect(screen.getByRole("heading", { level: 2, name: "Sepolia Testnet Setup" })).toBeInTheDocument();
     expect(screen.getAllByRole("heading", { level: 3 }).map((h) => h.textContent)).toEqual([
       "Step 1: Configure your wallet for the Sepolia test network",
@@ -37,7 +47,7 @@ describe("Sepolia Testnet tab", () => {
       usdcAddress: "0x5FbDB2315678afecb367f032d93F642f64180aa3",
       nativeCurrency: { name: "ETH", symbol: "ETH", decimals: 18 },
     });
-    const { container } = render(<SepoliaTab />);
+    const { container } = renderWithClient(<SepoliaTab />);
     const text = container.textContent ?? "";
     expect(screen.getByRole("heading", { level: 2, name: "Playing on a local test chain" })).toBeInTheDocument();
     expect(screen.getAllByRole("heading", { level: 3 }).map((h) => h.textContent)).toEqual([
@@ -69,7 +79,7 @@ describe("Sepolia Testnet tab", () => {
       nativeCurrency: { name: "GeoETH", symbol: "GETH", decimals: 18 },
     };
     installPublicConfig(custom);
-    const { container } = render(<SepoliaTab />);
+    const { container } = renderWithClient(<SepoliaTab />);
     const text = container.textContent ?? "";
     expect(screen.getByRole("heading", { level: 2, name: "Geonet Testnet Setup" })).toBeInTheDocument();
     expect(text).toContain("Network nameGeonet");
@@ -88,5 +98,49 @@ describe("Sepolia Testnet tab", () => {
     );
     expect(text).not.toContain("11155111");
     expect(text).not.toContain(TEST_CONFIG.usdcAddress);
+  });
+
+  it("where the relay sends signed payments, keeps the four steps and marks the ETH step as needed only to pay by transaction", async () => {
+    servePayments(installFakeServer());
+    const { container } = renderWithClient(<SepoliaTab />);
+    expect(
+      await screen.findByRole("heading", {
+        level: 3,
+        name: "Step 3: Get test ETH from a cloud faucet (only to pay by transaction)",
+      }),
+    ).toBeInTheDocument();
+    expect(screen.getAllByRole("heading", { level: 3 }).map((h) => h.textContent)).toEqual([
+      "Step 1: Configure your wallet for the Sepolia test network",
+      "Step 2: Import the USDC test token",
+      "Step 3: Get test ETH from a cloud faucet (only to pay by transaction)",
+      "Step 4: Get test USDC from a stablecoin issuer's faucet",
+      "Token information",
+    ]);
+    const text = container.textContent ?? "";
+    expect(text).toContain(
+      "To pay by signature you need only test USDC (steps 1, 2 and 4); step 3's ETH is for sending the transaction yourself.",
+    );
+    expect(text).toContain("When you pay by signature, Geopoem pays the gas: you need only test USDC.");
+    expect(text).toContain("18 decimals; none when you pay by signature (Geopoem pays it)");
+  });
+
+  it("says ETH is needed when the relay is off, as for a token without authorizations", async () => {
+    const server = installFakeServer();
+    servePayments(server, RELAY_OFF);
+    const { queryClient } = renderWithClient(<SepoliaTab />);
+    await waitFor(() => expect(queryClient.getQueryData(paymentsAuthorizationQuery().queryKey)).toEqual(RELAY_OFF));
+    expect(
+      screen.getByRole("heading", { level: 3, name: "Step 3: Get test ETH from a cloud faucet" }),
+    ).toBeInTheDocument();
+    expect(screen.queryByText(/pay by signature/)).not.toBeInTheDocument();
+  });
+
+  it("on a local chain with the relay on, says the development account's test USDC is enough", async () => {
+    installPublicConfig({ ...TEST_CONFIG, chainId: 31337, chainIdHex: "0x7a69", explorerUrl: "", localChain: true });
+    servePayments(installFakeServer(), PAYMENTS_OFFERED);
+    renderWithClient(<SepoliaTab />);
+    expect(
+      await screen.findByText("Paying by signature needs only the test USDC: Geopoem pays the gas."),
+    ).toBeInTheDocument();
   });
 });

@@ -1,6 +1,24 @@
+import { useQuery } from "@tanstack/react-query";
+import { paymentsAuthorizationQuery, signatureOffered } from "@/api/queries";
 import { ExplorerLink } from "@/components/ExplorerLink";
 import { getPublicConfig, type PublicConfig } from "@/config";
 import "./sepolia.css";
+
+/** What a player needs on each way to pay (docs/protocol.md section 2 and 2a): where the token
+ * takes signed authorizations and Geopoem's relay is on, only test USDC; ETH for gas only to send
+ * the transaction yourself. Read from GET /api/payments/authorization, as the confirm dialog does. */
+export const SIGNATURE_NEEDS = {
+  ethStep: " (only to pay by transaction)",
+  ethNote: "When you pay by signature, Geopoem pays the gas: you need only test USDC.",
+  intro:
+    "To pay by signature you need only test USDC (steps 1, 2 and 4); step 3's ETH is for sending the transaction yourself.",
+  gas: "; none when you pay by signature (Geopoem pays it)",
+  local: "Paying by signature needs only the test USDC: Geopoem pays the gas.",
+} as const;
+
+function useSignatureOffered(): boolean {
+  return signatureOffered(useQuery(paymentsAuthorizationQuery()).data);
+}
 
 /** Faucets are content, not configuration: they are Sepolia's, as the guide is. */
 export const ETH_FAUCET_URL = "https://cloud.google.com/application/web3/faucet/ethereum/sepolia";
@@ -18,7 +36,12 @@ export const DEV_ACCOUNT_KEY = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5e
  * development chain (`make run`) Sepolia's faucets cannot help: the tab gives the local set-up. */
 export function SepoliaTab() {
   const config = getPublicConfig();
-  return config.localChain ? <LocalChainGuide config={config} /> : <SepoliaGuide config={config} />;
+  const signature = useSignatureOffered();
+  return config.localChain ? (
+    <LocalChainGuide config={config} signature={signature} />
+  ) : (
+    <SepoliaGuide config={config} signature={signature} />
+  );
 }
 
 /** What a wallet's "Import tokens" asks for, the same on Sepolia and on a local chain. */
@@ -65,7 +88,7 @@ function NetworkFields({ config }: { config: PublicConfig }) {
   );
 }
 
-function SepoliaGuide({ config }: { config: PublicConfig }) {
+function SepoliaGuide({ config, signature }: { config: PublicConfig; signature: boolean }) {
   const { chainName, nativeCurrency } = config;
 
   return (
@@ -74,6 +97,7 @@ function SepoliaGuide({ config }: { config: PublicConfig }) {
       <p className="tab-intro">
         During the beta Geopoem runs on the {chainName} test network. Its ETH and USDC are free test tokens with no
         value, so you can play without risking real money. Four steps get your wallet ready.
+        {signature ? ` ${SIGNATURE_NEEDS.intro}` : null}
       </p>
 
       <ol className="guide">
@@ -96,7 +120,11 @@ function SepoliaGuide({ config }: { config: PublicConfig }) {
           <TokenImportFields config={config} />
         </li>
         <li>
-          <h3>Step 3: Get test ETH from a cloud faucet</h3>
+          <h3>
+            Step 3: Get test ETH from a cloud faucet
+            {signature ? SIGNATURE_NEEDS.ethStep : null}
+          </h3>
+          {signature ? <p className="hint">{SIGNATURE_NEEDS.ethNote}</p> : null}
           <p>
             Every transaction costs a little ETH for gas, even when you send USDC. Google Cloud's Web3 faucet sends free{" "}
             {nativeCurrency.symbol} to your address once a day:{" "}
@@ -119,12 +147,12 @@ function SepoliaGuide({ config }: { config: PublicConfig }) {
         </li>
       </ol>
 
-      <TokenInformation config={config} />
+      <TokenInformation config={config} signature={signature} />
     </section>
   );
 }
 
-function TokenInformation({ config }: { config: PublicConfig }) {
+function TokenInformation({ config, signature }: { config: PublicConfig; signature: boolean }) {
   const { chainName, chainId, nativeCurrency, usdcAddress, tokenDecimals } = config;
   return (
     <>
@@ -149,6 +177,7 @@ function TokenInformation({ config }: { config: PublicConfig }) {
         <dt>Gas</dt>
         <dd>
           Paid in {nativeCurrency.name} ({nativeCurrency.symbol}), {nativeCurrency.decimals} decimals
+          {signature ? SIGNATURE_NEEDS.gas : null}
         </dd>
       </dl>
     </>
@@ -158,7 +187,7 @@ function TokenInformation({ config }: { config: PublicConfig }) {
 /** A local development chain (anvil under `make run`): its ETH and USDC exist only on this
  * machine, so the faucets and the public explorer of Sepolia cannot help. The README's MetaMask
  * steps, with this page's own network values. */
-function LocalChainGuide({ config }: { config: PublicConfig }) {
+function LocalChainGuide({ config, signature }: { config: PublicConfig; signature: boolean }) {
   const { chainName, chainId } = config;
   return (
     <section className="tab-section sepolia-tab" aria-labelledby="sepolia-heading">
@@ -185,6 +214,7 @@ function LocalChainGuide({ config }: { config: PublicConfig }) {
             The local chain starts with development accounts that already hold test ETH and test USDC. In MetaMask
             choose "Add account", then "Import account", and paste the private key of development account #0:
           </p>
+          {signature ? <p className="hint">{SIGNATURE_NEEDS.local}</p> : null}
           <dl className="fields">
             <dt>Private key</dt>
             <dd className="mono break">{DEV_ACCOUNT_KEY}</dd>
@@ -207,7 +237,7 @@ function LocalChainGuide({ config }: { config: PublicConfig }) {
         </li>
       </ol>
 
-      <TokenInformation config={config} />
+      <TokenInformation config={config} signature={signature} />
     </section>
   );
 }
