@@ -188,3 +188,120 @@ def profile_lines(p: dict | None) -> list[str]:
         "instead of once per stake, and committing several sends at once, are what would shorten it (the lead's "
         "call: the lock per stake is what keeps the nonces in the claims' order).",
     ]
+
+
+# --- Section 5b: signature to "Confirmed" on the page ---------------------------------------------
+
+SIGNED_ROWS: tuple[tuple[str, str], ...] = (
+    ("signature to Confirmed on the page", "signatureToConfirmedSeconds"),
+    ("chain floor: signature to the 2nd block produced after it", "chainFloorSeconds"),
+    ("of which signature to the POST's answer", "signatureToPostAnsweredSeconds"),
+    (
+        "of which POST answered to the relayer's run started (its message through Redis to a free worker process)",
+        "postAnsweredToRunStartSeconds",
+    ),  # fmt: skip
+    (
+        "of which the run's start to this stake sent (its batched reads, then the stakes before it)",
+        "runStartToSentSeconds",
+    ),  # fmt: skip
+    ("signature to the relayer's send (sent_at)", "signatureToRelaySentSeconds"),
+    ("the relayer's send to its block (first seen)", "relaySentToInclusionBlockSeconds"),
+    ("deep-enough block to the server's confirmation (head watcher)", "deepBlockToServerSeconds"),
+    ("server's confirmation to the page (its next look-up)", "serverToPageSeconds"),
+    ("deep-enough block to Confirmed on the page", "deepBlockToConfirmedSeconds"),
+)
+
+
+def live_signed_section(r: dict, la: Callable[[dict], str]) -> list[str]:
+    signed = sorted([p for p in r["phases"] if p.get("signed")], key=lambda p: -p["blockSeconds"])
+    if not signed:
+        return []
+    transfers = {p["blockSeconds"]: p for p in r["phases"] if not p.get("signed")}
+    goal = r["goals"].get("signedAboveFloorP95SecondsAtMost", 1.5)
+    main = next((p for p in signed if p["blockSeconds"] == 12), signed[0])
+    met = "met" if r.get("signedMeetsGoal") else "**missed**"
+
+    def row(name: str, cell: Callable[[dict], str]) -> str:
+        return f"| {name} | " + " | ".join(cell(p) for p in signed) + " |"
+
+    def mined(p: dict) -> str:
+        return ", ".join(f"block {n}: {k}" for n, k in p["inclusionIndex"].items())
+
+    def transfer(p: dict) -> str:
+        t = transfers.get(p["blockSeconds"])
+        if t is None:
+            return "–"
+        return _trio(t["postToConfirmedAboveFloorSeconds"]) + f" (floor {_trio(t['chainFloorSeconds'])})"
+
+    def follow(p: dict) -> str:
+        f = p["follow"]
+        kinds = ", ".join(f"{k} {v:.2f}" for k, v in sorted(f.get("byKindPerSecondPerPendingPlayer", {}).items()))
+        rate, size = f["requestsPerSecondPerPendingPlayer"], f["answerBytesPerSecondPerPendingPlayer"]
+        return f"{rate:.2f} req/s ({kinds}), {size:,.0f} B/s"
+
+    def bids(p: dict) -> str:
+        t = p["totalBids"]
+        return ("yes" if t["followed"] else "**no**: " + "; ".join(t["problems"])) + f" ({t['reloads']} reloads)"
+
+    lines = [
+        '## 5b. Live: a stake paid by signature, from the signature to "Confirmed"',
+        "",
+        f"Goal: on 12-second blocks with `CHAIN_CONFIRMATIONS=2`, players holding test USDC and no ETH stake by "
+        "signature through the real page (docs/protocol.md section 2a): from the moment their wallet gives the "
+        'signature to "Confirmed" in My submissions, within the chain\'s floor + '
+        f"{goal:g} s at p95 over {main['claims']} stakes: {met} (p95 "
+        f"{main['aboveFloorSeconds']['p95']:.2f} s above the floor). The floor of a relayed stake is the time from "
+        "the signature to the block that would make the payment deep enough had it been mined in the first block "
+        "produced after the signature, i.e. the 2nd block produced after it: the relayer cannot beat it, and a "
+        "stake the relayer gets into a later block pays a whole block more. Same stack, same run as section 5 "
+        "(its direct transfers are the comparison row).",
+        "",
+        f"Command: `{r['command']}` · measured {r['measuredAt']} (load average {la(r)}); setup as section 5, "
+        f"and: {r['setup'].get('signed', '')}",
+        "",
+        "| figure (p50 / p95 / max) | " + " | ".join(f"{p['blockSeconds']}-second blocks" for p in signed) + " |",
+        "|---|" + "---:|" * len(signed),
+        row(
+            "stakes signed through the page / shown Confirmed on it",
+            lambda p: f"{p['claims']} / {p['confirmedOnPage']}",
+        ),
+        row(
+            "**signature to Confirmed above the floor, per stake**",
+            lambda p: f"**{_trio(p['aboveFloorSeconds'])}**" + (f" ({met})" if p is main else ""),
+        ),
+        *[row(label, lambda p, key=key: _trio(p.get(key) or {})) for label, key in SIGNED_ROWS],
+        row("mined in the n-th block produced after the signature (stakes)", mined),
+        row("the relayer's transactions sent again (none expected)", lambda p: str(p["relayResent"])),
+        row(
+            "for comparison, paid by transfer in the same run (section 5): POST to Confirmed above its floor", transfer
+        ),
+        row("following: GETs per player with a pending stake, and answer bytes on the wire", follow),
+        row("total bids followed the confirmed sum without a reload", bids),
+        "",
+    ]
+    for p in signed:
+        missed = p["missedFirstBlock"]
+        if missed:
+            lines += [
+                f"On {p['blockSeconds']}-second blocks, {len(missed)} of {p['confirmedOnPage']} stakes missed the "
+                "first block after their signature: "
+                + "; ".join(f"block {m['inclusionIndex']}: {m['why']}" for m in missed)
+                + ".",
+                "",
+            ]
+        else:
+            lines += [f"On {p['blockSeconds']}-second blocks, every stake was mined in the first block after its "
+                      "signature.", ""]  # fmt: skip
+    lines += [
+        "How to read it: after the signature the page posts the claim (the POST checks the signature, the token's "
+        "state and the payer's balance in one batch, chain/authorization_checks.py), the claim's commit queues the "
+        "relayer's message on the `relay` queue, and a worker process sends the stake in the relayer's next run "
+        "(chain/relayer.py: its batched reads of the queued claims, then one stake at a time under the account "
+        "row's lock). Whatever that takes is free while it ends before the next block; a stake signed closer to "
+        "the next block than that misses it and waits a whole block (12 s), which is what moves the p95 here. "
+        "From the deep-enough block the path is the transfer's (section 5): the head watcher's batched round "
+        "confirms it, the page follows it by its commitment (`GET /api/responses/authorization/{commitment}`, "
+        "counted under `status`) and, once the claim names its transaction, watches the head through the wallet. "
+        "The relayer's runs are read from the stack's worker log (Celery's received and succeeded lines).",
+    ]
+    return lines

@@ -7,7 +7,7 @@ from devtools.json_shape import leaf_lengths
 
 from .burst_report import burst_section
 from .common import ROOT, log, read_results
-from .relay_report import relay_burst_section
+from .relay_report import live_signed_section, relay_burst_section
 
 DOC = ROOT / "docs" / "performance.md"
 
@@ -330,7 +330,7 @@ def head_watcher_lines(h: dict) -> list[str]:
 
 
 def live_section(r: dict) -> list[str]:
-    phases = sorted(r["phases"], key=lambda p: -p["blockSeconds"])
+    phases = sorted([p for p in r["phases"] if not p.get("signed")], key=lambda p: -p["blockSeconds"])
     goal = r["goals"]["blockToConfirmedP95SecondsAtMost"]
     head = r["headPoll"]
 
@@ -604,6 +604,8 @@ def write() -> None:
             parts += [f"## {name}", "", "Not measured yet: `.venv/bin/python -m bench.run " + name + "`.", ""]
         if name == "scale" and "admin" in results:
             parts += admin_section(results["admin"]) + [""]
+        if name == "live" and "live" in results and live_signed_section(results["live"], la):
+            parts += live_signed_section(results["live"], la) + [""]
     if "burst" in results:
         parts += burst_section(results["burst"], results.get("burst-before"), la) + [""]
     else:

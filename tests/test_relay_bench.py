@@ -2,7 +2,9 @@
 bench/live.py) that their figures rest on: the reconciliation of a burst finds what was lost or
 doubled (a claim not stored or stored twice, a nonce skipped or used twice, an authorization used
 twice, a Transfer of another amount, a treasury short by one unit); the blocks are counted from the
-POSTs; the chain's floor of a relayed stake is the CONFIRMATIONS-th block after the signature; the
+POSTs; the chain's floor of a relayed stake is the CONFIRMATIONS-th block after the signature, and a
+stake the relayer sent after the first block is a miss said with why; the relayer's runs are read
+from the worker's log; the
 claims the benchmark posts carry the payer's own signature of its stake to the treasury under the
 token's domain, its nonce the guess commitment; the relayer's SQL statements are named by table."""
 
@@ -12,6 +14,7 @@ import copy
 
 import pytest
 
+from bench.live_signed import claim_timeline, missed_first_block, relay_runs, sending_run
 from bench.relay_chain import Payer, payers, signed_claim
 from bench.relay_figures import Expected, blocks_from, floor_block, nonce_gaps, reconcile
 from bench.relay_profile import statement_kind
@@ -189,3 +192,41 @@ def test_the_relayers_statements_are_named_by_what_they_touch():
     )
     assert statement_kind('UPDATE "responses_stakeauthorization" SET x = 1') == "UPDATE responses_stakeauthorization"
     assert statement_kind('INSERT INTO "chain_relaytransaction" ("a") VALUES (1)') == "INSERT chain_relaytransaction"
+
+
+CELERY_LOG = """\
+2026-11-27 18:19:20,383 INFO celery.worker.strategy Task chain.relay_send[7a15-aa] received
+2026-11-27 18:19:20,400 INFO celery.worker.strategy Task chain.watch_head[0b0b-cc] received
+2026-11-27 18:19:20,950 INFO celery.worker.strategy Task chain.relay_send[d8ec-bb] received
+2026-11-27 18:19:20,970 INFO celery.app.trace Task chain.relay_send[d8ec-bb] succeeded in 0.007s: 0
+2026-11-27 18:19:21,131 INFO celery.app.trace Task chain.relay_send[7a15-aa] succeeded in 0.731s: 2
+"""
+
+
+def test_the_relayers_runs_are_read_from_the_worker_log_in_utc():
+    runs = relay_runs(CELERY_LOG)
+    assert [(r["task"], r["sent"]) for r in runs] == [("7a15-aa", 2), ("d8ec-bb", 0)]
+    first = runs[0]
+    assert first["receivedAt"] == 1795803560383.0  # 2026-11-27 18:19:20.383 UTC, in ms
+    assert first["endedAt"] - first["startedAt"] == pytest.approx(731.0)
+    assert sending_run(runs, 1795803560800.0) is first  # sent while it ran
+    assert sending_run(runs, 1795803561300.0) is None  # no run that sent anything was running then
+    assert sending_run(runs, None) is None
+
+
+def test_a_stake_signed_too_close_to_the_next_block_is_counted_a_miss_with_why():
+    blocks = {100: 0.0, 101: 12_000.0, 102: 24_000.0, 103: 36_000.0}
+    claim = {"signedAt": 11_500.0, "postAt": 11_550.0, "postAnsweredAt": 11_900.0, "relaySentAt": 12_300.0,
+             "includedBlock": 102, "includedBlockAt": 24_000.0, "deepBlockAt": 36_000.0,
+             "serverConfirmedAt": 36_400.0, "confirmedShownAt": 36_700.0, "commitment": "ab" * 32}  # fmt: skip
+    t = claim_timeline(claim, blocks, 2)
+    assert t["floor"] == pytest.approx(12.5)  # block 101 would have mined it, 102 made it deep enough
+    assert t["inclusionIndex"] == 2 and t["aboveFloor"] == pytest.approx(25.2 - 12.5)
+    assert t["deepBlockToServer"] == pytest.approx(0.4) and t["serverToPage"] == pytest.approx(0.3)
+    assert "sent it 0.80 s after the signature, the first block came 0.50 s after it" in missed_first_block(claim, t)
+    # Sent in time: in the first block, Confirmed at the floor's block plus what the server and the page add.
+    on_time = {**claim, "relaySentAt": 11_950.0, "includedBlock": 101, "includedBlockAt": 12_000.0,
+               "deepBlockAt": 24_000.0, "serverConfirmedAt": 24_400.0, "confirmedShownAt": 24_700.0}  # fmt: skip
+    t = claim_timeline(on_time, blocks, 2)
+    assert t["inclusionIndex"] == 1 and t["aboveFloor"] == pytest.approx(0.7)
+    assert claim_timeline({**claim, "confirmedShownAt": None}, blocks, 2) is None
