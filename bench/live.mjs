@@ -44,6 +44,12 @@ const PHASES = (process.env.BENCH_LIVE_PHASES ?? '12:20,12:20:signed,1:10,1:10:s
 // The confirm dialog's choice of payment (frontend/src/tabs/active/ConfirmDialog.tsx, PAY_CHOICE).
 const SIGN_CHOICE = 'Sign the payment (no ETH needed)';
 const HEAD_POLL_MS = 20;
+// The ledger indexer's interval: production's default (config/settings/chain.py), not the e2e
+// suite's 1 s (its staff resolve within seconds of a close). Every run re-reads the last
+// CHAIN_REORG_DEPTH_BLOCKS blocks of transfers and queues a verification for each pending claim
+// among them: at 1 s, with the relayed stakes of a run in that window, it kept both worker processes
+// busy and the head watcher's messages expired (docs/performance.md section 5b).
+const INDEX_SECONDS = process.env.BENCH_LIVE_INDEX_SECONDS ?? '15';
 const OUT = process.env.BENCH_LIVE_OUT;
 
 const log = (message) => console.error(`[live ${new Date().toISOString().slice(11, 19)}] ${message}`);
@@ -408,6 +414,8 @@ async function runPhase(browser, stack, head, { blockSeconds, claims, signed }, 
     finalBidsText: finalText,
     lastPage,
     finalBidsShownAt: finalShownAt,
+    startedAt: started,
+    endedAt: Date.now(),
     wallSeconds: (Date.now() - started) / 1000,
     claims: claimsOut,
     pages: final.map((live, p) => ({
@@ -424,7 +432,9 @@ async function runPhase(browser, stack, head, { blockSeconds, claims, signed }, 
 async function main() {
   if (!OUT) throw new Error('BENCH_LIVE_OUT is not set');
   const startedAt = Date.now();
-  const stack = await startStack({ env: { CHAIN_CONFIRMATIONS: String(CONFIRMATIONS), THROTTLE_RESPONSE_CREATE: '10000/min', LOG_LEVEL: 'WARNING' } });
+  const stack = await startStack({
+    env: { CHAIN_CONFIRMATIONS: String(CONFIRMATIONS), CHAIN_INDEX_INTERVAL_SECONDS: INDEX_SECONDS, THROTTLE_RESPONSE_CREATE: '10000/min', LOG_LEVEL: 'WARNING' },
+  });
   state.stack = stack;
   log(`stack up after ${((Date.now() - startedAt) / 1000).toFixed(0)} s at ${stack.baseUrl}`);
   const head = watchHead(stack.rpcUrl);

@@ -22,13 +22,29 @@ from decimal import Decimal
 from urllib.parse import urlparse
 
 from . import live_signed
-from .common import DATABASE, HEAD_INTERVAL_SECONDS, PG_BASE, REDIS_URL, ROOT, command, log, write_result
+from .common import (
+    DATABASE,
+    HEAD_INTERVAL_SECONDS,
+    PG_BASE,
+    REDIS_URL,
+    ROOT,
+    append_run,
+    command,
+    log,
+    uptime,
+    write_result,
+)
 from .verify import percentile
+from .worker_log import relay_runs as worker_log_runs
+from .worker_log import task_stats
 
 # BENCH_LIVE_PHASES: "blockSeconds:claims" per phase, paid by transfer, or "blockSeconds:claims:signed",
 # paid by signature by players with no ETH (section 5b); run one after the other on one stack.
 PHASES = os.environ.get("BENCH_LIVE_PHASES", "12:20,12:20:signed,1:10,1:10:signed")
 PLAYERS = int(os.environ.get("BENCH_LIVE_PLAYERS", "2"))
+# The ledger indexer's interval on the stack (bench/live.mjs): production's default unless given.
+INDEX_SECONDS = os.environ.get("BENCH_LIVE_INDEX_SECONDS", "15")
+ENV_NAMES = ("BENCH_LIVE_PHASES", "BENCH_LIVE_PLAYERS", "BENCH_LIVE_INDEX_SECONDS", "CHAIN_HEAD_INTERVAL_SECONDS")
 GOAL_P95_SECONDS = 1.5
 LOG_DIR = ROOT / "var" / "bench-live-logs"  # the stack's logs (its worker's: the relayer's runs)
 TIMEOUT_SECONDS = 900
@@ -166,7 +182,34 @@ def figures(phase: dict, head_poll: dict) -> dict:
     }
 
 
+def summary(result: dict) -> dict:
+    """This run in a line (bench/results/live-runs.json, docs/performance.md sections 5 and 5b)."""
+    phases = []
+    for p in result["phases"]:
+        line = {"blockSeconds": p["blockSeconds"], "signed": bool(p.get("signed")), "claims": p["claims"],
+                "confirmedOnPage": p["confirmedOnPage"],
+                "headWatcherExpired": p.get("worker", {}).get("discarded", {}).get("chain.watch_head", 0)}  # fmt: skip
+        if p.get("signed"):
+            line.update(aboveFloor=p["aboveFloorSeconds"], inclusionIndex=p["inclusionIndex"],
+                        signatureToRelaySent=p["signatureToRelaySentSeconds"],
+                        deepBlockToServer=p["deepBlockToServerSeconds"])  # fmt: skip
+        else:
+            line.update(blockToConfirmed=p["blockToConfirmedSeconds"], blockToServer=p["blockToServerSeconds"])
+        phases.append(line)
+    return {
+        "measuredAt": result["measuredAt"],
+        "command": result["command"],
+        "loadAverageBefore": result["loadAverageBefore"],
+        "loadAverage": result["loadAverage"],
+        "indexSeconds": INDEX_SECONDS,
+        "meetsGoal": result["meetsGoal"],
+        "signedMeetsGoal": result["signedMeetsGoal"],
+        "phases": phases,
+    }
+
+
 def run() -> dict:
+    load_before, uptime_before = [round(x, 2) for x in os.getloadavg()], uptime()
     redis = urlparse(REDIS_URL)
     if (redis.hostname, redis.port or 6379) != ("127.0.0.1", 6379):
         raise RuntimeError("bench/live.mjs uses the Redis server on 127.0.0.1:6379 (BENCH_REDIS_URL names another)")
@@ -182,12 +225,14 @@ def run() -> dict:
             "BENCH_LIVE_OUT": out,
             "BENCH_LIVE_PHASES": PHASES,
             "BENCH_LIVE_PLAYERS": str(PLAYERS),
+            "BENCH_LIVE_INDEX_SECONDS": INDEX_SECONDS,
         }
         script = str(ROOT / "bench" / "live.mjs")
         subprocess.run(["node", script], cwd=ROOT, env=env, check=True, timeout=TIMEOUT_SECONDS)
         recorded = json.loads(open(out).read())
     blocks = {int(n): at for n, at in recorded["blocks"].items()}
-    runs = live_signed.relay_runs((LOG_DIR / "celery.log").read_text(errors="replace"))
+    worker_log = (LOG_DIR / "celery.log").read_text(errors="replace")
+    runs = worker_log_runs(worker_log)
     phases = []
     for phase in recorded["phases"]:
         if phase.get("signed"):
@@ -195,6 +240,8 @@ def run() -> dict:
                            "totalBids": bids_followed(phase), "pageErrors": _errors(phase)})  # fmt: skip
         else:
             phases.append(figures(phase, recorded["headPoll"]))
+        # What the stack's worker did meanwhile (the head watcher's messages that expired unrun).
+        phases[-1]["worker"] = task_stats(worker_log, phase["startedAt"], phase["endedAt"])
     transfers = [p for p in phases if not p.get("signed")]
     main = next((p for p in transfers if p["blockSeconds"] == 12), transfers[0] if transfers else None)
     signed_main = next((p for p in phases if p.get("signed") and p["blockSeconds"] == 12), None)
@@ -217,14 +264,18 @@ def run() -> dict:
             f"{f['requestsPerSecondPerPendingPlayer']:.2f} req/s per pending player; total bids followed: "
             f"{p['totalBids']['followed']}"
         )
-    return write_result(
+    path = write_result(
         "live",
         {
-            "command": command("live", "BENCH_LIVE_PHASES", "BENCH_LIVE_PLAYERS", "CHAIN_HEAD_INTERVAL_SECONDS"),
+            "command": command("live", *ENV_NAMES),
+            "loadAverageBefore": load_before,
+            "uptimeBefore": uptime_before,
+            "uptime": uptime(),
             "setup": {
                 "stack": "e2e/lib/stack.mjs: gunicorn (2 workers x 2 threads), 1 Celery worker (concurrency 2) with "
-                f"its embedded beat (head watcher every {HEAD_INTERVAL_SECONDS} s), production settings over "
-                "loopback http, "
+                f"its embedded beat (head watcher every {HEAD_INTERVAL_SECONDS} s, the ledger indexer every "
+                f"{INDEX_SECONDS} s: CHAIN_INDEX_INTERVAL_SECONDS, production's default is 15), production settings "
+                "over loopback http, "
                 f"PostgreSQL database {DATABASE}, {REDIS_URL}",
                 "chain": "anvil with the test USDC, interval mining set per phase (evm_setIntervalMining, as "
                 "`anvil --block-time`), CHAIN_CONFIRMATIONS=2",
@@ -257,6 +308,9 @@ def run() -> dict:
             "phases": phases,
         },
     )
+    if not any(name in os.environ for name in ("BENCH_LIVE_PHASES", "BENCH_LIVE_PLAYERS")):
+        append_run("live", summary(json.loads(path.read_text())))
+    return path
 
 
 if __name__ == "__main__":

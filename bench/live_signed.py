@@ -10,41 +10,10 @@ that block came)."""
 
 from __future__ import annotations
 
-import re
-from datetime import UTC, datetime
-
 from .relay_figures import floor_block, stats
+from .worker_log import sending_run
 
 GOAL_ABOVE_FLOOR_P95_SECONDS = 1.5
-
-
-_LOG_LINE = re.compile(
-    r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}) \w+ [\w.]+ Task chain\.relay_send\[([\w-]+)\] "
-    r"(received|succeeded in ([\d.]+)s: (\d+))",
-    re.M,
-)
-
-
-def relay_runs(celery_log: str) -> list[dict]:
-    """The relayer's sending runs in the stack's worker log (Celery's INFO lines, times in UTC as the
-    settings' TIME_ZONE): when each `chain.relay_send` message was received, when its run started
-    and ended (end minus its runtime), in ms since the epoch, and how many stakes it sent."""
-    runs: dict[str, dict] = {}
-    for stamp, task, what, runtime, sent in _LOG_LINE.findall(celery_log):
-        at = datetime.strptime(stamp, "%Y-%m-%d %H:%M:%S,%f").replace(tzinfo=UTC).timestamp() * 1000
-        run = runs.setdefault(task, {"task": task, "receivedAt": None, "startedAt": None, "endedAt": None, "sent": 0})
-        if what == "received":
-            run["receivedAt"] = at
-        else:
-            run.update(endedAt=at, startedAt=at - float(runtime) * 1000, sent=int(sent))
-    return [r for r in runs.values() if r["endedAt"] is not None]
-
-
-def sending_run(runs: list[dict], sent_at: float | None) -> dict | None:
-    """The run that sent a stake at `sent_at` (ms): one that sent something and was running then."""
-    if sent_at is None:
-        return None
-    return next((r for r in runs if r["sent"] and r["startedAt"] - 5 <= sent_at <= r["endedAt"] + 5), None)
 
 
 def _seconds(a: float | None, b: float | None) -> float | None:

@@ -44,6 +44,7 @@ from .common import (
     HEAD_INTERVAL_SECONDS,
     PG_BASE,
     REDIS_URL,
+    append_run,
     collectstatic,
     command,
     django_env,
@@ -52,10 +53,12 @@ from .common import (
     manage,
     python_module,
     recreate_database,
+    uptime,
     write_result,
 )
 from .relay_figures import Expected, blocks_from, reconcile, stats
 from .verify import set_pace, wait_open
+from .worker_log import task_stats
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
 import devchain  # scripts/ is not a package
@@ -258,9 +261,11 @@ def one_burst(site, rpc_url: str, info: dict, domain, challenge_id: int, head: H
         treasury=info["treasuryAddress"],
         treasury_delta=treasury_after - treasury_before,
     )
+    worker = task_stats(worker_log.read_text(errors="replace"), release_wall * 1000, time.time() * 1000)
     return {
         "blockSeconds": block_seconds,
         **figures(answers, offset, release_wall, release_head, head, stored, relayed, found),
+        "worker": worker,
         "relayerBalanceDeltaWei": relayer_before - relayer_after,
         "relayRuns": relay_runs(worker_log, log_offset),
         "relayStatusAtPost": _relay_statuses(answers),
@@ -320,8 +325,7 @@ def run() -> Path:
     url = recreate_database(DATABASE)
     flush_redis()
     workdir = Path(tempfile.mkdtemp(prefix="bench-relay-"))
-    load_before = [round(x, 2) for x in os.getloadavg()]
-    uptime_before = subprocess.run(["uptime"], stdout=subprocess.PIPE, text=True).stdout.strip()
+    load_before, uptime_before = [round(x, 2) for x in os.getloadavg()], uptime()
     with processes.anvil(chain_id=devchain.DEFAULT_CHAIN_ID, log=None, stop_timeout=20) as (rpc_url, _anvil):
         info = devchain.setup_chain(rpc_url)
         domain = relay_chain.token_domain(rpc_url, info)
@@ -374,7 +378,7 @@ def run() -> Path:
         profile = json.loads(python_module("bench.relay_profile", env, rpc_url, json.dumps(info), str(challenge_id),
                                            str(len(everyone)), str(PROFILE_CLAIMS)))  # fmt: skip
         direct = relay_chain.direct_transfer_gas(rpc_url, info, challenge_id, 20)
-    return write_result(
+    path = write_result(
         "relay_burst",
         {
             "command": command("relay_burst", "BENCH_RELAY_CLAIMS", "BENCH_RELAY_BLOCKS"),
@@ -386,9 +390,36 @@ def run() -> Path:
             "relayProfile": profile,
             "loadAverageBefore": load_before,
             "uptimeBefore": uptime_before,
-            "uptime": subprocess.run(["uptime"], stdout=subprocess.PIPE, text=True).stdout.strip(),
+            "uptime": uptime(),
         },
     )
+    if not any(name in os.environ for name in ("BENCH_RELAY_CLAIMS", "BENCH_RELAY_BLOCKS")):
+        append_run("relay_burst", summary(json.loads(path.read_text())))
+    return path
+
+
+def summary(result: dict) -> dict:
+    """This run in a line (bench/results/relay_burst-runs.json, docs/performance.md section 7)."""
+    return {
+        "measuredAt": result["measuredAt"],
+        "command": result["command"],
+        "loadAverageBefore": result["loadAverageBefore"],
+        "loadAverage": result["loadAverage"],
+        "meetsGoal": result["meetsGoal"],
+        "bursts": [
+            {
+                "blockSeconds": b["blockSeconds"],
+                "blocksUsed": b["blocksUsed"],
+                "lastInclusionSeconds": b["lastInclusionSeconds"],
+                "lastConfirmedSeconds": b["lastConfirmedSeconds"],
+                "sendSpacingMsP50": b["sendSpacingMs"]["p50"],
+                "gasUsedP50": b["gasUsed"]["p50"],
+                "nothingLostOrDoubled": b["reconciled"]["nothingLostOrDoubled"],
+                "headWatcherExpired": b.get("worker", {}).get("discarded", {}).get("chain.watch_head", 0),
+            }
+            for b in result["bursts"]
+        ],
+    }
 
 
 def meets_goal(bursts: list[dict]) -> bool:

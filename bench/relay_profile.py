@@ -3,7 +3,10 @@
 every SQL statement (Django's execute_wrapper, by verb and table), the commits (one per claim: each
 claim is decided under the account row's lock in a transaction of its own), the signing, the
 broadcast (one eth_sendRawTransaction per stake), the round's batched chain reads, and the rest
-(Python). Run by bench/relay_burst.py on its chain once its servers have stopped (no worker may
+(Python). Then the head watcher's two rounds over those claims once their stakes are mined in one
+block (chain/heads.py): the inclusion block's (their transactions found) and the deep-enough
+block's, which confirms them all: its RPC requests, statements and time per claim. Run by
+bench/relay_burst.py on its chain once its servers have stopped (no worker may
 send these), on claims signed by payers with keys of their own, stored queued as the POST stores
 them (responses/authorizations.py's rows, without the POST's chain checks).
 
@@ -136,10 +139,62 @@ def profile(count: int) -> dict:
     }
 
 
+def head_rounds(rpc_url: str) -> list[dict]:
+    """The stakes just sent mined in one block, then one more: the head watcher's round at each."""
+    from chain.client import get_client
+    from chain.heads import pending_claims_on_head
+    from django.db import connection
+
+    from .data import _rpc_batch
+
+    rounds = []
+    _rpc_batch(rpc_url, [("evm_setIntervalMining", [0]), ("evm_setAutomine", [False])])
+    try:
+        head = None
+        for label in ("inclusion block", "deep-enough block"):
+            _rpc_batch(rpc_url, [("evm_mine", [])])
+            by_statement = Timed()
+
+            def sql(execute, statement, params, many, context, by_statement=by_statement):
+                started = time.perf_counter()
+                try:
+                    return execute(statement, params, many, context)
+                finally:
+                    by_statement.add(statement_kind(statement), time.perf_counter() - started)
+
+            client = get_client()
+            started, cpu = time.perf_counter(), time.process_time()
+            with connection.execute_wrapper(sql):
+                done = pending_claims_on_head(client=client, last_head=head)
+            wall, cpu = time.perf_counter() - started, time.process_time() - cpu
+            assert done is not None
+            head = done.head
+            rounds.append({
+                "block": label,
+                "claims": done.claims,
+                "decided": done.decided,
+                "rpcRequests": done.http_requests,
+                "seconds": wall,
+                "cpuSeconds": cpu,
+                "statements": sum(by_statement.calls.values()),
+                "statementSeconds": sum(by_statement.seconds.values()),
+                "byStatement": {k: by_statement.calls[k] for k in sorted(by_statement.calls)},
+            })  # fmt: skip
+    finally:
+        _rpc_batch(rpc_url, [("evm_setAutomine", [True])])
+    return rounds
+
+
 if __name__ == "__main__":
     import django
 
     django.setup()
     rpc_url, info, challenge_id, first, count = sys.argv[1], json.loads(sys.argv[2]), *map(int, sys.argv[3:6])
     queue_claims(rpc_url, info, challenge_id, first, count)
-    print(json.dumps(profile(count)))
+    # The relayer's stakes wait in the pool while it sends (no block meanwhile), then the rounds.
+    from .data import _rpc_batch
+
+    _rpc_batch(rpc_url, [("evm_setIntervalMining", [0]), ("evm_setAutomine", [False])])
+    result = profile(count)
+    result["headRounds"] = head_rounds(rpc_url)
+    print(json.dumps(result))

@@ -88,7 +88,7 @@ BURST_ROWS: tuple[tuple[str, Callable[[dict], str]], ...] = (
 )
 
 
-def relay_burst_section(r: dict, la: Callable[[dict], str]) -> list[str]:
+def relay_burst_section(r: dict, la: Callable[[dict], str], runs: list[dict] | None = None) -> list[str]:
     bursts = r["bursts"]
     main = next((b for b in bursts if b["blockSeconds"] == 12), bursts[0])
     goal, claims = r["goals"]["blocksAtMost"], r["goals"]["claims"]
@@ -143,7 +143,10 @@ def relay_burst_section(r: dict, la: Callable[[dict], str]) -> list[str]:
         "and the call carries 324 bytes instead of 164.",
         "",
         *how_to_read(r, main),
+        *confirmation_lines(bursts, r.get("relayProfile")),
         *profile_lines(r.get("relayProfile")),
+        "",
+        *relay_runs_lines(runs or []),
     ]
     return lines
 
@@ -158,15 +161,67 @@ def how_to_read(r: dict, main: dict) -> list[str]:
         f"spans: at {spacing:.0f} ms between two sends (p50 on 12-second blocks), {r['goals']['claims']} stakes take "
         f"about {spacing * r['goals']['claims'] / 1000:.1f} s, which 12-second blocks absorb in one or two blocks "
         "(depending on where in the interval the POSTs fall; here in the middle) and 1-second blocks spread over "
-        "as many blocks as seconds. Each claim is confirmed by the head watcher's batched round of the block "
-        "after its inclusion (CHAIN_CONFIRMATIONS=2), so the last confirmation follows the last inclusion by one "
-        "block and a beat. Gas per stake is the token's own work and does not depend on the pace. The default "
+        "as many blocks as seconds. Gas per stake is the token's own work and does not depend on the pace. The default "
         f"daily budget, {_eth(budget)} (RELAY_MAX_WEI_PER_DAY), counts what is in flight at its most (gas limit "
         f"120,000 x maxFeePerGas): this burst reserved {_eth(main['reservedInFlightWei'])} of it at once and spent "
         f"{_eth(main['costWei']['sum'])}; at this chain's gas price (about "
         f"{main['effectiveGasPriceWei']['p50'] / 1e9:.2f} gwei) the default pays for about "
         f"{budget // max(1, int(main['costWei']['p50'])):,} relayed stakes a day, ten times fewer at 10 gwei.",
     ]
+
+
+TASK_NAMES = {
+    "chain.watch_head": "the head watcher",
+    "chain.index_payments": "the ledger indexer",
+    "chain.verify_response": "single verifications",
+    "chain.relay_send": "the relayer's sends",
+    "chain.relay_watch": "the relayer's watcher",
+    "chain.recheck_confirmed": "the reorg re-check",
+}
+
+
+def worker_text(worker: dict | None) -> str:
+    """What the worker's processes ran in a window, from its log (bench/worker_log.py)."""
+    if not worker:
+        return "not recorded"
+    tasks = worker["tasks"]
+    parts = [
+        f"{TASK_NAMES[name]} ({name}) {t['runs']} runs, {t['sumSeconds']:.1f} s in all, {t['maxSeconds']:.1f} s at most"
+        for name, t in sorted(tasks.items(), key=lambda kv: -kv[1]["sumSeconds"])
+        if name in TASK_NAMES
+    ]
+    expired = worker["discarded"].get("chain.watch_head", 0)
+    return (
+        f"in those {worker['windowSeconds']:.0f} s the worker's two processes ran "
+        + "; ".join(parts)
+        + f"; **{expired} of the head watcher's messages expired unrun** (the beat gives each two intervals)"
+    )
+
+
+def confirmation_lines(bursts: list[dict], p: dict | None) -> list[str]:
+    """Why the claims were confirmed as late as they were after their stakes were mined."""
+    lines = []
+    for b in bursts:
+        gap = (b["lastConfirmedSeconds"] or 0) - (b["lastInclusionSeconds"] or 0)
+        lines.append(
+            f"On {b['blockSeconds']}-second blocks the last claim was confirmed {gap:.1f} s after the last stake was "
+            f"mined, where the chain makes it deep enough {b['blockSeconds']} s after (CHAIN_CONFIRMATIONS=2): "
+            f"{worker_text(b.get('worker'))}."
+        )
+    rounds = (p or {}).get("headRounds") or []
+    deep = next((x for x in rounds if x["block"] == "deep-enough block"), None)
+    if deep and deep["decided"]:
+        lines.append(
+            f"The head watcher's round itself, over {deep['claims']} claims whose stakes one block holds "
+            f"(bench/relay_profile.py, in one process after the servers stopped): at the inclusion block "
+            f"{rounds[0]['seconds']:.2f} s ({rounds[0]['rpcRequests']} RPC requests, {rounds[0]['statements']} "
+            f"statements: each claim's transaction recorded), at the deep-enough block {deep['seconds']:.2f} s for "
+            f"{deep['decided']} confirmed: {deep['rpcRequests']} RPC requests (the reads are batched) but "
+            f"{deep['statements']} SQL statements, {deep['statements'] / deep['decided']:.1f} per claim "
+            f"({deep['seconds'] / deep['decided'] * 1000:.0f} ms per claim): each claim is confirmed with writes of "
+            "its own (its row, the challenge's sums, its ledger row, each in a savepoint), one after another."
+        )
+    return ["", *(" ".join(lines),)] if lines else []
 
 
 def profile_lines(p: dict | None) -> list[str]:
@@ -212,7 +267,7 @@ SIGNED_ROWS: tuple[tuple[str, str], ...] = (
 )
 
 
-def live_signed_section(r: dict, la: Callable[[dict], str]) -> list[str]:
+def live_signed_section(r: dict, la: Callable[[dict], str], runs: list[dict] | None = None) -> list[str]:
     signed = sorted([p for p in r["phases"] if p.get("signed")], key=lambda p: -p["blockSeconds"])
     if not signed:
         return []
@@ -292,6 +347,15 @@ def live_signed_section(r: dict, la: Callable[[dict], str]) -> list[str]:
         else:
             lines += [f"On {p['blockSeconds']}-second blocks, every stake was mined in the first block after its "
                       "signature.", ""]  # fmt: skip
+        d = p["deepBlockToServerSeconds"]
+        if p.get("worker") and d.get("p95") is not None:
+            lines += [
+                f"From the deep-enough block to the server's confirmation on {p['blockSeconds']}-second blocks: "
+                f"{_trio(d)} (p50 / p95 / max); over the phase ({p['claims']} stakes, {p['wallSeconds']:.0f} s) "
+                + worker_text(p["worker"]).removeprefix("in those ").replace(" s the worker's", " s, the worker's", 1)
+                + ".",
+                "",
+            ]
     lines += [
         "How to read it: after the signature the page posts the claim (the POST checks the signature, the token's "
         "state and the payer's balance in one batch, chain/authorization_checks.py), the claim's commit queues the "
@@ -303,5 +367,68 @@ def live_signed_section(r: dict, la: Callable[[dict], str]) -> list[str]:
         "confirms it, the page follows it by its commitment (`GET /api/responses/authorization/{commitment}`, "
         "counted under `status`) and, once the claim names its transaction, watches the head through the wallet. "
         "The relayer's runs are read from the stack's worker log (Celery's received and succeeded lines).",
+        "",
+        *live_runs_lines(runs or []),
     ]
+    return lines
+
+
+# --- Every full run (bench/results/*-runs.json) ---------------------------------------------------
+
+
+def _load(values: list) -> str:
+    return " / ".join(f"{x:g}" for x in values)
+
+
+def _t(d: dict | None) -> str:
+    return "–" if not d else " / ".join("–" if d.get(q) is None else f"{d[q]:.2f}" for q in ("p50", "p95", "max"))
+
+
+def live_runs_lines(runs: list[dict]) -> list[str]:
+    if not runs:
+        return []
+    lines = [
+        "Every full run of `bench.run live` (the machine is shared: the load average before and after each says "
+        "what else ran; the ledger indexer's interval is the stack's CHAIN_INDEX_INTERVAL_SECONDS):",
+        "",
+        "| measured (UTC) | load before → after | indexer | 12 s, transfer: block to Confirmed (p50 / p95 / max) "
+        "| 12 s, signed: above the floor (p50 / p95 / max) | signed: n-th block after the signature | signed: "
+        "deep-enough block to the server (p50 / p95 / max) | head watcher's messages expired unrun (per phase) |",
+        "|---|---|---:|---:|---:|---|---:|---|",
+    ]
+    for r in runs:
+        transfer = next((p for p in r["phases"] if p["blockSeconds"] == 12 and not p["signed"]), {})
+        signed = next((p for p in r["phases"] if p["blockSeconds"] == 12 and p["signed"]), {})
+        expired = ", ".join(
+            f"{p['blockSeconds']} s {'signed' if p['signed'] else 'transfer'}: {p['headWatcherExpired']}"
+            for p in r["phases"]
+        )
+        index = ", ".join(f"block {n}: {k}" for n, k in signed.get("inclusionIndex", {}).items())
+        lines.append(
+            f"| {r['measuredAt']} | {_load(r['loadAverageBefore'])} → {_load(r['loadAverage'])} | "
+            f"{r['indexSeconds']} s | {_t(transfer.get('blockToConfirmed'))} s | {_t(signed.get('aboveFloor'))} s "
+            f"| {index} | {_t(signed.get('deepBlockToServer'))} s | {expired} |"
+        )
+    return lines
+
+
+def relay_runs_lines(runs: list[dict]) -> list[str]:
+    if not runs:
+        return []
+    lines = [
+        "Every full run of `bench.run relay_burst` (the machine is shared: the load average before and after each):",
+        "",
+        "| measured (UTC) | load before → after | blocks | blocks used (1 = the first after the POSTs) | last "
+        "mined / last confirmed, from the POSTs | between two sends (p50) | nothing lost or doubled | head "
+        "watcher's messages expired unrun |",
+        "|---|---|---:|---|---|---:|---|---:|",
+    ]
+    for r in runs:
+        for b in r["bursts"]:
+            lines.append(
+                f"| {r['measuredAt']} | {_load(r['loadAverageBefore'])} → {_load(r['loadAverage'])} | "
+                f"{b['blockSeconds']} s | {_blocks(b['blocksUsed'])} | {b['lastInclusionSeconds']:.1f} s / "
+                f"{b['lastConfirmedSeconds']:.1f} s | {b['sendSpacingMsP50']:.0f} ms | "
+                f"{'yes' if b['nothingLostOrDoubled'] else '**no**'} | {b['headWatcherExpired']} |"
+            )
     return lines

@@ -605,13 +605,13 @@ def write() -> None:
         if name == "scale" and "admin" in results:
             parts += admin_section(results["admin"]) + [""]
         if name == "live" and "live" in results and live_signed_section(results["live"], la):
-            parts += live_signed_section(results["live"], la) + [""]
+            parts += live_signed_section(results["live"], la, results.get("live-runs")) + [""]
     if "burst" in results:
         parts += burst_section(results["burst"], results.get("burst-before"), la) + [""]
     else:
         parts += ["## 6. A burst of claims", "", "Not measured yet: `.venv/bin/python -m bench.run burst`.", ""]
     if "relay_burst" in results:
-        parts += relay_burst_section(results["relay_burst"], la) + [""]
+        parts += relay_burst_section(results["relay_burst"], la, results.get("relay_burst-runs")) + [""]
     else:
         parts += ["## 7. Relayed stakes", "", "Not measured yet: `.venv/bin/python -m bench.run relay_burst`.", ""]
     DOC.write_text("\n".join(parts))

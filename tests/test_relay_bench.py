@@ -14,10 +14,11 @@ import copy
 
 import pytest
 
-from bench.live_signed import claim_timeline, missed_first_block, relay_runs, sending_run
+from bench.live_signed import claim_timeline, missed_first_block
 from bench.relay_chain import Payer, payers, signed_claim
 from bench.relay_figures import Expected, blocks_from, floor_block, nonce_gaps, reconcile
 from bench.relay_profile import statement_kind
+from bench.worker_log import relay_runs, sending_run, task_stats
 from chain.authorization import (
     AUTHORIZATION_USED_TOPIC,
     Signature,
@@ -212,6 +213,20 @@ def test_the_relayers_runs_are_read_from_the_worker_log_in_utc():
     assert sending_run(runs, 1795803560800.0) is first  # sent while it ran
     assert sending_run(runs, 1795803561300.0) is None  # no run that sent anything was running then
     assert sending_run(runs, None) is None
+
+
+def test_the_workers_tasks_in_a_window_and_the_head_watchers_messages_that_expired():
+    log = CELERY_LOG + (
+        "2026-11-27 18:19:21,200 INFO celery.worker.request Discarding revoked task: chain.watch_head[0b0b-cc]\n"
+        "2026-11-27 18:19:22,500 INFO celery.app.trace Task chain.watch_head[1c1c-dd] succeeded in 0.02s: None\n"
+        "2026-11-27 18:29:22,500 INFO celery.app.trace Task chain.watch_head[2d2d-ee] succeeded in 0.05s: None\n"
+    )
+    start = 1795803560000.0  # 18:19:20.000 UTC
+    stats = task_stats(log, start, start + 10_000)
+    assert stats["discarded"] == {"chain.watch_head": 1}
+    assert stats["tasks"]["chain.relay_send"] == {"runs": 2, "p50Seconds": 0.007, "maxSeconds": 0.731,
+                                                  "sumSeconds": pytest.approx(0.738)}  # fmt: skip
+    assert stats["tasks"]["chain.watch_head"]["runs"] == 1  # the one ten minutes later is outside
 
 
 def test_a_stake_signed_too_close_to_the_next_block_is_counted_a_miss_with_why():
