@@ -185,17 +185,22 @@ def receipts(rpc_url: str, hashes: list[str]) -> dict[str, dict | None]:
 def direct_transfer_gas(rpc_url: str, info: dict, challenge_id: int, count: int) -> list[int]:
     """The gas of `count` direct stake transfers (docs/protocol.md section 2: the player's own
     transaction, 164 bytes of calldata), sent by anvil's funded players to the same treasury on the
-    same chain and mined together: what a player with ETH pays instead of the relayer."""
+    same chain: what a player with ETH pays instead of the relayer."""
     from .data import stake_payment
 
-    players = info["players"]
+    players = info["players"][:count]
+    counts = _rpc_batch(rpc_url, [("eth_getTransactionCount", [p, "pending"]) for p in players])
+    nonces = {p: int(c, 16) for p, c in zip(players, counts, strict=True)}
     hashes = []
     for n in range(count):
         player = players[n % len(players)]
         _, _, _, data = stake_payment(info, challenge_id, player, 10_000 + n)
         hashes.append(("eth_sendTransaction", [{"from": player, "to": info["usdcAddress"], "data": data,
-                                                "gas": hex(200_000)}]))  # fmt: skip
-    sent = _rpc_batch(rpc_url, hashes)
+                                                "gas": hex(200_000), "nonce": hex(nonces[player])}]))  # fmt: skip
+        nonces[player] += 1
+    # One request each, in nonce order: a node may take a batch's calls out of order, and an automining
+    # anvil leaves a transaction that arrived before its predecessor queued.
+    sent = [_rpc_batch(rpc_url, [call])[0] for call in hashes]
     deadline = time.monotonic() + 60
     while True:
         found = list(receipts(rpc_url, sent).values())
