@@ -26,8 +26,12 @@ def _s(value: float | None, digits: int = 2) -> str:
     return "–" if value is None else f"{value:.{digits}f} s"
 
 
+def _num(value: float, digits: int) -> str:
+    return f"{round(value, digits) + 0.0:.{digits}f}"  # + 0.0: never "-0.00"
+
+
 def _trio(d: dict, digits: int = 2, unit: str = " s") -> str:
-    return " / ".join("–" if d.get(q) is None else f"{d[q]:.{digits}f}" for q in ("p50", "p95", "max")) + unit
+    return " / ".join("–" if d.get(q) is None else _num(d[q], digits) for q in ("p50", "p95", "max")) + unit
 
 
 def _eth(wei: float) -> str:
@@ -151,19 +155,33 @@ def relay_burst_section(r: dict, la: Callable[[dict], str], runs: list[dict] | N
     return lines
 
 
+def _run_ms_per_stake(b: dict) -> float | None:
+    runs = [x for x in b["relayRuns"] if x["sent"]]
+    sent = sum(x["sent"] for x in runs)
+    return sum(x["seconds"] for x in runs) / sent * 1000 if sent else None
+
+
 def how_to_read(r: dict, main: dict) -> list[str]:
-    spacing = main["sendSpacingMs"]["p50"]
     budget = 5 * 10**16  # config/settings/chain.py's default RELAY_MAX_WEI_PER_DAY
+    claims = r["goals"]["claims"]
+    per_stake = _run_ms_per_stake(main) or 0
+    sent, answered = main["relaySentSeconds"], main["postAnsweredSeconds"]
+    spans = ", ".join(f"{len(b['blocksUsed'])} blocks on {b['blockSeconds']}-second blocks" for b in r["bursts"])
     return [
         "How to read it: the relayer sends the claims one at a time in arrival order, each under the account "
-        "row's lock with a nonce of its own (chain/relayer.py), and never waits for a receipt, so all of a burst "
-        "goes into the blocks produced while it sends. The stakes therefore land in as many blocks as the sending "
-        f"spans: at {spacing:.0f} ms between two sends (p50 on 12-second blocks), {r['goals']['claims']} stakes take "
-        f"about {spacing * r['goals']['claims'] / 1000:.1f} s, which 12-second blocks absorb in one or two blocks "
-        "(depending on where in the interval the POSTs fall; here in the middle) and 1-second blocks spread over "
-        "as many blocks as seconds. Gas per stake is the token's own work and does not depend on the pace. The default "
-        f"daily budget, {_eth(budget)} (RELAY_MAX_WEI_PER_DAY), counts what is in flight at its most (gas limit "
-        f"120,000 x maxFeePerGas): this burst reserved {_eth(main['reservedInFlightWei'])} of it at once and spent "
+        "row's lock with a nonce of its own (chain/relayer.py), and never waits for a receipt, so a burst goes "
+        "into the blocks produced while it sends, and the stakes land in as many blocks as the sending spans: "
+        f"{spans}. On 12-second blocks its first send came {sent['first']:.2f} s after the POSTs' release, "
+        f"while the POSTs were still being answered ({claims} at once on the web process's threads and this "
+        f"machine's two cores: {answered['p50']:.2f} s p50, {answered['max']:.2f} s the last), and its last "
+        f"{sent['max']:.2f} s after: one run of the relayer sent them, "
+        f"{per_stake:.0f} ms per stake (in one process with nothing else running, below: "
+        f"{(r.get('relayProfile') or {}).get('wallMsPerClaim', 0):.0f} ms). Released in the middle of a 12-second "
+        "interval, the first block took the stakes sent before it and the next one the rest; released just "
+        "before a block, the first would take almost none and the burst would still end in the next. Gas per "
+        "stake is the token's own work and does not depend on the pace. The default daily budget, "
+        f"{_eth(budget)} (RELAY_MAX_WEI_PER_DAY), counts what is in flight at its most (gas limit 120,000 x "
+        f"maxFeePerGas): this burst reserved {_eth(main['reservedInFlightWei'])} of it at once and spent "
         f"{_eth(main['costWei']['sum'])}; at this chain's gas price (about "
         f"{main['effectiveGasPriceWei']['p50'] / 1e9:.2f} gwei) the default pays for about "
         f"{budget // max(1, int(main['costWei']['p50'])):,} relayed stakes a day, ten times fewer at 10 gwei.",
@@ -180,7 +198,7 @@ TASK_NAMES = {
 }
 
 
-def worker_text(worker: dict | None) -> str:
+def worker_text(worker: dict | None, lead: str = "in those {seconds:.0f} s") -> str:
     """What the worker's processes ran in a window, from its log (bench/worker_log.py)."""
     if not worker:
         return "not recorded"
@@ -192,7 +210,8 @@ def worker_text(worker: dict | None) -> str:
     ]
     expired = worker["discarded"].get("chain.watch_head", 0)
     return (
-        f"in those {worker['windowSeconds']:.0f} s the worker's two processes ran "
+        lead.format(seconds=worker["windowSeconds"])
+        + " the worker's two processes ran "
         + "; ".join(parts)
         + f"; **{expired} of the head watcher's messages expired unrun** (the beat gives each two intervals)"
     )
@@ -207,6 +226,15 @@ def confirmation_lines(bursts: list[dict], p: dict | None) -> list[str]:
             f"On {b['blockSeconds']}-second blocks the last claim was confirmed {gap:.1f} s after the last stake was "
             f"mined, where the chain makes it deep enough {b['blockSeconds']} s after (CHAIN_CONFIRMATIONS=2): "
             f"{worker_text(b.get('worker'))}."
+        )
+    if lines:
+        lines.append(
+            "The single verifications are the ones each claim queues when it is stored (responses/hooks.py, "
+            "claim_stored; for an authorization nobody has used yet it can only find the claim pending) and "
+            "the ones the ledger indexer queues at each of its runs for every pending claim among the transfers "
+            "of the CHAIN_REORG_DEPTH_BLOCKS blocks it reads again (chain/tasks.py, index_payments). They share "
+            "the worker's two processes with the head watcher, whose messages expire after two intervals; until "
+            "one runs, the claims of a deep-enough block wait."
         )
     rounds = (p or {}).get("headRounds") or []
     deep = next((x for x in rounds if x["block"] == "deep-enough block"), None)
@@ -351,21 +379,29 @@ def live_signed_section(r: dict, la: Callable[[dict], str], runs: list[dict] | N
         if p.get("worker") and d.get("p95") is not None:
             lines += [
                 f"From the deep-enough block to the server's confirmation on {p['blockSeconds']}-second blocks: "
-                f"{_trio(d)} (p50 / p95 / max); over the phase ({p['claims']} stakes, {p['wallSeconds']:.0f} s) "
-                + worker_text(p["worker"]).removeprefix("in those ").replace(" s the worker's", " s, the worker's", 1)
+                f"{_trio(d)} (p50 / p95 / max); "
+                + worker_text(p["worker"], f"over the phase's {{seconds:.0f}} s ({p['claims']} stakes),")
                 + ".",
                 "",
             ]
+    send = main["signatureToRelaySentSeconds"]["p50"] or 0
+    chance = send / main["blockSeconds"]
     lines += [
         "How to read it: after the signature the page posts the claim (the POST checks the signature, the token's "
         "state and the payer's balance in one batch, chain/authorization_checks.py), the claim's commit queues the "
         "relayer's message on the `relay` queue, and a worker process sends the stake in the relayer's next run "
         "(chain/relayer.py: its batched reads of the queued claims, then one stake at a time under the account "
-        "row's lock). Whatever that takes is free while it ends before the next block; a stake signed closer to "
-        "the next block than that misses it and waits a whole block (12 s), which is what moves the p95 here. "
-        "From the deep-enough block the path is the transfer's (section 5): the head watcher's batched round "
-        "confirms it, the page follows it by its commitment (`GET /api/responses/authorization/{commitment}`, "
-        "counted under `status`) and, once the claim names its transaction, watches the head through the wallet. "
+        "row's lock). That costs nothing while the send comes before the next block; a stake signed closer to "
+        "the next block than that misses it and waits a whole block. For a signature at a random moment of the "
+        f"interval the chance is about (signature to send) / (block time): here {send:.2f} s / "
+        f"{main['blockSeconds']} s = {chance:.1%} per stake, {chance * main['claims']:.1f} of {main['claims']} "
+        "expected, and since each miss costs a whole block, the p95 over 20 holds only while at most one misses. "
+        "The rest of the budget is the transfer's path from the "
+        "deep-enough block (section 5): the head watcher's batched round confirms it, the page follows it by its "
+        "commitment (`GET /api/responses/authorization/{commitment}`, counted under `status`) and, once the claim "
+        "names its transaction, watches the head through the wallet; a block holds several of a player's signed "
+        "stakes (nobody waits for a receipt), so the round confirms more at once than for transfers, one after "
+        "another (section 7 measures the round). "
         "The relayer's runs are read from the stack's worker log (Celery's received and succeeded lines).",
         "",
         *live_runs_lines(runs or []),
@@ -374,6 +410,21 @@ def live_signed_section(r: dict, la: Callable[[dict], str], runs: list[dict] | N
 
 
 # --- Every full run (bench/results/*-runs.json) ---------------------------------------------------
+
+# The first full run (2026-11-27 18:29 UTC) ran the e2e suite's ledger indexer, every second; read
+# from its worker log: the indexer's runs over the phase paid by signature on 12-second blocks, and
+# what they did to the head watcher and the claims.
+INDEXER_EVERY_SECOND = (
+    "The first run's stack ran the ledger indexer every second (CHAIN_INDEX_INTERVAL_SECONDS=1, the e2e "
+    "suite's setting; `BENCH_LIVE_INDEX_SECONDS=1` runs it so again). Each run reads the treasury's transfers of "
+    "the last CHAIN_REORG_DEPTH_BLOCKS (64) blocks again, at 40 to 160 ms per transfer on this machine, so once "
+    "the run's stakes filled that window a run took 1.7 to 6 s, longer than its interval: one of the worker's two "
+    "processes was always indexing, each run queued a single verification for every pending claim in its window "
+    "(up to 415 a minute), and the head watcher's messages expired by the hundred (65 in the 12-second phase "
+    "paid by signature, 123 and 109 in the 1-second phases). The claims were then confirmed one by one by those "
+    "single verifications, 10 to 30 s after their deep-enough block (and 57 s in the 1-second phase paid by "
+    "transfer that followed). The stack now runs production's default, 15 s."
+)
 
 
 def _load(values: list) -> str:
@@ -387,6 +438,7 @@ def _t(d: dict | None) -> str:
 def live_runs_lines(runs: list[dict]) -> list[str]:
     if not runs:
         return []
+    tail = ["", INDEXER_EVERY_SECOND] if any(str(r["indexSeconds"]) == "1" for r in runs) else []
     lines = [
         "Every full run of `bench.run live` (the machine is shared: the load average before and after each says "
         "what else ran; the ledger indexer's interval is the stack's CHAIN_INDEX_INTERVAL_SECONDS):",
@@ -409,7 +461,7 @@ def live_runs_lines(runs: list[dict]) -> list[str]:
             f"{r['indexSeconds']} s | {_t(transfer.get('blockToConfirmed'))} s | {_t(signed.get('aboveFloor'))} s "
             f"| {index} | {_t(signed.get('deepBlockToServer'))} s | {expired} |"
         )
-    return lines
+    return lines + tail
 
 
 def relay_runs_lines(runs: list[dict]) -> list[str]:
