@@ -294,6 +294,8 @@ def run() -> dict:
                 "timestamps are whole seconds); the server's confirmation time is the claim row's updated_at",
             },
             "headPoll": recorded["headPoll"],
+            # Every block the head poll saw and when (ms): the figures can be computed again from the raw claims.
+            "blocks": recorded["blocks"],
             "goals": {
                 "blockToConfirmedP95SecondsAtMost": GOAL_P95_SECONDS,
                 "signedAboveFloorP95SecondsAtMost": live_signed.GOAL_ABOVE_FLOOR_P95_SECONDS,

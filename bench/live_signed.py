@@ -89,6 +89,13 @@ def signed_figures(phase: dict, blocks: dict[int, float], runs: list[dict] = ())
         if (t["inclusionIndex"] or 1) > 1
     ]
     failed = [c["hash"] for c in claims if c["status"] != "confirmed" or not c.get("confirmedShownAt")]
+    # The stakes over the goal, with where their time went (a missed first block, or the server or the
+    # page after the deep-enough block).
+    over = [
+        {key: t[key] for key in ("aboveFloor", "inclusionIndex", "deepBlockToServer", "serverToPage")}
+        for _, t in shown
+        if (t.get("aboveFloor") or 0) > GOAL_ABOVE_FLOOR_P95_SECONDS
+    ]
     return {
         "blockSeconds": phase["blockSeconds"],
         "signed": True,
@@ -113,6 +120,7 @@ def signed_figures(phase: dict, blocks: dict[int, float], runs: list[dict] = ())
         "deepBlockToConfirmedSeconds": of("deepBlockToConfirmed"),
         "inclusionIndex": dict(sorted(index.items())),
         "missedFirstBlock": missed,
+        "overGoal": sorted(over, key=lambda o: o["aboveFloor"]),
         "relayResent": sum(1 for c in claims if (c.get("relayAttempts") or 1) > 1),
         "deepBlockSeenWithinMs": max((c.get("deepBlockPollGapMs") or 0) for c, _ in shown) if shown else None,
         "samples": sorted(_clean([t.get("aboveFloor") for _, t in shown])),
