@@ -343,10 +343,10 @@ def live_signed_section(r: dict, la: Callable[[dict], str], runs: list[dict] | N
         'signature to "Confirmed" in My submissions, within the chain\'s floor + '
         f"{goal:g} s at p95 over {main['claims']} stakes: {met} (p95 "
         f"{main['aboveFloorSeconds']['p95']:.2f} s above the floor{_tally(runs)}). The floor of a relayed stake is "
-        "the time from the signature to the block that would make the payment deep enough had it been mined in the first block "
-        "produced after the signature, i.e. the 2nd block produced after it: the relayer cannot beat it, and a "
-        "stake the relayer gets into a later block pays a whole block more. Same stack, same run as section 5 "
-        "(its direct transfers are the comparison row).",
+        "the time from the signature to the block that would make the payment deep enough had it been mined in the "
+        "first block produced after the signature, i.e. the 2nd block produced after it: the relayer cannot beat "
+        "it, and a stake the relayer gets into a later block pays a whole block more. Same stack, same run as "
+        "section 5 (its direct transfers are the comparison row).",
         "",
         f"Command: `{r['command']}` · measured {r['measuredAt']} (load average {la(r)}); setup as section 5, "
         f"and: {r['setup'].get('signed', '')}",
