@@ -34,6 +34,7 @@ class Answer:
     status: int  # 0: no answer (connection refused or reset, or no answer within the timeout)
     what: str  # the transaction hash of a claim, the path of a read
     error: str = ""
+    body: bytes = b""  # the answer's body (bench/relay_burst.py reads the claims' relay status in it)
 
     @property
     def seconds(self) -> float:
@@ -71,18 +72,19 @@ async def _request(base: str, method: str, path: str, what: str, scheduled: floa
     lines += [f"{name}: {value}" for name, value in headers.items()]
     request = ("\r\n".join(lines) + "\r\n\r\n").encode() + data
 
-    async def exchange() -> int:
+    async def exchange() -> tuple[int, bytes]:
         reader, writer = await asyncio.open_connection(url.hostname, url.port)
         try:
             writer.write(request)
             answer = await reader.read()  # to the server's close
         finally:
             writer.close()
-        return int(answer.split(b" ", 2)[1]) if answer.startswith(b"HTTP/1.") else 0
+        status = int(answer.split(b" ", 2)[1]) if answer.startswith(b"HTTP/1.") else 0
+        return status, answer.partition(b"\r\n\r\n")[2]
 
     try:
-        status = await asyncio.wait_for(exchange(), REQUEST_TIMEOUT_SECONDS)
-        return Answer(scheduled, time.monotonic(), status, what, error="" if status else "no status line")
+        status, body = await asyncio.wait_for(exchange(), REQUEST_TIMEOUT_SECONDS)
+        return Answer(scheduled, time.monotonic(), status, what, error="" if status else "no status line", body=body)
     except (TimeoutError, OSError, ValueError, IndexError) as exc:
         return Answer(scheduled, time.monotonic(), 0, what, error=type(exc).__name__)
 

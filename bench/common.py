@@ -176,7 +176,22 @@ def write_result(name: str, data: dict) -> Path:
     return path
 
 
-def read_results() -> dict[str, dict]:
+def uptime() -> str:
+    return subprocess.run(["uptime"], stdout=subprocess.PIPE, text=True).stdout.strip()
+
+
+def append_run(name: str, summary: dict) -> None:
+    """One line for this run in bench/results/<name>-runs.json, oldest first: the report lists every
+    full run of a benchmark, so a figure measured while other work loaded the shared machine stands
+    beside the runs before it (with each run's load average)."""
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    path = RESULTS / f"{name}-runs.json"
+    runs = json.loads(path.read_text()) if path.exists() else []
+    runs.append(summary)
+    path.write_text(json.dumps(runs, indent=1) + "\n")
+
+
+def read_results() -> dict[str, dict | list]:
     return {p.stem: json.loads(p.read_text()) for p in sorted(RESULTS.glob("*.json"))}
 
 

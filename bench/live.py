@@ -21,13 +21,32 @@ import tempfile
 from decimal import Decimal
 from urllib.parse import urlparse
 
-from .common import DATABASE, HEAD_INTERVAL_SECONDS, PG_BASE, REDIS_URL, ROOT, command, log, write_result
+from . import live_signed
+from .common import (
+    DATABASE,
+    HEAD_INTERVAL_SECONDS,
+    PG_BASE,
+    REDIS_URL,
+    ROOT,
+    append_run,
+    command,
+    log,
+    uptime,
+    write_result,
+)
 from .verify import percentile
+from .worker_log import relay_runs as worker_log_runs
+from .worker_log import task_stats
 
-# BENCH_LIVE_PHASES="12:20,1:10": (block seconds, claims) per phase, run one after the other on one stack.
-PHASES = os.environ.get("BENCH_LIVE_PHASES", "12:20,1:10")
+# BENCH_LIVE_PHASES: "blockSeconds:claims" per phase, paid by transfer, or "blockSeconds:claims:signed",
+# paid by signature by players with no ETH (section 5b); run one after the other on one stack.
+PHASES = os.environ.get("BENCH_LIVE_PHASES", "12:20,12:20:signed,1:10,1:10:signed")
 PLAYERS = int(os.environ.get("BENCH_LIVE_PLAYERS", "2"))
+# The ledger indexer's interval on the stack (bench/live.mjs): production's default unless given.
+INDEX_SECONDS = os.environ.get("BENCH_LIVE_INDEX_SECONDS", "15")
+ENV_NAMES = ("BENCH_LIVE_PHASES", "BENCH_LIVE_PLAYERS", "BENCH_LIVE_INDEX_SECONDS", "CHAIN_HEAD_INTERVAL_SECONDS")
 GOAL_P95_SECONDS = 1.5
+LOG_DIR = ROOT / "var" / "bench-live-logs"  # the stack's logs (its worker's: the relayer's runs)
 TIMEOUT_SECONDS = 900
 
 
@@ -127,6 +146,10 @@ def bids_followed(phase: dict) -> dict:
     }
 
 
+def _errors(phase: dict) -> list[str]:
+    return [e for page in phase["pages"] for e in page["errors"]]
+
+
 def figures(phase: dict, head_poll: dict) -> dict:
     claims = phase["claims"]
     shown = [c for c in claims if c["confirmedShownAt"] and c["deepBlockAt"]]
@@ -153,13 +176,40 @@ def figures(phase: dict, head_poll: dict) -> dict:
         "deepBlockSeenWithinMs": max((c["deepBlockPollGapMs"] or 0) for c in shown) if shown else None,
         "follow": follow_cost(phase),
         "totalBids": bids_followed(phase),
-        "pageErrors": [e for page in phase["pages"] for e in page["errors"]],
+        "pageErrors": _errors(phase),
         "samples": sorted(block_to_shown),
         "raw": claims,
     }
 
 
+def summary(result: dict) -> dict:
+    """This run in a line (bench/results/live-runs.json, docs/performance.md sections 5 and 5b)."""
+    phases = []
+    for p in result["phases"]:
+        line = {"blockSeconds": p["blockSeconds"], "signed": bool(p.get("signed")), "claims": p["claims"],
+                "confirmedOnPage": p["confirmedOnPage"],
+                "headWatcherExpired": p.get("worker", {}).get("discarded", {}).get("chain.watch_head", 0)}  # fmt: skip
+        if p.get("signed"):
+            line.update(aboveFloor=p["aboveFloorSeconds"], inclusionIndex=p["inclusionIndex"],
+                        signatureToRelaySent=p["signatureToRelaySentSeconds"],
+                        deepBlockToServer=p["deepBlockToServerSeconds"])  # fmt: skip
+        else:
+            line.update(blockToConfirmed=p["blockToConfirmedSeconds"], blockToServer=p["blockToServerSeconds"])
+        phases.append(line)
+    return {
+        "measuredAt": result["measuredAt"],
+        "command": result["command"],
+        "loadAverageBefore": result["loadAverageBefore"],
+        "loadAverage": result["loadAverage"],
+        "indexSeconds": INDEX_SECONDS,
+        "meetsGoal": result["meetsGoal"],
+        "signedMeetsGoal": result["signedMeetsGoal"],
+        "phases": phases,
+    }
+
+
 def run() -> dict:
+    load_before, uptime_before = [round(x, 2) for x in os.getloadavg()], uptime()
     redis = urlparse(REDIS_URL)
     if (redis.hostname, redis.port or 6379) != ("127.0.0.1", 6379):
         raise RuntimeError("bench/live.mjs uses the Redis server on 127.0.0.1:6379 (BENCH_REDIS_URL names another)")
@@ -171,18 +221,41 @@ def run() -> dict:
             "E2E_DB_NAME": DATABASE,
             "E2E_REDIS_DB": (redis.path or "/0").lstrip("/") or "0",
             "E2E_PG_ADMIN_URL": f"{PG_BASE}/postgres",
-            "E2E_LOG_DIR": str(ROOT / "var" / "bench-live-logs"),
+            "E2E_LOG_DIR": str(LOG_DIR),
             "BENCH_LIVE_OUT": out,
             "BENCH_LIVE_PHASES": PHASES,
             "BENCH_LIVE_PLAYERS": str(PLAYERS),
+            "BENCH_LIVE_INDEX_SECONDS": INDEX_SECONDS,
         }
         script = str(ROOT / "bench" / "live.mjs")
         subprocess.run(["node", script], cwd=ROOT, env=env, check=True, timeout=TIMEOUT_SECONDS)
         recorded = json.loads(open(out).read())
-    phases = [figures(phase, recorded["headPoll"]) for phase in recorded["phases"]]
-    main = next((p for p in phases if p["blockSeconds"] == 12), phases[0])
-    p95 = main["blockToConfirmedSeconds"]["p95"]
+    blocks = {int(n): at for n, at in recorded["blocks"].items()}
+    worker_log = (LOG_DIR / "celery.log").read_text(errors="replace")
+    runs = worker_log_runs(worker_log)
+    phases = []
+    for phase in recorded["phases"]:
+        if phase.get("signed"):
+            phases.append({**live_signed.signed_figures(phase, blocks, runs), "follow": follow_cost(phase),
+                           "totalBids": bids_followed(phase), "pageErrors": _errors(phase)})  # fmt: skip
+        else:
+            phases.append(figures(phase, recorded["headPoll"]))
+        # What the stack's worker did meanwhile (the head watcher's messages that expired unrun).
+        phases[-1]["worker"] = task_stats(worker_log, phase["startedAt"], phase["endedAt"])
+    transfers = [p for p in phases if not p.get("signed")]
+    main = next((p for p in transfers if p["blockSeconds"] == 12), transfers[0] if transfers else None)
+    signed_main = next((p for p in phases if p.get("signed") and p["blockSeconds"] == 12), None)
+    p95 = main["blockToConfirmedSeconds"]["p95"] if main else None
     for p in phases:
+        if p.get("signed"):
+            a, f = p["aboveFloorSeconds"], p["follow"]
+            log(
+                f"{p['blockSeconds']}-s blocks, {p['confirmedOnPage']}/{p['claims']} stakes paid by signature: "
+                f"signature to Confirmed above the floor p50 {a['p50']:.2f} s, p95 {a['p95']:.2f} s, max "
+                f"{a['max']:.2f} s; blocks after the signature {p['inclusionIndex']}; total bids followed: "
+                f"{p['totalBids']['followed']}"
+            )
+            continue
         b, f = p["blockToConfirmedSeconds"], p["follow"]
         log(
             f"{p['blockSeconds']}-s blocks, {p['confirmedOnPage']}/{p['claims']} claims: block to Confirmed on "
@@ -191,35 +264,55 @@ def run() -> dict:
             f"{f['requestsPerSecondPerPendingPlayer']:.2f} req/s per pending player; total bids followed: "
             f"{p['totalBids']['followed']}"
         )
-    return write_result(
+    path = write_result(
         "live",
         {
-            "command": command("live", "BENCH_LIVE_PHASES", "BENCH_LIVE_PLAYERS", "CHAIN_HEAD_INTERVAL_SECONDS"),
+            "command": command("live", *ENV_NAMES),
+            "loadAverageBefore": load_before,
+            "uptimeBefore": uptime_before,
+            "uptime": uptime(),
             "setup": {
                 "stack": "e2e/lib/stack.mjs: gunicorn (2 workers x 2 threads), 1 Celery worker (concurrency 2) with "
-                f"its embedded beat (head watcher every {HEAD_INTERVAL_SECONDS} s), production settings over "
-                "loopback http, "
+                f"its embedded beat (head watcher every {HEAD_INTERVAL_SECONDS} s, the ledger indexer every "
+                f"{INDEX_SECONDS} s: CHAIN_INDEX_INTERVAL_SECONDS, production's default is 15), production settings "
+                "over loopback http, "
                 f"PostgreSQL database {DATABASE}, {REDIS_URL}",
                 "chain": "anvil with the test USDC, interval mining set per phase (evm_setIntervalMining, as "
                 "`anvil --block-time`), CHAIN_CONFIRMATIONS=2",
                 "browser": f"Debian's Chromium (headless) via playwright-core, one browser, {PLAYERS} contexts "
                 "(players), each with the e2e fake wallet; each player clicks its next claim as soon as the page "
                 "has POSTed the last, so claims overlap and each page follows several at once",
+                "signed": "the phases paid by signature (section 5b) have players of their own (other development "
+                'accounts) holding the test USDC and no ETH at all (anvil_setBalance 0); each chooses "Sign the '
+                "payment\" in the confirm dialog, the fake wallet signs through anvil's eth_signTypedData_v4 (the "
+                "moment it answers the page is the signature's time), the page POSTs the claim with the "
+                "authorization, and the stack's worker (queues `celery,relay`) relays it with the development "
+                "relayer key; every relay setting its default",
                 "clock": "Date.now() on this machine everywhere: the page's MutationObserver (Confirmed shown, "
                 "total bids), its wrapped fetch (the POST), and a worker thread polling anvil's head every "
                 f"{recorded['headPoll']['intervalMs']} ms (block first seen = block produced; anvil's block "
                 "timestamps are whole seconds); the server's confirmation time is the claim row's updated_at",
             },
             "headPoll": recorded["headPoll"],
-            "goals": {"blockToConfirmedP95SecondsAtMost": GOAL_P95_SECONDS},
+            # Every block the head poll saw and when (ms): the figures can be computed again from the raw claims.
+            "blocks": recorded["blocks"],
+            "goals": {
+                "blockToConfirmedP95SecondsAtMost": GOAL_P95_SECONDS,
+                "signedAboveFloorP95SecondsAtMost": live_signed.GOAL_ABOVE_FLOOR_P95_SECONDS,
+            },
             "meetsGoal": p95 is not None
             and p95 <= GOAL_P95_SECONDS
             and not main["failed"]
             and main["confirmedOnPage"] == main["claims"]
-            and all(p["totalBids"]["followed"] for p in phases),
+            and all(p["totalBids"]["followed"] for p in transfers),
+            "signedMeetsGoal": live_signed.meets_goal(signed_main)
+            and all(p["totalBids"]["followed"] for p in phases if p.get("signed")),
             "phases": phases,
         },
     )
+    if not any(name in os.environ for name in ("BENCH_LIVE_PHASES", "BENCH_LIVE_PLAYERS")):
+        append_run("live", summary(json.loads(path.read_text())))
+    return path
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ from devtools.json_shape import leaf_lengths
 
 from .burst_report import burst_section
 from .common import ROOT, log, read_results
+from .relay_report import live_signed_section, relay_burst_section
 
 DOC = ROOT / "docs" / "performance.md"
 
@@ -329,7 +330,7 @@ def head_watcher_lines(h: dict) -> list[str]:
 
 
 def live_section(r: dict) -> list[str]:
-    phases = sorted(r["phases"], key=lambda p: -p["blockSeconds"])
+    phases = sorted([p for p in r["phases"] if not p.get("signed")], key=lambda p: -p["blockSeconds"])
     goal = r["goals"]["blockToConfirmedP95SecondsAtMost"]
     head = r["headPoll"]
 
@@ -603,10 +604,16 @@ def write() -> None:
             parts += [f"## {name}", "", "Not measured yet: `.venv/bin/python -m bench.run " + name + "`.", ""]
         if name == "scale" and "admin" in results:
             parts += admin_section(results["admin"]) + [""]
+        if name == "live" and "live" in results and live_signed_section(results["live"], la):
+            parts += live_signed_section(results["live"], la, results.get("live-runs")) + [""]
     if "burst" in results:
         parts += burst_section(results["burst"], results.get("burst-before"), la) + [""]
     else:
         parts += ["## 6. A burst of claims", "", "Not measured yet: `.venv/bin/python -m bench.run burst`.", ""]
+    if "relay_burst" in results:
+        parts += relay_burst_section(results["relay_burst"], la, results.get("relay_burst-runs")) + [""]
+    else:
+        parts += ["## 7. Relayed stakes", "", "Not measured yet: `.venv/bin/python -m bench.run relay_burst`.", ""]
     DOC.write_text("\n".join(parts))
     log(f"wrote {DOC.relative_to(ROOT)}")
 
