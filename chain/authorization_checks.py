@@ -4,7 +4,8 @@ steps 1 to 3), registered with responses/hooks.py (register_authorization_check)
 1. the signature: what the payer signed is rebuilt from the claim (from = the submitter, to = the
    treasury, value = the stake's units, nonce = the claim's commitment) under the token's domain
    read from the chain (chain/token_domain.py); it must recover the submitter (`invalid_authorization`);
-2. its window against this server's clock (`authorization_window`);
+2. its window against this server's clock (`authorization_window`, unless the token shows it used:
+   a claim re-posted after its payment was mined is taken whatever its window);
 3. the token, in one JSON-RPC batch bounded by CHAIN_POST_CHECK_TIMEOUT_SECONDS: the authorization's
    state, the payer's balance, the latest block, and the relayed call simulated from the relayer's
    address. Used already: stored and verified, nothing relayed; cancelled: `authorization_cancelled`;
@@ -90,12 +91,18 @@ def authorization_check_for_post(claim: AuthorizationClaim, *, client: object | 
     authorization = signed_authorization(claim)
     if not signed_by(authorization, domain, claim.signature):
         return AuthorizationRead(code=Reason.INVALID_AUTHORIZATION)
-    if not in_window(valid_after=claim.valid_after, valid_before=claim.valid_before, now=time.time()):
-        return AuthorizationRead(code=Reason.AUTHORIZATION_WINDOW)
+    windowed = in_window(valid_after=claim.valid_after, valid_before=claim.valid_before, now=time.time())
     try:
-        return token_state(claim, authorization, client=chain)
+        read = token_state(claim, authorization, client=chain)
     except ChainUnavailable:
-        return AuthorizationRead()  # stored pending: the relayer checks again before it spends gas
+        # Within its window: stored pending, and the relayer checks again before it spends gas.
+        # Outside it only the chain could show it used: "cannot be checked right now", which may pass.
+        return AuthorizationRead() if windowed else AuthorizationRead(unavailable=True)
+    # The window bounds what is relayed, not what was paid: a claim re-posted after its payment was
+    # mined (a page that lost the answer, a reload an hour later) is taken whatever its window says.
+    if windowed or read.used or read.code == Reason.AUTHORIZATION_CANCELLED:
+        return read
+    return AuthorizationRead(code=Reason.AUTHORIZATION_WINDOW)
 
 
 @dataclass(frozen=True)

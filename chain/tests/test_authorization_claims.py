@@ -47,6 +47,7 @@ def test_the_payers_authorization_is_stored_pending_and_queued_for_the_relay(api
         "validBefore": signed.valid_before,
         "relayStatus": "queued",
         "relayReason": "",
+        "relayCode": "",
         "relayTransactionHash": None,
     }
     stored = Response.objects.select_related("authorization").get()
@@ -65,6 +66,7 @@ def test_without_a_relay_the_claim_is_stored_refused_for_the_player_to_send(api,
     assert answer.status_code == 201, answer.content
     assert answer.json()["authorization"]["relayStatus"] == "refused"
     assert "send this payment yourself" in answer.json()["authorization"]["relayReason"]
+    assert answer.json()["authorization"]["relayCode"] == "switched_off"
 
 
 def test_the_identical_claim_again_is_200_with_one_row(api, chain, draft, relay_on):
@@ -107,6 +109,26 @@ def test_an_authorization_someone_used_before_the_post_is_stored_with_nothing_to
     assert answer.json()["authorization"]["relayStatus"] == "not_needed"
     assert answer.json()["status"] == "pending"  # verification finds the use and confirms it
     assert StakeAuthorization.objects.get().search_from_block <= block
+
+
+def test_a_used_authorization_is_taken_whatever_its_window_says_now(api, chain, draft, relay_on, settings):
+    """The window bounds what is relayed, not what was paid: a page that lost the POST's answer and
+    posts the claim again after validBefore (or a reload an hour later) must still get its payment
+    counted. An unused one out of its window is refused; with no node answering, 503 (it may pass)."""
+    d = draft()
+    signed = sign(chain, d, valid_before=int(time.time()) + 30)  # under RELAY_MIN_REMAINING_SECONDS
+    submit(chain, d, signed, sender=chain.other)
+    answer = post(api, claim_body(d, signed))
+    assert answer.status_code == 201, answer.content
+    assert answer.json()["authorization"]["relayStatus"] == "not_needed"
+
+    unused = draft(text="5.5, 6.6")
+    short = sign(chain, unused, valid_before=int(time.time()) + 30)
+    refused = post(api, claim_body(unused, short))
+    assert (refused.status_code, refused.json()["code"]) == (422, "authorization_window")
+    settings.CHAIN_RPC_URLS = [UNREACHABLE_RPC]
+    assert post(api, claim_body(unused, short)).status_code == 503
+    assert Response.objects.count() == 1
 
 
 def test_an_authorization_valid_from_this_very_second_is_not_judged_by_an_older_block(api, chain, draft, relay_on):
