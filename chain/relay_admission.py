@@ -20,7 +20,7 @@ from responses.hooks import RELAY_SWITCHED_OFF, RelayAdmission
 from responses.models import RelayStatus
 
 from .models import RelayerAccount
-from .relay_reasons import DAILY_BUDGET, NO_FUNDS, address_limit_sentence
+from .relay_reasons import OUTCOMES, Outcome, address_limit_outcome
 from .relay_selectors import (
     relay_account,
     relay_queued_count,
@@ -35,35 +35,38 @@ class RelayAvailability:
     available: bool
     reason: str  # the sentence a refused claim would get; empty when available
     address: str | None  # the relayer's address, None without a key
+    code: str = ""  # the refused claim's relayCode (chain/relay_reasons.py); empty when available
 
 
 def relayer_address() -> str | None:
     return relayer_account().address if settings.RELAYER_KEY else None
 
 
-def _short(account: RelayerAccount | None) -> str:
+def _short(account: RelayerAccount | None) -> Outcome | None:
     """The refusal of the relay as a whole by its money, or "": its budget of the last 24 hours, or
     a balance (as last read) that cannot pay one more stake's gas after what is in flight and what
     is queued ahead of it. Unknown before the first read: the relayer checks again before it sends."""
     if account is None or account.stake_cost_wei is None:
-        return ""
+        return None
     cost = int(account.stake_cost_wei)
     ahead = relay_queued_count() * cost
     spending = relay_spending(account=account)
     if spending.day_wei + ahead + cost > int(settings.RELAY_MAX_WEI_PER_DAY):
-        return DAILY_BUDGET
+        return OUTCOMES["budget"]
     if account.balance_wei is not None and int(account.balance_wei) - spending.in_flight_wei - ahead < cost:
-        return NO_FUNDS
-    return ""
+        return OUTCOMES["funds"]
+    return None
 
 
 def relay_available() -> RelayAvailability:
     """The relay as a whole: switched on, with a key, within its daily budget and its balance."""
     address = relayer_address()
     if not settings.RELAY_ENABLED or address is None:
-        return RelayAvailability(available=False, reason=RELAY_SWITCHED_OFF, address=address)
-    reason = _short(relay_account(address=address))
-    return RelayAvailability(available=not reason, reason=reason, address=address)
+        return RelayAvailability(available=False, reason=RELAY_SWITCHED_OFF, address=address, code="switched_off")
+    short = _short(relay_account(address=address))
+    if short is not None:
+        return RelayAvailability(available=False, reason=short.reason, address=address, code=short.code)
+    return RelayAvailability(available=True, reason="", address=address)
 
 
 def relay_admit(*, submitter_address: str) -> RelayAdmission:
@@ -72,8 +75,9 @@ def relay_admit(*, submitter_address: str) -> RelayAdmission:
     or its balance."""
     availability = relay_available()
     if not availability.available:
-        return RelayAdmission(status=RelayStatus.REFUSED, reason=availability.reason)
+        return RelayAdmission(status=RelayStatus.REFUSED, reason=availability.reason, code=availability.code)
     most = int(settings.RELAY_MAX_PER_ADDRESS_PER_DAY)
     if relay_taken_for_payer(address=submitter_address) >= most:
-        return RelayAdmission(status=RelayStatus.REFUSED, reason=address_limit_sentence(most))
+        limit = address_limit_outcome(most)
+        return RelayAdmission(status=limit.status, reason=limit.reason, code=limit.code)
     return RelayAdmission(status=RelayStatus.QUEUED)

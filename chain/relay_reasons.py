@@ -27,11 +27,12 @@ class Outcome:
 
     status: str  # a RelayStatus value
     reason: str  # the sentence the player reads
+    code: str = ""  # the claim's relayCode (docs/protocol.md 3.3a): what a page decides on, not the words
 
 
 # By code: the re-checks before a send (chain/relayer.py), and the reason a stuck stake was
 # replaced by a nonce filler (chain/relay_watch.py, RelayTransaction.replaced_because).
-OUTCOMES: dict[str, Outcome] = {
+_OUTCOMES: dict[str, Outcome] = {
     "used": Outcome(
         RelayStatus.NOT_NEEDED,
         "This payment authorization was already used on chain, so Geopoem's relay did not need to send it.",
@@ -75,5 +76,18 @@ OUTCOMES: dict[str, Outcome] = {
 }
 
 
+OUTCOMES: dict[str, Outcome] = {
+    code: Outcome(status=outcome.status, reason=outcome.reason, code=code) for code, outcome in _OUTCOMES.items()
+}
+# The relay's refusals and failures after which the player's own transaction would still count (the
+# page offers "Send it yourself" on them, docs/protocol.md 3.3a); after the others (used, cancelled,
+# expired, the challenge closed, the USDC gone, refused by the token) it would not.
+SEND_IT_YOURSELF_CODES = ("switched_off", "address_limit", "budget", "funds", "lost")
+
+
 def address_limit_sentence(limit: int) -> str:
     return ADDRESS_LIMIT.format(limit=limit)
+
+
+def address_limit_outcome(limit: int) -> Outcome:
+    return Outcome(status=RelayStatus.REFUSED, reason=address_limit_sentence(limit), code="address_limit")

@@ -164,7 +164,9 @@ def relay_rebroadcast_noted(*, row_id: int) -> None:
 
 
 def relay_claim_move(*, response_id: int, outcome: Outcome) -> bool:
-    return authorization_relay_moved(response_id=response_id, status=outcome.status, reason=outcome.reason)
+    return authorization_relay_moved(
+        response_id=response_id, status=outcome.status, reason=outcome.reason, code=outcome.code
+    )
 
 
 def relay_claims_refuse_queued(*, outcome: Outcome) -> int:

@@ -27,12 +27,11 @@ from django.db import transaction
 from eth_account.signers.local import LocalAccount
 
 from challenges.selectors import challenge_is_open
-from responses.models import RelayStatus
 
 from .client import ChainClient, get_client
 from .models import RelayerAccount
 from .relay_facts import RelayerFacts, read_facts, read_next_block_fees, read_relayer, stake_calldata
-from .relay_reasons import OUTCOMES, Outcome, address_limit_sentence
+from .relay_reasons import OUTCOMES, Outcome, address_limit_outcome
 from .relay_rpc import (
     FEE_TOO_LOW,
     NO_FUNDS,
@@ -245,7 +244,7 @@ class _Sender:
         """A refusal by the relayer's limits (under the lock: what other workers sent is counted)."""
         most = int(settings.RELAY_MAX_PER_ADDRESS_PER_DAY)
         if relay_sent_for_payer(address=claim.submitter_address) >= most:
-            return Outcome(RelayStatus.REFUSED, address_limit_sentence(most))
+            return address_limit_outcome(most)
         cost = self.fees.cost(RELAY_GAS)
         spending = relay_spending(account=account)
         if spending.day_wei + cost > int(settings.RELAY_MAX_WEI_PER_DAY):

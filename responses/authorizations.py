@@ -27,11 +27,18 @@ _MAY_FOLLOW: dict[str, tuple[str, ...]] = {
 }
 
 
-def authorization_relay_moved(*, response_id: int, status: str, reason: str = "", transaction_hash: str = "") -> bool:
+def authorization_relay_moved(
+    *, response_id: int, status: str, reason: str = "", code: str = "", transaction_hash: str = ""
+) -> bool:
     """Move a claim's relay to `status` (with the player's sentence `reason`, and for `sent` the
     relayer's latest transaction); True when this call moved it. A `sent` claim may be sent again
     (a stuck transaction replaced with higher fees: the new hash)."""
-    fields: dict[str, object] = {"relay_status": status, "relay_reason": reason, "updated_at": timezone.now()}
+    fields: dict[str, object] = {
+        "relay_status": status,
+        "relay_reason": reason,
+        "relay_code": code,
+        "updated_at": timezone.now(),
+    }
     if transaction_hash:
         fields["relay_transaction_hash"] = transaction_hash.lower()
     changed = StakeAuthorization.objects.filter(response_id=response_id, relay_status__in=_MAY_FOLLOW[status]).update(
@@ -130,7 +137,7 @@ def response_create_by_authorization(
         raise ChallengeNotOpen
     # Used on chain already (the player, or anyone, submitted it): nothing for the relayer to send.
     relay = (
-        hooks.RelayAdmission(status=RelayStatus.NOT_NEEDED)
+        hooks.RelayAdmission(status=RelayStatus.NOT_NEEDED, code="used")
         if read.used
         else hooks.relay_admit(submitter_address=guess.address)
     )
@@ -153,6 +160,7 @@ def response_create_by_authorization(
             search_from_block=read.search_from_block,
             relay_status=relay.status,
             relay_reason=relay.reason,
+            relay_code=relay.code,
         )
         return response
 

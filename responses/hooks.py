@@ -178,6 +178,7 @@ def authorization_check(claim: AuthorizationClaim, *, client: object | None) -> 
 class RelayAdmission:
     status: str  # a RelayStatus value: "queued" or "refused"
     reason: str = ""  # the sentence a refused claim shows the player
+    code: str = ""  # its relayCode (docs/protocol.md 3.3a), what a page decides on
 
 
 RelayAdmit = Callable[..., RelayAdmission]
@@ -193,7 +194,7 @@ def register_relay_admit(admit: RelayAdmit | None) -> RelayAdmit | None:
 def relay_admit(*, submitter_address: str) -> RelayAdmission:
     """Whether the relayer takes a new authorization of this payer (its switch, its limits, its funds)."""
     if _relay_admit is None:
-        return RelayAdmission(status="refused", reason=RELAY_SWITCHED_OFF)
+        return RelayAdmission(status="refused", reason=RELAY_SWITCHED_OFF, code="switched_off")
     return _relay_admit(submitter_address=submitter_address)
 
 

@@ -169,6 +169,10 @@ class StakeAuthorization(models.Model):
     search_from_block = models.BigIntegerField(null=True, blank=True)
     relay_status = models.CharField(max_length=16, choices=RelayStatus.choices, default=RelayStatus.QUEUED)
     relay_reason = models.CharField(max_length=300, blank=True, help_text="Shown to the player.")
+    # Why, as a code a page decides on (chain/relay_reasons.py: switched_off, address_limit, budget,
+    # funds, used, cancelled, expired, closed, balance, refused_by_token, reverted, lost); empty while
+    # queued or sent.
+    relay_code = models.CharField(max_length=32, blank=True, db_default="")
     relay_transaction_hash = models.CharField(max_length=66, blank=True, help_text="The relayer's latest transaction.")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)

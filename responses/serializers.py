@@ -121,6 +121,11 @@ class AuthorizationSerializer(serializers.Serializer):
     validBefore = serializers.IntegerField(source="valid_before", help_text="Unix seconds.")
     relayStatus = serializers.CharField(source="relay_status", help_text="queued, sent, refused, not_needed or failed.")
     relayReason = serializers.CharField(source="relay_reason", help_text="Why it was refused or failed; else empty.")
+    relayCode = serializers.CharField(
+        source="relay_code",
+        help_text="Why, as a code: switched_off, address_limit, budget, funds, used, cancelled, expired, closed, "
+        "balance, refused_by_token, reverted or lost; empty while queued or sent.",
+    )
     relayTransactionHash = serializers.SerializerMethodField(help_text="The relayer's latest transaction, else null.")
 
     def get_relayTransactionHash(self, obj) -> str | None:

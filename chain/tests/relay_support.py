@@ -126,9 +126,11 @@ def relayer_eth(chain) -> int:
     return chain.w3.eth.get_balance(RELAYER)
 
 
-def relay_status(response) -> tuple[str, str]:
+def relay_status(response) -> tuple[str, str, str]:
+    """The claim's relay as stored: its status, the player's sentence and its code (relayCode)."""
     response.authorization.refresh_from_db()
-    return response.authorization.relay_status, response.authorization.relay_reason
+    authorization = response.authorization
+    return authorization.relay_status, authorization.relay_reason, authorization.relay_code
 
 
 @pytest.fixture

@@ -58,6 +58,7 @@ def test_over_the_payers_limit_the_claim_is_stored_refused_with_its_sentence(api
     assert answer.status_code == 201, answer.content
     assert answer.json()["authorization"]["relayStatus"] == "refused"
     assert answer.json()["authorization"]["relayReason"] == address_limit_sentence(1)
+    assert answer.json()["authorization"]["relayCode"] == "address_limit"
     assert relay_send().sent == 1  # the first only
 
 

@@ -56,7 +56,7 @@ def test_a_payer_with_twenty_stakes_relayed_today_is_refused_at_the_post_and_at_
     late = [claim_for(open_challenge, payer, text=f"3.{n}, 4") for n in range(2)]
     assert relay_send().sent == 3
     assert [relay_status(claim)[0] for claim in claims] == ["sent"] * 3
-    assert {relay_status(claim) for claim in late} == {("refused", address_limit_sentence(3))}
+    assert {relay_status(claim) for claim in late} == {("refused", address_limit_sentence(3), "address_limit")}
     assert not any(authorization_used(chain, claim) for claim in late)
     # Refused is final for the relayer: the player may send it themselves.
     assert relay_send().sent == 0 and RelayTransaction.objects.count() == 3
@@ -73,7 +73,7 @@ def test_the_daily_budget_refuses_once_spent_and_in_flight_reach_it(relay, open_
     summary = relay_send()
 
     assert summary.sent == 2 and summary.refused == 2
-    assert [relay_status(claim) for claim in claims[2:]] == [("refused", DAILY_BUDGET)] * 2
+    assert [relay_status(claim) for claim in claims[2:]] == [("refused", DAILY_BUDGET, "budget")] * 2
     assert relay_available().reason == DAILY_BUDGET  # in flight, each counts at its most
     # Mined, each counts at what it cost: under 70 % of the most (its gas used and price below its
     # limit and maxFeePerGas), which leaves room for a third within the budget.
@@ -99,7 +99,7 @@ def test_a_relayer_that_cannot_pay_one_more_stake_refuses_what_is_queued(relay, 
 
     assert summary.sent == 1 and summary.refused == 2 and summary.stopped
     assert relay_status(claims[0])[0] == "sent"
-    assert [relay_status(claim) for claim in claims[1:]] == [("refused", NO_FUNDS)] * 2
+    assert [relay_status(claim) for claim in claims[1:]] == [("refused", NO_FUNDS, "funds")] * 2
     assert relayer_nonce(chain) == nonce + 1
     # The balance it read says so at the POST and to the page, without a chain read.
     relay_watch()
@@ -118,10 +118,10 @@ def test_the_relay_switched_off_refuses_at_the_post_and_what_was_queued(relay, o
     claim = claim_for(open_challenge, new_player(chain))
     settings.RELAY_ENABLED = False
     refusal = relay_admit(submitter_address=claim.submitter_address)
-    assert (refusal.status, refusal.reason) == ("refused", RELAY_SWITCHED_OFF)
+    assert (refusal.status, refusal.reason, refusal.code) == ("refused", RELAY_SWITCHED_OFF, "switched_off")
     assert relay_available().reason == RELAY_SWITCHED_OFF
     nonce = relayer_nonce(chain)
     assert relay_send().refused == 1
-    assert relay_status(claim) == ("refused", RELAY_SWITCHED_OFF) and relayer_nonce(chain) == nonce
+    assert relay_status(claim) == ("refused", RELAY_SWITCHED_OFF, "switched_off") and relayer_nonce(chain) == nonce
     settings.RELAY_ENABLED, settings.RELAYER_KEY = True, ""
     assert relay_available().reason == RELAY_SWITCHED_OFF and relay_available().address is None

@@ -56,7 +56,7 @@ def test_arrival_order_is_nonce_order_and_each_stake_is_mined_once(relay, open_c
     rows = {row.response_id: row for row in RelayTransaction.objects.all()}
     assert [rows[claim.pk].nonce for claim in claims] == [start, start + 1, start + 2]
     for claim in claims:
-        assert relay_status(claim) == ("sent", "")
+        assert relay_status(claim) == ("sent", "", "")
         assert claim.authorization.relay_transaction_hash == rows[claim.pk].transaction_hash
         assert authorization_used(chain, claim)
     assert chain.balance(chain.treasury) == treasury_before + 3 * 2_500_000
@@ -121,7 +121,7 @@ def test_a_flood_from_an_address_without_usdc_costs_the_relayer_nothing(relay, o
     assert summary.sent == 0 and summary.failed == 50
     assert relayer_nonce(chain, "pending") == nonce and relayer_eth(chain) == eth
     assert not RelayTransaction.objects.exists()
-    assert {relay_status(claim) for claim in claims} == {("failed", OUTCOMES["balance"].reason)}
+    assert {relay_status(claim) for claim in claims} == {("failed", OUTCOMES["balance"].reason, "balance")}
 
 
 def test_expired_cancelled_used_and_closed_authorizations_are_never_sent(relay, open_challenge, claim_for):
@@ -141,10 +141,10 @@ def test_expired_cancelled_used_and_closed_authorizations_are_never_sent(relay, 
     summary = relay_send()
 
     assert summary.sent == 1 and summary.failed == 3
-    assert relay_status(expiring) == ("failed", OUTCOMES["expired"].reason)
-    assert relay_status(cancelled) == ("failed", OUTCOMES["cancelled"].reason)
-    assert relay_status(used) == ("not_needed", OUTCOMES["used"].reason)
-    assert relay_status(fine) == ("sent", "")
+    assert relay_status(expiring) == ("failed", OUTCOMES["expired"].reason, "expired")
+    assert relay_status(cancelled) == ("failed", OUTCOMES["cancelled"].reason, "cancelled")
+    assert relay_status(used) == ("not_needed", OUTCOMES["used"].reason, "used")
+    assert relay_status(fine) == ("sent", "", "")
     assert relayer_nonce(chain, "pending") == nonce + 1
     assert list(RelayTransaction.objects.values_list("response_id", flat=True)) == [fine.pk]
     assert relayer_eth(chain) < eth
@@ -153,7 +153,7 @@ def test_expired_cancelled_used_and_closed_authorizations_are_never_sent(relay, 
     late = claim_for(open_challenge, new_player(chain))
     challenge_close(challenge=open_challenge)
     assert relay_send().sent == 0
-    assert relay_status(late) == ("failed", OUTCOMES["closed"].reason)
+    assert relay_status(late) == ("failed", OUTCOMES["closed"].reason, "closed")
     assert not authorization_used(chain, late)
 
 
@@ -242,6 +242,6 @@ def test_a_signature_for_another_amount_is_never_sent(relay, open_challenge, cla
 
     assert relay_send().failed == 1
 
-    assert relay_status(claim) == ("failed", OUTCOMES["refused_by_token"].reason)
+    assert relay_status(claim) == ("failed", OUTCOMES["refused_by_token"].reason, "refused_by_token")
     assert relayer_nonce(chain, "pending") == nonce and relayer_eth(chain) == eth
     assert not authorization_used(chain, claim)

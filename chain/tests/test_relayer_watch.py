@@ -85,7 +85,7 @@ def test_a_stuck_stake_is_sent_again_with_higher_fees_and_mined_once(relay, open
         assert row.nonce == first.nonce and len(row.attempts) == 2 and row.transaction_hash != first.transaction_hash
         assert row.max_fee_per_gas >= first.max_fee_per_gas * 125 / 100
         assert row.max_priority_fee_per_gas >= first.max_priority_fee_per_gas * 125 / 100
-        assert relay_status(claim) == ("sent", "")
+        assert relay_status(claim) == ("sent", "", "")
         assert claim.authorization.relay_transaction_hash == row.transaction_hash
         assert mining.pool() == 1  # the replacement took the first one's place
         mining.mine()
@@ -121,7 +121,7 @@ def test_a_stake_priced_out_by_a_rising_base_fee_is_sent_again_at_the_market(rel
         assert row.max_fee_per_gas >= first.max_fee_per_gas * 125 / 100
         mining.mine()
     assert relay_watch().mined == 1
-    assert uses_of(chain, claim) == 1 and relay_status(claim) == ("sent", "")
+    assert uses_of(chain, claim) == 1 and relay_status(claim) == ("sent", "", "")
     assert_gap_free(chain)
 
 
@@ -143,7 +143,7 @@ def test_a_transaction_the_node_forgot_is_sent_again_as_it_was(relay, open_chall
         mining.mine()
     assert relay_watch().mined == 1
     assert RelayTransaction.objects.get().status == RelayTxStatus.MINED
-    assert authorization_used(chain, claim) and relay_status(claim) == ("sent", "")
+    assert authorization_used(chain, claim) and relay_status(claim) == ("sent", "", "")
     assert_gap_free(chain)
 
 
@@ -199,7 +199,7 @@ def test_a_send_that_timed_out_is_kept_as_sent_and_sent_again_by_the_watcher(rel
     assert row.nonce == nonce and row.status == RelayTxStatus.SENT
     with pytest.raises(TransactionNotFound):  # it never reached the node
         chain.w3.eth.get_transaction(row.transaction_hash)
-    assert relay_status(claims[0]) == ("sent", "") and relay_status(claims[1]) == ("queued", "")
+    assert relay_status(claims[0]) == ("sent", "", "") and relay_status(claims[1]) == ("queued", "", "")
 
     assert relay_watch().rebroadcast == 1  # automine: mined at once
     assert relay_watch().mined == 1
@@ -236,7 +236,7 @@ def test_a_front_run_stake_reverts_is_not_needed_and_moves_no_money_twice(relay,
     assert summary.reverted == 1 and summary.mined == 0
     ours.refresh_from_db()
     assert ours.status == RelayTxStatus.REVERTED and ours.gas_used and ours.cost_wei
-    assert relay_status(claim) == ("not_needed", OUTCOMES["used"].reason)
+    assert relay_status(claim) == ("not_needed", OUTCOMES["used"].reason, "used")
     assert uses_of(chain, claim) == 1 and chain.balance(chain.treasury) == treasury + 2_500_000
     assert_gap_free(chain)  # the nonce is filled (by the reverted stake)
 
@@ -263,7 +263,7 @@ def test_a_stake_in_flight_when_its_challenge_closes_is_replaced_by_a_filler_at_
     row.refresh_from_db()
     mined = chain.w3.eth.get_transaction(row.transaction_hash)
     assert row.status == RelayTxStatus.MINED and mined["to"] == RELAYER and mined["value"] == 0
-    assert relay_status(claim) == ("failed", OUTCOMES["closed"].reason)
+    assert relay_status(claim) == ("failed", OUTCOMES["closed"].reason, "closed")
     assert not authorization_used(chain, claim) and chain.balance(claim.submitter_address) == player_usdc
     assert_gap_free(chain)
 

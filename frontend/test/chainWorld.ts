@@ -359,6 +359,7 @@ export async function buildChainWorld(
               validBefore: g.authorization.validBefore ?? VALID_BEFORE,
               relayStatus: "sent",
               relayReason: "",
+              relayCode: "",
               relayTransactionHash: paid.hash,
             },
           }

@@ -79,6 +79,7 @@ def test_a_claim_by_authorization_is_stored_pending_as_the_payers_own(api, make_
         "validBefore": VALID_BEFORE,
         "relayStatus": "refused",
         "relayReason": hooks.RELAY_SWITCHED_OFF,
+        "relayCode": "switched_off",
         "relayTransactionHash": None,
     }
     assert "signature" not in answer.content.decode().lower() and "ab" * 64 not in answer.content.decode().lower()
@@ -139,6 +140,7 @@ def test_an_authorization_used_on_chain_already_is_stored_with_nothing_to_relay(
         answer = post(api, body(make_challenge()))
     assert answer.status_code == 201, answer.content
     assert answer.json()["authorization"]["relayStatus"] == "not_needed"
+    assert answer.json()["authorization"]["relayCode"] == "used"
     assert StakeAuthorization.objects.get().search_from_block == 77
     assert announced == {"verify": [answer.json()["id"]], "relay": []}
 

@@ -40,6 +40,7 @@ def test_the_claim_by_its_commitment_with_its_relay_and_no_guess(api, claim):
         "validBefore": VALID_BEFORE,
         "relayStatus": "queued",
         "relayReason": "",
+        "relayCode": "",
         "relayTransactionHash": None,
     }
     assert answer["Cache-Control"] == "no-cache"

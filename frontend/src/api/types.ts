@@ -67,6 +67,22 @@ export type PaymentMethod = "transfer" | "authorization";
 /** What the relayer does with a claim's signed authorization (docs/protocol.md 3.3a). */
 export type RelayStatus = "queued" | "sent" | "refused" | "not_needed" | "failed";
 
+/** Why the relay refused or failed a claim's authorization (docs/protocol.md 3.3a); "" while queued or sent. */
+export type RelayCode =
+  | ""
+  | "switched_off"
+  | "address_limit"
+  | "budget"
+  | "funds"
+  | "used"
+  | "cancelled"
+  | "expired"
+  | "closed"
+  | "balance"
+  | "refused_by_token"
+  | "reverted"
+  | "lost";
+
 /** A claim's authorization as the API shows it: never the signature. */
 export interface ClaimAuthorization {
   /** Unix seconds: the token refuses it from then on. */
@@ -74,6 +90,8 @@ export interface ClaimAuthorization {
   relayStatus: RelayStatus;
   /** Why the relay refused or failed; else empty. */
   relayReason: string;
+  /** The same as a code (chain/relay_reasons.py), what the page decides on; empty while queued or sent. */
+  relayCode: RelayCode;
   /** The relayer's latest transaction for it, else null. */
   relayTransactionHash: string | null;
 }

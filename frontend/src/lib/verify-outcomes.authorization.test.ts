@@ -75,7 +75,13 @@ async function rejectedAuthorization(
     rejectionCode: code,
     rejectionReason: "",
     paymentMethod: "authorization" as const,
-    authorization: { validBefore, relayStatus: "failed" as const, relayReason: "", relayTransactionHash: null },
+    authorization: {
+      validBefore,
+      relayStatus: "failed" as const,
+      relayReason: "",
+      relayCode: "expired" as const,
+      relayTransactionHash: null,
+    },
   };
   world.rejected.push(claim);
   return claim;

@@ -56,6 +56,7 @@ function claim(authorization: Partial<ClaimAuthorization> | null, over: Partial<
             validBefore: VALID_BEFORE,
             relayStatus: "queued",
             relayReason: "",
+            relayCode: "",
             relayTransactionHash: null,
             ...authorization,
           },
@@ -163,7 +164,7 @@ describe("My submissions: a stake paid by signature", () => {
   });
 
   it("the relay refused: says why, and the player sends the 324 bytes from their wallet; the page shows it sent, then mined", async () => {
-    serve(() => claim({ relayStatus: "refused", relayReason: LIMIT }));
+    serve(() => claim({ relayStatus: "refused", relayReason: LIMIT, relayCode: "address_limit" }));
     let mined = false;
     const wallet = new FakeWallet({
       eth_accounts: () => [SENDER],
@@ -210,7 +211,7 @@ describe("My submissions: a stake paid by signature", () => {
   });
 
   it("the wallet cannot send it (no ETH): says so in the wallet's words and offers it again", async () => {
-    serve(() => claim({ relayStatus: "failed", relayReason: LOST }));
+    serve(() => claim({ relayStatus: "failed", relayReason: LOST, relayCode: "lost" }));
     const wallet = new FakeWallet({
       eth_sendTransaction: () => {
         throw new RpcError(-32000, "insufficient funds for gas * price + value");
@@ -230,14 +231,14 @@ describe("My submissions: a stake paid by signature", () => {
   });
 
   it("a failure sending it yourself cannot get past (the challenge closed): the relay's sentence, no offer", async () => {
-    serve(() => claim({ relayStatus: "failed", relayReason: CLOSED }));
+    serve(() => claim({ relayStatus: "failed", relayReason: CLOSED, relayCode: "closed" }));
     const item = await renderPanel();
     expect(await within(item).findByText(CLOSED)).toBeInTheDocument();
     expect(within(item).queryByRole("button", { name: "Send it yourself" })).not.toBeInTheDocument();
   });
 
   it("an expired signature: says it expired and offers nothing", async () => {
-    serve(() => claim({ relayStatus: "refused", relayReason: SWITCHED_OFF }));
+    serve(() => claim({ relayStatus: "refused", relayReason: SWITCHED_OFF, relayCode: "switched_off" }));
     vi.setSystemTime((VALID_BEFORE + 5) * 1000);
     const item = await renderPanel();
     expect(await within(item).findByText("Pending")).toBeInTheDocument();
@@ -250,7 +251,7 @@ describe("My submissions: a stake paid by signature", () => {
   it("rejected as expired: the reason sentence, no offer", async () => {
     serve(() =>
       claim(
-        { relayStatus: "refused", relayReason: SWITCHED_OFF },
+        { relayStatus: "refused", relayReason: SWITCHED_OFF, relayCode: "switched_off" },
         {
           status: "rejected",
           rejectionCode: "authorization_expired",
@@ -332,7 +333,7 @@ describe("My submissions: a stake paid by signature", () => {
     const server = installFakeServer();
     const wallet = new FakeWallet();
     server.on("GET", `/api/responses?address=${PLAYER}`, () =>
-      json([claim({ relayStatus: "refused", relayReason: SWITCHED_OFF })]),
+      json([claim({ relayStatus: "refused", relayReason: SWITCHED_OFF, relayCode: "switched_off" })]),
     );
     window.ethereum = wallet;
     renderWithClient(

@@ -37,12 +37,12 @@ export function relayText(authorization: ClaimAuthorization): string {
 }
 
 /** Whether the relay stopped in a way the player can get past by sending it themselves: every
- * refusal (a limit, the switch, its funds), and a failure whose sentence says so (a transaction it
- * lost). Other failures (cancelled, expired, the challenge closed, the balance gone, the token
+ * refusal (a limit, the switch, its funds), and the failure of a transaction it lost (`relayCode`
+ * "lost"). Other failures (cancelled, expired, the challenge closed, the balance gone, the token
  * refusing it) would only revert, or count late and keep the USDC. */
 export function relayStoppedForSelfSend(authorization: ClaimAuthorization): boolean {
   if (authorization.relayStatus === "refused") return true;
-  return authorization.relayStatus === "failed" && /send this payment yourself/i.test(authorization.relayReason);
+  return authorization.relayStatus === "failed" && authorization.relayCode === "lost";
 }
 
 /** A claim listed for the wallet whose signature this browser does not hold. */
