@@ -50,8 +50,12 @@ def payments_index(*, client: ChainClient | None = None) -> IndexResult | None:
     The range starts CHAIN_REORG_DEPTH_BLOCKS below the stored cursor, so recent blocks are read
     again: a log that is no longer there (its block was replaced) is marked removed, a log that
     moved to another block gets its new position. A claim rejected not_found or reorged whose
-    payment it records is re-opened (responses/reopening.py). Returns the pending claims the logs
-    name, re-opened ones included, for the caller to verify now rather than at their next retry.
+    payment it records is re-opened (responses/reopening.py). Returns the pending claims of the
+    payments it records for the first time, and those it re-opened, for the caller to verify now
+    rather than at the head watcher's next round; the payments it reads again (the last
+    CHAIN_REORG_DEPTH_BLOCKS blocks, every run) are not named again: the head watcher re-checks every
+    pending claim at each block, and a hundred claims queued again every run starved its rounds
+    (docs/performance.md, section 7).
     Every answer of a call comes from one node: a lagging node's missing logs beside another node's
     head would mark payments removed (docs/chain.md, "A node that lags")."""
     client = client or get_client()
@@ -81,8 +85,8 @@ def _index_on(client: ChainClient) -> IndexResult | None:
         }
     )
     seen: set[tuple[str, int]] = set()
-    tx_hashes: set[str] = set()
-    relayed_claims: set[int] = set()
+    fresh_hashes: set[str] = set()  # transactions whose payment this run records for the first time
+    named: set[int] = set()  # claims to verify now: of those payments, and those re-opened
     recorded = 0
     # The cursor keeps the last block's time too: resolution waits until it is after the close
     # (ledger_read_until below; responses/barrier.py).
@@ -97,24 +101,25 @@ def _index_on(client: ChainClient) -> IndexResult | None:
                 continue
             key = (transfer.transaction_hash, transfer.log_index)
             seen.add(key)
-            tx_hashes.add(transfer.transaction_hash)
             number = int(transfer.block_number or 0)
             if number not in block_times:
                 block = client.get_block(number)
                 block_times[number] = block_time(block) if block is not None else None
             existing = Payment.objects.filter(transaction_hash=key[0], log_index=key[1]).first()
+            if existing is None:
+                fresh_hashes.add(transfer.transaction_hash)
             decoded = None
             if existing is None or not existing.commitment:
                 decoded = _stake_calldata(client, transfer)
             commitment = _ledger_commitment(existing, decoded)
             if _relayed(existing, decoded):
-                claim = _relayed_claim(transfer, commitment)
-                if claim is not None:
-                    relayed_claims.add(claim.pk)
+                claim, reopened = _relayed_claim(transfer, commitment)
+                if claim is not None and (existing is None or reopened):
+                    named.add(claim.pk)
             else:
                 # The payer's claim, rejected not_found or reorged before the payment reached a block
-                # this node holds, is verified again (responses/reopening.py); pending, it is in `pending`.
-                responses_reopen_found(transaction_hash=transfer.transaction_hash, commitment=commitment)
+                # this node holds, is verified again (responses/reopening.py).
+                named.update(responses_reopen_found(transaction_hash=transfer.transaction_hash, commitment=commitment))
                 claim = payment_claim(transaction_hash=transfer.transaction_hash, commitment=commitment)
             payment_upsert(
                 transfer,
@@ -136,9 +141,9 @@ def _index_on(client: ChainClient) -> IndexResult | None:
         ChainCursor.objects.update_or_create(
             name=INDEX_CURSOR, defaults={"block_number": to_block, "block_time": block_times[to_block]}
         )
-    on_hashes = Response.objects.filter(transaction_hash__in=tx_hashes, status=ResponseStatus.PENDING)
-    by_authorization = Response.objects.filter(pk__in=relayed_claims, status=ResponseStatus.PENDING)
-    pending = sorted(set(on_hashes.values_list("pk", flat=True)) | set(by_authorization.values_list("pk", flat=True)))
+    on_fresh = Response.objects.filter(transaction_hash__in=fresh_hashes, status=ResponseStatus.PENDING)
+    by_id = Response.objects.filter(pk__in=named, status=ResponseStatus.PENDING)
+    pending = sorted(set(on_fresh.values_list("pk", flat=True)) | set(by_id.values_list("pk", flat=True)))
     return IndexResult(from_block, to_block, recorded, removed, pending)
 
 
@@ -176,12 +181,13 @@ def _relayed(existing: Payment | None, decoded: DecodedTransfer | RelayedWords |
     return existing is not None and bool(existing.commitment) and existing.timestamp_word is None
 
 
-def _relayed_claim(transfer: Transfer, nonce: str) -> Response | None:
+def _relayed_claim(transfer: Transfer, nonce: str) -> tuple[Response | None, bool]:
     """The claim paid by this authorization of the payer (never a stranger's: only the payer's
-    signature makes one), re-opened when it was rejected `reorged` and its use is back on chain
-    (docs/protocol.md 3.3, "A claim found late"); pending, the caller verifies it at once."""
+    signature makes one), and whether it was re-opened now: when it was rejected `reorged` and its
+    use is back on chain (docs/protocol.md 3.3, "A claim found late")."""
     claim = authorization_claim(payer=transfer.from_, commitment=nonce)
+    reopened = False
     if claim is not None and claim.status == ResponseStatus.REJECTED:
-        response_reopen(response=claim)  # conditional: only a claim rejected reorged (or not_found)
+        reopened = response_reopen(response=claim)  # conditional: only a claim rejected reorged (or not_found)
         claim.refresh_from_db()
-    return claim
+    return claim, bool(reopened)

@@ -71,6 +71,11 @@ def test_the_indexer_names_pending_claims_for_verification(chain, draft, setting
     result = payments_index()
     assert result is not None and result.pending_claims == [response.pk]
     assert Payment.objects.get().response_id == response.pk
+    # Read again by the next run (the last CHAIN_REORG_DEPTH_BLOCKS blocks are), it is not named again:
+    # the head watcher re-checks every pending claim at each block.
+    again = payments_index()
+    assert again is not None and again.from_block <= int(Payment.objects.get().block_number)
+    assert again.pending_claims == []
 
 
 def test_the_indexer_ignores_other_tokens_and_recipients(chain, draft, settings):
