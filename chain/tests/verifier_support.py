@@ -17,6 +17,7 @@ import contextlib
 import functools
 import io
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -179,8 +180,17 @@ def confirm(chain, *claims) -> None:
 
 
 def resolve(chain, challenge) -> Challenge:
+    """Staff resolve in real time after the payments' blocks; the next block is then mined after the
+    close, as on a real chain. anvil's clock may lag the wall clock (an evm_revert of an earlier test
+    winds it back), and a payment made after resolution must not land in a block stamped before the
+    close, where it would count as paid in time."""
     wait_for_wall_clock_past_head(chain)
-    return challenge_resolve(challenge=Challenge.objects.get(pk=challenge.pk))
+    resolved = challenge_resolve(challenge=Challenge.objects.get(pk=challenge.pk))
+    if resolved.closed_at is not None:
+        latest = chain.w3.eth.get_block("latest")["timestamp"]
+        next_block = max(latest + 1, math.floor(resolved.closed_at.timestamp()) + 1)
+        chain.w3.provider.make_request("evm_setNextBlockTimestamp", [next_block])
+    return resolved
 
 
 def verify(live_server, chain, challenge, *args) -> Run:
