@@ -229,12 +229,14 @@ def confirmation_lines(bursts: list[dict], p: dict | None) -> list[str]:
         )
     if lines:
         lines.append(
-            "The single verifications are the ones each claim queues when it is stored (responses/hooks.py, "
-            "claim_stored; for an authorization nobody has used yet it can only find the claim pending) and "
-            "the ones the ledger indexer queues at each of its runs for every pending claim among the transfers "
-            "of the CHAIN_REORG_DEPTH_BLOCKS blocks it reads again (chain/tasks.py, index_payments). They share "
-            "the worker's two processes with the head watcher, whose messages expire after two intervals; until "
-            "one runs, the claims of a deep-enough block wait."
+            "The single verifications are the ones the ledger indexer queues for the claims of the payments it "
+            "records for the first time or re-opens (chain/tasks.py, index_payments), and a claim's own when it "
+            "is stored with its authorization already used (responses/authorizations.py); a claim whose "
+            "authorization nobody has used yet queues none, its use is found by the head watcher's round. They "
+            "share the worker's two processes with the head watcher, whose messages expire after two intervals; "
+            "until one runs, the claims of a deep-enough block wait. The runs of 19:02 and before were measured "
+            "while every stored claim queued one and the indexer queued every pending claim of its window at "
+            "each run."
         )
     rounds = (p or {}).get("headRounds") or []
     deep = next((x for x in rounds if x["block"] == "deep-enough block"), None)
