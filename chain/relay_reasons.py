@@ -14,9 +14,11 @@ SEND_IT_YOURSELF = "send this payment yourself from your wallet (it needs a litt
 # Refused (relayStatus `refused`): at the POST (chain/relay_admission.py) or when the relayer comes
 # to the claim (chain/relayer.py). RELAY_SWITCHED_OFF (responses/hooks.py) is the first of them.
 ADDRESS_LIMIT = (
-    "This wallet has had {limit} stakes relayed in the last 24 hours, the most Geopoem's relay sends for one "
+    "This wallet has had {count} relayed in the last 24 hours, the most Geopoem's relay sends for one "
     "wallet; " + SEND_IT_YOURSELF
 )
+# RELAY_MAX_PER_ADDRESS_PER_DAY 0: the relay sends for no wallet ("0 stakes, the most" read as nonsense).
+NO_WALLET_LIMIT = "Geopoem's relay is not sending stakes for any wallet right now; " + SEND_IT_YOURSELF
 DAILY_BUDGET = "Geopoem's relay has spent its gas budget for the last 24 hours; " + SEND_IT_YOURSELF
 NO_FUNDS = "Geopoem's relay is short of gas money right now; " + SEND_IT_YOURSELF
 
@@ -86,7 +88,9 @@ SEND_IT_YOURSELF_CODES = ("switched_off", "address_limit", "budget", "funds", "l
 
 
 def address_limit_sentence(limit: int) -> str:
-    return ADDRESS_LIMIT.format(limit=limit)
+    if limit <= 0:
+        return NO_WALLET_LIMIT
+    return ADDRESS_LIMIT.format(count="1 stake" if limit == 1 else f"{limit} stakes")
 
 
 def address_limit_outcome(limit: int) -> Outcome:

@@ -34,10 +34,18 @@ relay, open_challenge, claim_for = relay_support.relay, relay_support.open_chall
 
 
 def test_every_refusal_ends_with_what_the_player_can_do():
-    for sentence in (RELAY_SWITCHED_OFF, DAILY_BUDGET, NO_FUNDS, address_limit_sentence(20)):
+    limits = (address_limit_sentence(0), address_limit_sentence(1), address_limit_sentence(20))
+    for sentence in (RELAY_SWITCHED_OFF, DAILY_BUDGET, NO_FUNDS, *limits):
         assert sentence.endswith(SEND_IT_YOURSELF) or sentence == RELAY_SWITCHED_OFF
         assert "yourself from your wallet" in sentence and "ETH for gas" in sentence
         assert len(sentence) <= 300  # StakeAuthorization.relay_reason
+
+
+def test_the_limit_sentence_counts_in_words_a_player_reads():
+    """A limit of 0 (the relay sends for no wallet) is not "0 stakes ..., the most"; 1 is one stake."""
+    assert address_limit_sentence(20).startswith("This wallet has had 20 stakes relayed in the last 24 hours")
+    assert address_limit_sentence(1).startswith("This wallet has had 1 stake relayed in the last 24 hours")
+    assert address_limit_sentence(0).startswith("Geopoem's relay is not sending stakes for any wallet right now")
 
 
 def test_a_payer_with_twenty_stakes_relayed_today_is_refused_at_the_post_and_at_the_send(
