@@ -1,7 +1,14 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { expectToast, responsesOf, submitGuess, waitForGame } from "../lib/game.mjs";
+import {
+  assertNothingRecordedHere,
+  expectToast,
+  responsesOf,
+  shortAddress,
+  submitGuess,
+  waitForGame,
+} from "../lib/game.mjs";
 import { rpc, usdcBalance } from "../lib/rpc.mjs";
 import { state, withPlayer } from "../lib/suite.mjs";
 
@@ -52,8 +59,9 @@ export function register() {
       assert.equal(wallet.sentTransactions.length, 0);
       // Red like every other failure, and no "Not paid" entry for what never happened.
       assert.ok(await page.locator(".toast.toast-destructive").filter({ hasText: "Transaction Failed" }).count());
-      const mine = page.getByRole("region", { name: "My submissions" });
-      await mine.getByText("No submissions from this browser yet.").waitFor();
+      await assertNothingRecordedHere(page);
+      // The account was picked before the refusal: the header shows it.
+      await page.getByRole("banner").getByText(shortAddress(player)).waitFor({ timeout: 5000 });
     });
     await assertNothingHappened(player, before);
   });

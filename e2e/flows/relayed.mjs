@@ -9,12 +9,14 @@ import { query, sqlString } from "../lib/db.mjs";
 import {
   activeOrPublished,
   assertInOrder,
+  assertNothingRecordedHere,
   confirmDialog,
   expectToast,
   fillGuess,
   openGame,
   openTab,
   seenTexts,
+  shortAddress,
   SPEC,
   staffClose,
   staffResolve,
@@ -231,7 +233,9 @@ async function refusedSignature(challenge) {
     await expectToast(page, SIGNED.refused);
     assert.ok(wallet.methods().includes("eth_signTypedData_v4"));
     assert.equal(wallet.sentTransactions.length, 0);
-    await mySubmissions(page).getByText("No submissions from this browser yet.").waitFor();
+    await assertNothingRecordedHere(page);
+    // The player picked their account before refusing to sign: the header shows it, not "Connect".
+    await page.getByRole("banner").getByText(shortAddress(player)).waitFor({ timeout: 5000 });
     await screenshot(page, "relayed-refused-signature-1280", { fullPage: false });
     assert.deepEqual(errors, []);
   });
@@ -291,9 +295,10 @@ export function registerSelfSend() {
         await dialog.getByRole("button", { name: "Confirm" }).click();
         await expectToast(page, SPEC.submitted);
         const entry = entryOf(page, SIGNED.payment);
-        // The relay's own sentence (chain/relay_reasons.py): the limit, and what the player can do.
+        // The relay's own sentence (chain/relay_reasons.py): a limit of 0 per wallet, and what the
+        // player can do.
         await entry
-          .getByText(/^This wallet has had 0 stakes relayed in the last 24 hours.*send this payment yourself/)
+          .getByText(/^Geopoem's relay is not sending stakes for any wallet right now; send this payment yourself/)
           .waitFor({ timeout: 60000 });
         const offer = entry.getByRole("button", { name: "Send it yourself" });
         await offer.waitFor();

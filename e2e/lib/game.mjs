@@ -145,6 +145,27 @@ export async function submitGuess(page, coordinates, stake) {
   await dialog.waitFor({ state: "hidden" });
 }
 
+/** A refusal in the wallet leaves nothing in this browser: My submissions shows no entry of its own
+ * (the wallet's account, picked before the refusal, may list the claims Geopoem holds for it, each
+ * "No record: listed by Geopoem for your wallet"), and the browser's records are empty. */
+export async function assertNothingRecordedHere(page) {
+  const mine = page.getByRole("region", { name: "My submissions" });
+  await mine
+    .getByText(/^(No submissions from this browser yet\.|No record: listed by Geopoem for your wallet)$/)
+    .first()
+    .waitFor();
+  const states = await mine
+    .locator("dt", { hasText: "In this browser" })
+    .evaluateAll((terms) => terms.map((term) => term.nextElementSibling?.textContent ?? ""));
+  assert.deepEqual(
+    states.filter((text) => text !== "No record: listed by Geopoem for your wallet"),
+    [],
+    "an entry of this browser's own",
+  );
+  const stored = await page.evaluate(() => localStorage.getItem("geopoem:submissions:v1"));
+  assert.ok(!stored || JSON.parse(stored).length === 0, `records kept: ${stored}`);
+}
+
 export async function waitForGame(page) {
   await openGame(page);
   await page.getByRole("button", { name: SPEC.submit }).waitFor();

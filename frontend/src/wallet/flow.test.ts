@@ -12,12 +12,18 @@ const noSleep = () => Promise.resolve();
 
 afterEach(() => vi.unstubAllGlobals());
 
-function run(wallet: FakeWallet | null, progress: string[] = [], switches: (string | null)[] = []) {
+function run(
+  wallet: FakeWallet | null,
+  progress: string[] = [],
+  switches: (string | null)[] = [],
+  onAccount?: (address: string) => unknown,
+) {
   return submitGuess(GUESS, {
     provider: wallet,
     config: getPublicConfig(),
     onProgress: (m) => progress.push(m),
     expectChainSwitch: (chainIdHex) => switches.push(chainIdHex),
+    onAccount,
     sleep: noSleep,
     now: () => vectors.calldata[0]!.timestamp,
   });
@@ -230,9 +236,12 @@ describe("submitGuess", () => {
         throw new RpcError(4001, "denied");
       },
     });
-    await expect(run(wallet)).rejects.toThrow("Transaction rejected by user");
+    const accounts: string[] = [];
+    await expect(run(wallet, [], [], (a) => accounts.push(a))).rejects.toThrow("Transaction rejected by user");
     // Not even a "Not paid" entry: refusing in the wallet leaves nothing in My submissions.
     expect(listSubmissions()).toEqual([]);
+    // The account was picked before the refusal: the header shows it (not "Connect MetaMask").
+    expect(accounts).toEqual([PLAYER]);
   });
 
   it("keeps the guess when the wallet fails to send for another reason (it may have sent)", async () => {

@@ -223,6 +223,9 @@ export interface SubmitOptions {
   onProgress?: (message: string) => unknown;
   /** The wallet context's `expectChainSwitch` (see ensureChain). */
   expectChainSwitch: ExpectChainSwitch;
+  /** The account the player picked, as soon as the wallet gives it: the header shows it while the
+   * wallet asks for the payment, and after a refusal, not only after a success. */
+  onAccount?: (address: string) => unknown;
   /** How the receipt polling waits (the flow's unit tests do not wait). */
   sleep?: (ms: number) => Promise<void>;
   /** Unix seconds for the calldata's timestamp word. */
@@ -247,12 +250,19 @@ export async function connectForPayment(
     config,
     onProgress,
     expectChainSwitch,
-  }: { config: PublicConfig; onProgress: (message: string) => unknown; expectChainSwitch: ExpectChainSwitch },
+    onAccount = () => undefined,
+  }: {
+    config: PublicConfig;
+    onProgress: (message: string) => unknown;
+    expectChainSwitch: ExpectChainSwitch;
+    onAccount?: (address: string) => unknown;
+  },
 ): Promise<{ provider: EIP1193Provider; address: string }> {
   await onProgress(PROGRESS.connecting);
   if (!provider) throw new WalletError("notInstalled", WALLET_MESSAGES.notInstalled);
   await onProgress(PROGRESS.selectAccount);
   const address = await selectAccount(provider);
+  onAccount(address);
   await ensureChain(provider, config, expectChainSwitch);
   return { provider, address };
 }
@@ -271,7 +281,12 @@ export function commitmentFor(guess: Guess, config: PublicConfig, address: strin
 /** The whole submission: account, network, payment, receipt, then the claim. */
 export async function submitGuess(guess: Guess, options: SubmitOptions): Promise<SubmitResult> {
   const { config, onProgress = () => undefined, expectChainSwitch } = options;
-  const { provider, address } = await connectForPayment(options.provider, { config, onProgress, expectChainSwitch });
+  const { provider, address } = await connectForPayment(options.provider, {
+    config,
+    onProgress,
+    expectChainSwitch,
+    onAccount: options.onAccount,
+  });
   const commitment = await commitmentFor(guess, config, address);
   return payByTransfer(guess, { ...options, provider, onProgress, address, commitment });
 }

@@ -31,7 +31,11 @@ function signingWallet(handlers: Record<string, (params: unknown) => unknown> = 
 
 function run(
   wallet: FakeWallet,
-  { progress = [], onFallback = () => undefined }: { progress?: string[]; onFallback?: () => unknown } = {},
+  {
+    progress = [],
+    onFallback = () => undefined,
+    onAccount,
+  }: { progress?: string[]; onFallback?: () => unknown; onAccount?: (address: string) => unknown } = {},
 ) {
   return submitSignedGuess(GUESS, {
     provider: wallet,
@@ -39,6 +43,7 @@ function run(
     payments: { ...PAYMENTS_OFFERED, token: PAYMENTS_OFFERED.token! },
     onProgress: (m) => progress.push(m),
     onFallback,
+    onAccount,
     expectChainSwitch: () => undefined,
     sleep: noSleep,
     now: () => NOW,
@@ -149,9 +154,12 @@ describe("submitSignedGuess", () => {
         throw new RpcError(4001, "MetaMask Message Signature: User denied message signature.");
       },
     });
-    const error = await run(wallet).catch((e: unknown) => e);
+    const accounts: string[] = [];
+    const error = await run(wallet, { onAccount: (a) => accounts.push(a) }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(WalletError);
     expect((error as WalletError).kind).toBe("signatureRejected");
+    // The account the player picked is still theirs: the header shows it after the refusal too.
+    expect(accounts).toEqual([PLAYER]);
     expect((error as Error).message).toBe("Signature rejected by user");
     expect(listSubmissions()).toEqual([]);
     expect(postBodies(server)).toEqual([]);

@@ -105,7 +105,12 @@ export async function submitSignedGuess(guess: Guess, options: SignedSubmitOptio
     expectChainSwitch,
     now = () => Math.floor(Date.now() / 1000),
   } = options;
-  const { provider, address } = await connectForPayment(options.provider, { config, onProgress, expectChainSwitch });
+  const { provider, address } = await connectForPayment(options.provider, {
+    config,
+    onProgress,
+    expectChainSwitch,
+    onAccount: options.onAccount,
+  });
   const commitment = await commitmentFor(guess, config, address);
   // The token's domain names its chain; the wallet was just put on the configured one, which must
   // be it (MetaMask signs typed data only for the chain it is on).

@@ -73,6 +73,25 @@ describe("Confirm dialog: how to pay", () => {
     );
   });
 
+  it("chooses the signature when the offer's answer arrives after the dialog opened", async () => {
+    const server = serveActiveChallenge();
+    let answer: (response: Response) => void = () => undefined;
+    server.on("GET", "/api/payments/authorization", () => new Promise<Response>((resolve) => (answer = resolve)));
+    window.ethereum = new FakeWallet({ eth_signTypedData_v4: () => SIGNATURE });
+    renderActiveTab();
+    const user = userEvent.setup();
+    await user.type(await screen.findByLabelText("Coordinates (latitude, longitude)"), "29.979175, 31.134258");
+    await user.type(screen.getByLabelText("USDC bid amount"), "3");
+    await waitFor(() => expect(server.calls.map((c) => c.url)).toContain("/api/payments/authorization"));
+    await user.click(screen.getByRole("button", { name: "Submit Your Solution & Pay Your Bid" }));
+    const dialog = await screen.findByRole("dialog", { name: "Confirm Solution Submission" });
+    expect(within(dialog).queryByRole("radio")).not.toBeInTheDocument();
+    answer(json(PAYMENTS_OFFERED));
+    const sign = await within(dialog).findByRole("radio", { name: "Sign the payment (no ETH needed)" });
+    expect(sign).toBeChecked();
+    expect(dialog).toHaveTextContent("sign a payment of 3.00 USDC");
+  });
+
   it("the offline record says how the player chose to pay", async () => {
     const blobs: Blob[] = [];
     URL.createObjectURL = vi.fn((blob: Blob) => {

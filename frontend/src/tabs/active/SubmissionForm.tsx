@@ -61,10 +61,13 @@ export function SubmissionForm({
   const [progress, setProgress] = useState("");
   const [helpOpen, setHelpOpen] = useState(false);
   // How to pay (the dialog's choice) and why the dialog is shown again, if it is.
-  const [method, setMethod] = useState<PaymentMethod>("transfer");
+  // null until the player picks one: the signature where it is offered, also when the offer's answer
+  // arrives after the dialog opened (a player quick to submit), else the transfer.
+  const [chosenMethod, setMethod] = useState<PaymentMethod | null>(null);
   const [notice, setNotice] = useState<string | undefined>(undefined);
   const payments = useQuery(paymentsAuthorizationQuery()).data;
   const offered = signatureOffered(payments);
+  const method: PaymentMethod = chosenMethod ?? (offered ? "authorization" : "transfer");
   const coordinatesId = useId();
   const stakeId = useId();
   const Addon = coordinatesAddon;
@@ -84,7 +87,7 @@ export function SubmissionForm({
       return;
     }
     // The salt is made now so the offline record offered in the dialog already holds it.
-    setMethod(offered ? "authorization" : "transfer");
+    setMethod(null);
     setNotice(undefined);
     setGuess({
       challengeId,
@@ -126,6 +129,8 @@ export function SubmissionForm({
           return afterPaint();
         },
         expectChainSwitch: wallet.expectChainSwitch,
+        // The header shows the account the player just picked, also while the wallet asks to pay.
+        onAccount: wallet.setAddress,
       };
       const signed = signing ? await loadSigned() : null;
       const result =
