@@ -226,13 +226,18 @@ class ChainClient:
         return blocks, transactions
 
     def batch(
-        self, calls: Sequence[tuple[str, list[Any], Hashable]], *, reverts_answer: Collection[Hashable] = ()
+        self,
+        calls: Sequence[tuple[str, list[Any], Hashable]],
+        *,
+        reverts_answer: Collection[Hashable] = (),
+        raw: bool = False,
     ) -> dict[Hashable, object]:
         """Run (method, params, key) calls as JSON-RPC batch requests of at most
         CHAIN_RPC_BATCH_SIZE calls; returns each key's formatted result (None for a null one). A
         node that fails the request, or answers any call in it with an error, is skipped for that
         chunk (failover as in call()); except that the eth_calls named in `reverts_answer` may
         revert: their result is then a Reverted (a simulation, or a contract without the function).
+        `raw`: each result as the node sent it (JSON), for methods web3 has no formatter here for.
 
         web3's own batch (w3.batch_requests) raises for the whole batch when one receipt is unknown
         (a null result), the common case here; so the raw batch goes through the provider and each
@@ -257,7 +262,7 @@ class ChainClient:
                         results.append(reverted)
                         continue
                     result = answer.get("result")
-                    results.append(None if result is None else _RESULT_FORMATTERS[method](result))
+                    results.append(result if raw or result is None else _RESULT_FORMATTERS[method](result))
                 return results
 
             results = self.call(f"batch of {len(chunk)}", fetch)

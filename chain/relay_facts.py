@@ -22,11 +22,10 @@ from .authorization import (
     nonce_topic,
 )
 from .calldata import CalldataError
-from .client import ChainClient, ChainUnavailable
+from .client import ChainClient, ChainUnavailable, Reverted
 from .relay_rpc import (
     Call,
     Fees,
-    Reverted,
     as_int,
     authorization_state_call,
     balance_of_call,

@@ -3,8 +3,8 @@ JSON-RPC batches in which an `eth_call` that reverts is an answer rather than a 
 token's reads it re-checks before a send, the fees, and broadcasting a signed transaction with the
 node's refusal sorted into what the relayer does next.
 
-chain/client.py's batch treats any error in a batch as the node failing (right for receipts and
-blocks); here the simulation of a stake that would revert is the very answer looked for."""
+An error in a batch is the node failing (right for receipts and blocks), except a reverted eth_call:
+the simulation of a stake that would revert is the very answer looked for."""
 
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
-from django.conf import settings
 from eth_utils import keccak
 from web3 import HTTPProvider, Web3
 from web3.types import RPCEndpoint
@@ -28,48 +27,13 @@ MIN_TIP_WEI = 10**9
 Call = tuple[str, list[Any]]
 
 
-class Reverted:
-    """An eth_call that reverted: the node's message (with the token's reason when it gives one)."""
-
-    def __init__(self, message: str) -> None:
-        self.message = message
-
-    def __repr__(self) -> str:
-        return f"Reverted({self.message!r})"
-
-
-def _is_revert(error: dict[str, Any]) -> bool:
-    # geth answers code 3 with the revert data; anvil and others -32000/-32003 "execution reverted".
-    return error.get("code") == 3 or "revert" in str(error.get("message", "")).lower()
-
-
 def rpc_batch(client: ChainClient, calls: Sequence[Call]) -> list[Any]:
-    """Each call's raw result, in order, from JSON-RPC batches of at most CHAIN_RPC_BATCH_SIZE; an
-    eth_call that reverted gives a Reverted. Any other error fails the chunk on that node and the
-    next node is asked (chain/client.py, ChainClient.call)."""
-    size = max(1, int(settings.CHAIN_RPC_BATCH_SIZE))
-    results: list[Any] = []
-    for start in range(0, len(calls), size):
-        chunk = list(calls[start : start + size])
-
-        def fetch(w3: Web3, chunk: list[Call] = chunk) -> list[Any]:
-            provider = cast(HTTPProvider, w3.provider)
-            answers = provider.make_batch_request([(RPCEndpoint(method), params) for method, params in chunk])
-            if not isinstance(answers, list) or len(answers) != len(chunk):
-                raise ValueError("batch: malformed answer")
-            out: list[Any] = []
-            for (method, _), answer in zip(chunk, answers, strict=True):
-                error = answer.get("error")
-                if error is None:
-                    out.append(answer.get("result"))
-                elif method == "eth_call" and _is_revert(dict(error)):
-                    out.append(Reverted(str(error.get("message", ""))))
-                else:
-                    raise ValueError(f"batch {method}: {error}")
-            return out
-
-        results.extend(client.call(f"relayer batch of {len(chunk)}", fetch))
-    return results
+    """Each call's raw result, in order (ChainClient.batch with `raw`); an eth_call that reverted
+    gives a Reverted. Any other error fails the chunk on that node and the next node is asked."""
+    keyed = [(method, params, index) for index, (method, params) in enumerate(calls)]
+    simulations = {index for index, (method, _) in enumerate(calls) if method == "eth_call"}
+    found = client.batch(keyed, reverts_answer=simulations, raw=True)
+    return [found[index] for index in range(len(calls))]
 
 
 def word(value: int | str) -> str:
