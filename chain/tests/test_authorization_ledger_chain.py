@@ -23,7 +23,7 @@ from responses.resolution import challenge_resolve_start
 
 from . import authorization_support as support
 from .conftest import post_claim
-from .verifier_support import resolve
+from .verifier_support import relay, resolve, sign_stake
 
 pytestmark = [pytest.mark.django_db, pytest.mark.integration]
 authorization_claim = support.authorization_claim
@@ -38,30 +38,15 @@ def signed_by_hand(chain, d) -> tuple[str, int]:
     """A payer's authorization for draft `d`'s guess, signed in their wallet but never claimed:
     (signature, validBefore)."""
     valid_before = chain.w3.eth.get_block("latest")["timestamp"] + 1800
-    signature = chain.sign_authorization(
-        signer=d.address,
-        to=chain.treasury,
-        value=int(d.stake * 10**6),
-        valid_after=0,
-        valid_before=valid_before,
-        nonce="0x" + d.commitment,
-    )
-    return signature, valid_before
+    return sign_stake(chain, d, valid_before), valid_before
 
 
 def relay_by_hand(chain, d, *, with_challenge_word: bool = True) -> tuple[str, str, int]:
     """Use it on chain as the relayer does (324 bytes), or without the challenge word (292):
     (its transaction, the signature, validBefore)."""
     signature, valid_before = signed_by_hand(chain, d)
-    tx = chain.submit_authorization(
-        signer=d.address,
-        to=chain.treasury,
-        value=int(d.stake * 10**6),
-        valid_after=0,
-        valid_before=valid_before,
-        nonce="0x" + d.commitment,
-        signature=signature,
-        trailing=d.challenge.pk.to_bytes(32, "big") if with_challenge_word else b"",
+    tx = relay(
+        chain, d, sender=chain.deployer, valid_before=valid_before, signature=signature, word=with_challenge_word
     )
     return tx, signature, valid_before
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { BATCHER, blockTime, buildChainWorld, type ChainWorld, type Guess } from "../../test/chainWorld";
 import { TEST_CONFIG } from "../../test/fixtures";
+import { everyDifference, verifyWorld } from "../../test/verifyWorld";
 import { guessCommitment } from "./commitment";
-import { verifyChallenge, type VerificationReport } from "./verify-outcomes";
 import type { RejectedClaim } from "@/api";
 
 // docs/protocol.md sections 2a and 5: stakes paid by a signed authorization, relayed. The same cases
@@ -26,26 +26,9 @@ const GUESSES: Guess[] = [
   { text: "20, 20", stake: "2.5", address: OTHER, block: 22, txIndex: 0, authorization: { via: BATCHER } },
 ];
 
-type Fetch = typeof fetch;
 /** The fields of docs/protocol.md 3.5 that say how a claim was paid (the API types gain them with the
  * page's part of this work). */
 type PaidBy = { paymentMethod?: string; authorization?: { validBefore: number } | null };
-
-async function run(world: ChainWorld): Promise<VerificationReport> {
-  return verifyChallenge({
-    challenge: world.challenge,
-    config: TEST_CONFIG,
-    fetchImpl: (async (input: RequestInfo | URL, init?: RequestInit) => world.route(String(input), init)) as Fetch,
-  });
-}
-
-function everyDifference(report: VerificationReport): string[] {
-  return [
-    ...report.outcomes.flatMap((o) => o.problems.map((p) => `response ${o.response.id}: ${p}`)),
-    ...report.rejected.flatMap((r) => r.problems.map((p) => `rejected ${r.claim.id}: ${p}`)),
-    ...report.differences,
-  ];
-}
 
 /** A claim paid by authorization that the site rejected with `code`: its guess signed by FOURTH,
  * valid before `validBefore`, no transaction known. */
@@ -112,7 +95,7 @@ async function honest() {
 describe("stakes paid by authorization (docs/protocol.md section 2a)", () => {
   it("reproduces a challenge paid by transfers and authorizations, and judges rejected claims by the token's logs", async () => {
     const { world, relayed, byStranger, batchA, batchB } = await honest();
-    const report = await run(world);
+    const report = await verifyWorld(world);
     expect(everyDifference(report)).toEqual([]);
     expect(report.ok).toBe(true);
     expect(report.reproduced).toBe(5);
@@ -142,7 +125,7 @@ describe("stakes paid by authorization (docs/protocol.md section 2a)", () => {
     const { world, expired } = await honest();
     const paidBy = expired as PaidBy;
     paidBy.authorization = { ...paidBy.authorization!, validBefore: blockTime(world.head) + 1 };
-    const report = await run(world);
+    const report = await verifyWorld(world);
     expect(everyDifference(report)).toContain(
       'rejected 950: rejected "authorization_expired", but the first rule its payment fails is "not_found"',
     );
@@ -152,7 +135,7 @@ describe("stakes paid by authorization (docs/protocol.md section 2a)", () => {
     const { world, relayed } = await honest();
     (relayed as PaidBy).paymentMethod = "transfer";
     (world.responses.find((r) => r.id === 100)! as PaidBy).paymentMethod = "authorization";
-    const differences = everyDifference(await run(world));
+    const differences = everyDifference(await verifyWorld(world));
     expect(differences).toContain(
       `response ${relayed.id}: the site shows it paid by transfer, but its transaction uses this guess's ` +
         "authorization: it was paid by authorization",
@@ -167,7 +150,7 @@ describe("stakes paid by authorization (docs/protocol.md section 2a)", () => {
     const { world, relayed, byStranger } = await honest();
     relayed.submitterAddress = FOURTH;
     byStranger.submissionStake = "3.000001";
-    const differences = everyDifference(await run(world));
+    const differences = everyDifference(await verifyWorld(world));
     expect(differences).toContain(
       `response ${relayed.id}: its transaction holds no AuthorizationUsed of ${FOURTH.toLowerCase()} for the ` +
         `commitment of this guess, address and salt (it uses the authorization of ${OTHER.toLowerCase()})`,
@@ -181,7 +164,7 @@ describe("stakes paid by authorization (docs/protocol.md section 2a)", () => {
     const { world, batchA, batchB } = await honest();
     expect(batchB.logIndex).toBe(batchA.logIndex! + 2);
     batchA.logIndex = batchB.logIndex;
-    expect(everyDifference(await run(world))).toContain(
+    expect(everyDifference(await verifyWorld(world))).toContain(
       `response ${batchA.id}: the Transfer is log ${batchB.logIndex! - 2}, the site shows log ${batchB.logIndex}`,
     );
   });
@@ -190,13 +173,15 @@ describe("stakes paid by authorization (docs/protocol.md section 2a)", () => {
     const { world, batchA } = await honest();
     world.responses.push({ ...batchA, id: 199 });
     world.challenge.responseCount += 1;
-    expect(everyDifference(await run(world))).toContain(`response 199: its Transfer also backs response ${batchA.id}`);
+    expect(everyDifference(await verifyWorld(world))).toContain(
+      `response 199: its Transfer also backs response ${batchA.id}`,
+    );
   });
 
   it("names a relayed payment naming the challenge that nothing accounts for", async () => {
     const { world, byStranger } = await honest();
     world.responses = world.responses.filter((r) => r.id !== byStranger.id);
-    const report = await run(world);
+    const report = await verifyWorld(world);
     expect(report.payments.find((p) => p.transactionHash === byStranger.transactionHash)?.accountedAs).toBeNull();
     expect(report.differences).toContain(
       `payment ${byStranger.transactionHash} (3 USDC from ${THIRD.toLowerCase()}, block 21) names this challenge ` +
@@ -214,7 +199,7 @@ describe("stakes paid by authorization (docs/protocol.md section 2a)", () => {
       status: "rejected",
       rejectionCode: "authorization_expired",
     });
-    const report = await run(world);
+    const report = await verifyWorld(world);
     expect(everyDifference(report)).toContain(
       `rejected ${byStranger.id}: rejected "authorization_expired", but its payment passes every rule`,
     );
@@ -237,7 +222,7 @@ describe("stakes paid by authorization (docs/protocol.md section 2a)", () => {
       logIndex: 1001,
       submissionTimestamp: blockTime(23),
     });
-    expect(everyDifference(await run(world))).toEqual(
+    expect(everyDifference(await verifyWorld(world))).toEqual(
       expect.arrayContaining([
         `response ${cancelled.id}: its transaction holds no AuthorizationUsed of ${FOURTH.toLowerCase()} for the ` +
           "commitment of this guess, address and salt",
@@ -257,7 +242,7 @@ describe("stakes paid by authorization (docs/protocol.md section 2a)", () => {
       authorization: { via: "0x5fc8d32690cc91d4c39d9d3abcbd16989f875707" },
     });
     const named = await world.pay({ from: FOURTH, stake: "1", block: 23, txIndex: 6, text: "6, 6", authorization: {} });
-    const report = await run(world);
+    const report = await verifyWorld(world);
     const hashes = report.payments.map((p) => p.transactionHash);
     expect(hashes).not.toContain(bare.hash);
     expect(hashes).not.toContain(forwarded.hash);

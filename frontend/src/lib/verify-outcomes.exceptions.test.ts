@@ -1,15 +1,8 @@
 import { describe, expect, it } from "vitest";
 import vectors from "../../../tests/vectors.json";
 import { buildChainWorld, type ChainWorld, type Guess, type Payment } from "../../test/chainWorld";
-import { TEST_CONFIG } from "../../test/fixtures";
-import {
-  AFTER_RESOLUTION,
-  EXCEPTION_KINDS,
-  recordedAtSeconds,
-  verifyChallenge,
-  wouldWin,
-  type VerificationReport,
-} from "./verify-outcomes";
+import { everyDifference, verifyWorld } from "../../test/verifyWorld";
+import { AFTER_RESOLUTION, EXCEPTION_KINDS, recordedAtSeconds, wouldWin } from "./verify-outcomes";
 import { formatDateTime } from "./format";
 import { decimalToUnits } from "./stake";
 import type { RejectedClaim, ResolutionException } from "@/api";
@@ -31,24 +24,6 @@ const GUESSES: Guess[] = [
 /** The site sends Unix seconds; the page shows them as it shows every time (lib/format.ts). */
 const RECORDED_AT = 1795000000;
 const SHOWN_AT = formatDateTime(RECORDED_AT);
-
-type Fetch = typeof fetch;
-
-async function run(world: ChainWorld): Promise<VerificationReport> {
-  return verifyChallenge({
-    challenge: world.challenge,
-    config: TEST_CONFIG,
-    fetchImpl: (async (input: RequestInfo | URL, init?: RequestInit) => world.route(String(input), init)) as Fetch,
-  });
-}
-
-function everyDifference(report: VerificationReport): string[] {
-  return [
-    ...report.outcomes.flatMap((o) => o.problems.map((p) => `response ${o.response.id}: ${p}`)),
-    ...report.rejected.flatMap((r) => r.problems.map((p) => `rejected ${r.claim.id}: ${p}`)),
-    ...report.differences,
-  ];
-}
 
 /** A fourth player's payment, mined as `payment` says, whose claim the site stored only after it
  * had resolved the challenge: rejected `code` (after_resolution unless told). */
@@ -125,7 +100,7 @@ describe("exceptions (docs/protocol.md section 5)", () => {
     const world = await buildChainWorld(GUESSES);
     const late = await lateClaim(world, { stake: "5", block: 21, txIndex: 7, text: "30.0444, 31.2357" });
     publish(world, [exceptionOf(late)]);
-    const report = await run(world);
+    const report = await verifyWorld(world);
     expect(everyDifference(report)).toEqual([]);
     expect(report.ok).toBe(true);
     expect(report.publishedExceptions).toBe(1);
@@ -142,7 +117,7 @@ describe("exceptions (docs/protocol.md section 5)", () => {
     // Correct, and the largest stake: counted, it would take the highest prize from response 101.
     const late = await lateClaim(world, { stake: "50", block: 21, txIndex: 7, text: "29.9792, 31.1343" });
     publish(world, [exceptionOf(late)]);
-    const report = await run(world);
+    const report = await verifyWorld(world);
     const highestWinner = world.responses.find((r) => r.id === 101)!;
     expect(everyDifference(report)).toEqual([
       expect.stringMatching(
@@ -163,7 +138,7 @@ describe("exceptions (docs/protocol.md section 5)", () => {
     const world = await buildChainWorld(GUESSES);
     const late = await lateClaim(world, { stake: "50", block: 15, txIndex: 0, text: "29.9792, 31.1343" });
     publish(world, [exceptionOf(late)]);
-    const report = await run(world);
+    const report = await verifyWorld(world);
     const hash = (id: number) => world.responses.find((r) => r.id === id)!.transactionHash;
     expect(report.ok).toBe(false);
     expect(report.differences).toHaveLength(1);
@@ -182,7 +157,7 @@ describe("exceptions (docs/protocol.md section 5)", () => {
     const world = await buildChainWorld(GUESSES);
     const late = await lateClaim(world, { stake: "5", block: world.closeBlock + 1, txIndex: 0 });
     publish(world, [exceptionOf(late)]);
-    const report = await run(world);
+    const report = await verifyWorld(world);
     expect(everyDifference(report)).toEqual([
       'rejected 960: rejected "after_resolution" (paid in time, reached the site after resolution), but the first ' +
         'rule its payment fails is "late": the site mislabelled it',
@@ -200,7 +175,7 @@ describe("exceptions (docs/protocol.md section 5)", () => {
       exceptionOf(wrong, "refunded"),
       { ...exceptionOf(late), submissionStake: "50.000000", kind: "after_resolution", responseId: 960 },
     ]);
-    const report = await run(world);
+    const report = await verifyWorld(world);
     const what = (id: number, hash: string) => `the site's exception for response ${id} (${hash})`;
     expect(everyDifference(report)).toEqual([
       `${what(102, wrong.transactionHash)}: it is of kind after_resolution, but names no claim rejected after_resolution`,
@@ -212,7 +187,7 @@ describe("exceptions (docs/protocol.md section 5)", () => {
     expect(report.publishedExceptions).toBe(4);
 
     publish(world, []);
-    expect(everyDifference(await run(world))).toEqual([
+    expect(everyDifference(await verifyWorld(world))).toEqual([
       `rejected claim 960 (${late.transactionHash}): rejected after_resolution, but the site's winners answer ` +
         "lists no exception for it",
     ]);
@@ -224,7 +199,7 @@ describe("exceptions (docs/protocol.md section 5)", () => {
     world.txs.delete(dropped.transactionHash);
     world.receipts.delete(dropped.transactionHash);
     publish(world, [exceptionOf(dropped, "reorged")]);
-    const report = await run(world);
+    const report = await verifyWorld(world);
     expect(everyDifference(report)).toEqual([
       "response 102: the transaction is not on this chain (the site published this as an exception: its block " +
         `left the chain after resolution, recorded ${SHOWN_AT})`,
@@ -239,7 +214,7 @@ describe("exceptions (docs/protocol.md section 5)", () => {
     const world = await buildChainWorld(GUESSES);
     const back = world.responses.find((r) => r.id === 102)!;
     publish(world, [exceptionOf(back, "reorged")]);
-    const report = await run(world);
+    const report = await verifyWorld(world);
     expect(report.ok).toBe(true);
     expect(report.exceptions).toEqual([
       `Response 102 (${back.transactionHash}): its block left the blockchain after the challenge was resolved ` +
@@ -253,7 +228,7 @@ describe("exceptions (docs/protocol.md section 5)", () => {
     // A date string: the protocol fixes Unix seconds, so the page does not guess what the site meant.
     const stamped = { ...exceptionOf(back, "reorged"), recordedAt: "2026-01-02T03:04:05Z" as unknown as number };
     publish(world, [stamped]);
-    const report = await run(world);
+    const report = await verifyWorld(world);
     expect(everyDifference(report)).toEqual([
       `the site's exception for response 102 (${back.transactionHash}): its recordedAt "2026-01-02T03:04:05Z" is ` +
         "not a time in Unix seconds",
