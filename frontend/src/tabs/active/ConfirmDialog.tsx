@@ -1,4 +1,5 @@
 import { useId } from "react";
+import { signatureOffered } from "@/api/queries";
 import type { PaymentsAuthorization } from "@/api/types";
 import { Dialog } from "@/components/Dialog";
 import { getPublicConfig } from "@/config";
@@ -55,7 +56,7 @@ export function ConfirmDialog({
 }) {
   const config = getPublicConfig();
   const choiceId = useId();
-  const offered = Boolean(payments?.token && payments.relay.available);
+  const offered = signatureOffered(payments);
   const signing = offered && method === "authorization";
   const minutes = payments ? Math.round(payments.validitySeconds / 60) : 0;
   return (
