@@ -82,8 +82,9 @@ class PostedAuthorization:
 def response_create_by_authorization(
     *, guess: Guess, authorization: PostedAuthorization, client: object | None = None
 ) -> ClaimResult:
-    """Store a pending claim paid by a signed authorization, and once committed queue its
-    verification and, when the relayer took it, its relay.
+    """Store a pending claim paid by a signed authorization, and once committed queue its relay
+    when the relayer took it, and its verification when the token shows it used already (an unused
+    one is found by the head watcher's rounds).
 
     One claim per commitment: the identical claim posted again (a retry after a lost answer, also
     twenty at once) returns the stored one; any other (another stake or signature for the same guess
