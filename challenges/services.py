@@ -15,7 +15,7 @@ from challenges.coordinates import parse_coordinates
 from config.public_cache import public_answers_mark_stale
 
 from . import hooks
-from .commitments import new_salt, solution_commitment, terms_commitment
+from .commitments import new_salt, solution_commitment_v1, terms_commitment
 from .models import AnchorStatus, Challenge, ChallengeAnchor, ChallengeStatus
 
 logger = logging.getLogger(__name__)
@@ -61,7 +61,7 @@ def challenge_set_solution(*, challenge: Challenge, solution: str) -> Challenge:
         raise ChallengeStateError("The solution of a published challenge cannot change.")
     challenge.solution = parse_coordinates(solution).text
     challenge.solution_salt = new_salt()
-    challenge.solution_sha256 = solution_commitment(
+    challenge.solution_sha256 = solution_commitment_v1(
         challenge_id=challenge.pk, text=challenge.solution, salt=challenge.solution_salt
     )
     challenge.save(update_fields=["solution", "solution_salt", "solution_sha256"])

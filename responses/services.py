@@ -16,7 +16,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from challenges.commitments import guess_commitment, new_salt
+from challenges.commitments import guess_commitment_v1, new_salt
 from challenges.coordinates import parse_coordinates
 from challenges.models import Challenge
 from challenges.selectors import challenge_accepts_claims
@@ -73,7 +73,7 @@ def guess_fields(*, challenge_id: int, text: str, submitter_address: str, salt: 
         "submission_lat": coordinates.lat,
         "submission_lon": coordinates.lon,
         "submission_salt": salt,
-        "commitment": guess_commitment(
+        "commitment": guess_commitment_v1(
             chain_id=settings.CHAIN_ID,
             challenge_id=challenge_id,
             submitter_address=submitter_address,

@@ -11,7 +11,7 @@ from django.utils import timezone
 from chain.contracts import contract_at
 from chain.models import Payment
 from chain.verification import Outcome, VerificationPending, payment_verify
-from challenges.commitments import guess_commitment
+from challenges.commitments import guess_commitment_v1
 from challenges.models import Challenge
 from devtools.concurrency import at_once
 from responses.models import Response, ResponseStatus
@@ -151,7 +151,7 @@ def test_one_unit_less_or_more_is_amount_mismatch(chain, draft, delta):
 
 def test_a_commitment_for_other_coordinates_is_commitment_mismatch(chain, draft):
     d = draft(text="29.979, 31.134")
-    other_coordinates = guess_commitment(
+    other_coordinates = guess_commitment_v1(
         chain_id=ANVIL_CHAIN_ID,
         challenge_id=d.challenge.pk,
         submitter_address=d.address,

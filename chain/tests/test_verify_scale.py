@@ -44,7 +44,7 @@ def rpc(chain, calls: list[tuple[str, list]]) -> list:
 def test_ten_thousand_responses_verify_well_within_a_minute(chain, make_challenge, live_server):
     from django.conf import settings
 
-    from challenges.commitments import guess_commitment
+    from challenges.commitments import guess_commitment_v1
     from challenges.coordinates import parse_coordinates
 
     challenge = make_challenge(solution=GIZA, threshold=100)
@@ -57,7 +57,7 @@ def test_ten_thousand_responses_verify_well_within_a_minute(chain, make_challeng
         address = players[n % len(players)]
         text = parse_coordinates(f"{rng.uniform(-60, 60):.6f}, {rng.uniform(-170, 170):.6f}").text
         salt = f"{rng.getrandbits(256):064x}"
-        commitment = guess_commitment(
+        commitment = guess_commitment_v1(
             chain_id=settings.CHAIN_ID, challenge_id=challenge.pk, submitter_address=address, text=text, salt=salt
         )
         drafts.append((address, text, salt, commitment))

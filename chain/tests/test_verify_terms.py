@@ -14,7 +14,7 @@ from django.utils import timezone
 from chain.indexer import payments_index
 from chain.models import Payment
 from chain.verification import payment_verify
-from challenges.commitments import new_salt, solution_commitment
+from challenges.commitments import new_salt, solution_commitment_v1
 from challenges.models import Challenge, ChallengeAnchor
 from challenges.services import challenge_stake_moved
 from responses.models import Response, ResponseStatus
@@ -31,7 +31,7 @@ def test_the_solution_replaced_by_a_far_away_point(chain, played, live_server):
     Challenge.objects.filter(pk=played.challenge.pk).update(
         solution=far,
         solution_salt=salt,
-        solution_sha256=solution_commitment(challenge_id=played.challenge.pk, text=far, salt=salt),
+        solution_sha256=solution_commitment_v1(challenge_id=played.challenge.pk, text=far, salt=salt),
     )
     resolve(chain, played.challenge)
     result = verify(live_server, chain, played.challenge)

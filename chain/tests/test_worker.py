@@ -31,7 +31,7 @@ from web3 import Web3
 from chain.calldata import encode_stake_transfer
 from chain.models import Payment
 from chain.tasks import sweep_pending
-from challenges.commitments import guess_commitment, new_salt
+from challenges.commitments import guess_commitment_v1, new_salt
 from challenges.coordinates import parse_coordinates
 from challenges.models import Challenge
 from config.celery_app import app as celery_app
@@ -107,7 +107,7 @@ def draft_claim(w3: Web3, *, challenge: Challenge, player: str, treasury: str, u
     """The extended transfer a player's wallet sends for a guess, and the POST body that claims it."""
     text = parse_coordinates("29.979175, 31.134258").text
     salt = new_salt()
-    commitment = guess_commitment(
+    commitment = guess_commitment_v1(
         chain_id=ANVIL_CHAIN_ID, challenge_id=challenge.pk, submitter_address=player, text=text, salt=salt
     )
     calldata = encode_stake_transfer(

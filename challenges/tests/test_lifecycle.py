@@ -1,7 +1,7 @@
 import pytest
 from django.db import IntegrityError, transaction
 
-from challenges.commitments import solution_commitment
+from challenges.commitments import solution_commitment_v1
 from challenges.coordinates import CoordinateError
 from challenges.models import Challenge, ChallengeStatus
 from challenges.services import (
@@ -22,7 +22,7 @@ def test_create_canonicalises_the_solution_and_commits_to_it_with_a_salt():
     assert challenge.status == ChallengeStatus.DRAFT
     assert challenge.solution == "29.979175, 31.134258"
     assert len(challenge.solution_salt) == 64
-    assert challenge.solution_sha256 == solution_commitment(
+    assert challenge.solution_sha256 == solution_commitment_v1(
         challenge_id=challenge.pk, text=challenge.solution, salt=challenge.solution_salt
     )
 

@@ -9,7 +9,7 @@ from django.contrib.admin.models import LogEntry
 from django.contrib.auth import get_user_model
 from django.urls import reverse
 
-from challenges.commitments import solution_commitment
+from challenges.commitments import solution_commitment_v1
 from challenges.coordinates import COORDINATES_MESSAGE
 from challenges.models import Challenge, ChallengeStatus, Payout
 from responses.models import ResponseStatus
@@ -43,7 +43,7 @@ def test_authoring_sanitises_html_says_what_was_removed_and_commits_to_the_canon
     assert challenge.status == ChallengeStatus.DRAFT
     assert challenge.solution == "29.979175, 31.134258"
     assert re.fullmatch(r"[0-9a-f]{64}", challenge.solution_salt)
-    assert challenge.solution_sha256 == solution_commitment(
+    assert challenge.solution_sha256 == solution_commitment_v1(
         challenge_id=challenge.pk, text=challenge.solution, salt=challenge.solution_salt
     )
     page = staff.get(change_url(challenge)).content.decode()
@@ -107,7 +107,7 @@ def test_a_draft_solution_can_change_and_gets_a_new_salt(staff, make_challenge):
     challenge.refresh_from_db()
     assert challenge.solution == "-33.8568, 151.2153"
     assert challenge.solution_salt != old_salt
-    assert challenge.solution_sha256 == solution_commitment(
+    assert challenge.solution_sha256 == solution_commitment_v1(
         challenge_id=challenge.pk, text=challenge.solution, salt=challenge.solution_salt
     )
 

@@ -8,7 +8,7 @@ from unittest import mock
 import pytest
 from django.conf import settings
 
-from challenges.commitments import guess_commitment
+from challenges.commitments import guess_commitment_v1
 from challenges.services import challenge_close
 from responses.models import Response, ResponseStatus
 
@@ -62,7 +62,7 @@ def test_a_valid_claim_is_stored_pending_with_canonical_fields(api, make_challen
         "submissionTimestamp": None,
         "transactionHash": "0x" + "a1" * 32,
         "submitterAddress": ADDRESS,
-        "commitment": guess_commitment(
+        "commitment": guess_commitment_v1(
             chain_id=settings.CHAIN_ID,
             challenge_id=challenge.pk,
             submitter_address=ADDRESS,
@@ -78,7 +78,7 @@ def test_a_valid_claim_is_stored_pending_with_canonical_fields(api, make_challen
     stored = Response.objects.get()
     assert stored.status == ResponseStatus.PENDING
     assert stored.submission_stake == Decimal("12.5")
-    assert stored.commitment == guess_commitment(
+    assert stored.commitment == guess_commitment_v1(
         chain_id=settings.CHAIN_ID,
         challenge_id=challenge.pk,
         submitter_address=ADDRESS,
