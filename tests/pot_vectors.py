@@ -20,7 +20,6 @@ from chain.pot.encoding import Terms, stake_hash, stake_nonce, terms_digest
 from challenges.commitments import guess_commitment, solution_commitment
 from challenges.coordinates import micro_degrees, text_from_micro
 from challenges.geometry import (
-    EARTH_RADIUS_M,
     HALF_CIRCUMFERENCE_M,
     MICRO_90,
     MICRO_180,
@@ -32,8 +31,7 @@ from challenges.geometry import (
     threshold_chord_sq,
     unit_vector,
 )
-from challenges.scoring import haversine_m as double_haversine_m
-from devtools.exact_haversine import haversine_m, micro
+from devtools.geodesy import destination, exact_m, pair_near, random_point
 
 VECTORS_PATH = Path(__file__).resolve().parent / "vectors.json"
 SEED = 20260412
@@ -54,10 +52,6 @@ OTHER_POT = "0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238"
 
 def _hex32(rng: random.Random) -> str:
     return rng.getrandbits(256).to_bytes(32, "big").hex()
-
-
-def exact_m(a: tuple[int, int], b: tuple[int, int]) -> Decimal:
-    return haversine_m(micro(a[0]), micro(a[1]), micro(b[0]), micro(b[1]))
 
 
 def _six(value: Decimal) -> str:
@@ -132,51 +126,6 @@ def _micro_cases() -> list[dict]:
     return cases
 
 
-def _grid(lat: float, lon: float) -> tuple[int, int]:
-    """The micro-degree point nearest a float position, folded into range."""
-    lat_e6 = max(-MICRO_90, min(MICRO_90, round(lat * 1e6)))
-    lon_e6 = (round(lon * 1e6) + MICRO_180) % (2 * MICRO_180) - MICRO_180
-    return lat_e6, lon_e6
-
-
-def destination(start: tuple[int, int], bearing: float, distance_m: float) -> tuple[int, int]:
-    """The grid point nearest the one `distance_m` from `start` along `bearing` (radians), in floats:
-    only a starting place for a search; every distance recorded is the exact one."""
-    phi1, lambda1 = math.radians(start[0] / 1e6), math.radians(start[1] / 1e6)
-    delta = distance_m / EARTH_RADIUS_M
-    phi2 = math.asin(
-        max(-1.0, min(1.0, math.sin(phi1) * math.cos(delta) + math.cos(phi1) * math.sin(delta) * math.cos(bearing)))
-    )
-    lambda2 = lambda1 + math.atan2(
-        math.sin(bearing) * math.sin(delta) * math.cos(phi1), math.cos(delta) - math.sin(phi1) * math.sin(phi2)
-    )
-    return _grid(math.degrees(phi2), math.degrees(lambda2))
-
-
-def _double_m(a: tuple[int, int], b: tuple[int, int]) -> float:
-    return double_haversine_m(a[0] / 1e6, a[1] / 1e6, b[0] / 1e6, b[1] / 1e6)
-
-
-def pair_at(
-    rng: random.Random, target_m: Decimal, window_m: Decimal, *, tries: int = 200, reach: int = 30
-) -> tuple[tuple[int, int], tuple[int, int]]:
-    """A grid pair whose exact distance is within `window_m` of `target_m`: a random start, the float
-    destination at that distance, and the grid around it (filtered by the double haversine, whose
-    error is far below the filter's margin, then checked exactly)."""
-    margin = float(window_m) + 0.02
-    for _ in range(tries):
-        start = (rng.randint(-MICRO_90 + reach, MICRO_90 - reach), rng.randint(-MICRO_180, MICRO_180))
-        centre = destination(start, rng.uniform(0, 2 * math.pi), float(target_m))
-        for i in range(-reach, reach + 1):
-            for j in range(-reach, reach + 1):
-                end = _grid((centre[0] + i) / 1e6, (centre[1] + j) / 1e6)
-                if abs(_double_m(start, end) - float(target_m)) > margin:
-                    continue
-                if abs(exact_m(start, end) - target_m) <= window_m:
-                    return start, end
-    raise RuntimeError(f"no pair within {window_m} m of {target_m} m")
-
-
 def correct_case(about: str, guess: tuple[int, int], solution: tuple[int, int], threshold_m: int) -> dict:
     return {
         "about": about,
@@ -238,13 +187,13 @@ def _correct_cases(rng: random.Random) -> list[dict]:
     # A millimetre either side of each threshold: within it and beyond it.
     for threshold in [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000, LARGEST_THRESHOLD_M]:
         for side, label in ((-1, "inside"), (1, "outside")):
-            guess, solution = pair_at(rng, Decimal(threshold) + side * Decimal("0.001"), Decimal("0.0005"))
+            guess, solution = pair_near(rng, Decimal(threshold) + side * Decimal("0.001"), Decimal("0.0005"))
             cases.append(correct_case(f"{label} {threshold} m by a millimetre", guess, solution, threshold))
     for _ in range(RANDOM_PAIRS):
-        guess = (rng.randint(-MICRO_90, MICRO_90), rng.randint(-MICRO_180, MICRO_180))
+        guess = random_point(rng)
         if rng.random() < 0.1:
             threshold = rng.randint(0, LARGEST_THRESHOLD_M)
-            solution = (rng.randint(-MICRO_90, MICRO_90), rng.randint(-MICRO_180, MICRO_180))
+            solution = random_point(rng)
         else:
             threshold = round(10 ** rng.uniform(0, 6.3))
             solution = destination(guess, rng.uniform(0, 2 * math.pi), threshold * rng.uniform(0.8, 1.2))
