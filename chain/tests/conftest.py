@@ -260,7 +260,7 @@ class Draft:
 def draft(chain, make_challenge):
     from django.conf import settings
 
-    from challenges.commitments import guess_commitment, new_salt
+    from challenges.commitments import guess_commitment_v1, new_salt
 
     active: list[Challenge] = []  # at most one active challenge: every draft of a test shares it
 
@@ -271,7 +271,7 @@ def draft(chain, make_challenge):
             challenge = active[0]
         address = address or chain.player
         salt = new_salt()
-        commitment = guess_commitment(
+        commitment = guess_commitment_v1(
             chain_id=settings.CHAIN_ID, challenge_id=challenge.pk, submitter_address=address, text=text, salt=salt
         )
         return Draft(challenge, text, Decimal(stake), address, salt, commitment, Decimal(stake), challenge.pk)

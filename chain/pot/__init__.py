@@ -1,0 +1,1 @@
+"""The pot contract's encodings and calls (contracts/GeopoemPot.sol)."""
