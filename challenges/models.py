@@ -81,7 +81,7 @@ class PotOpening(models.Model):
     pot_address = models.CharField(max_length=42, help_text="Checksummed pot contract.")
     # The Terms tuple as sent (docs/protocol.md section 2): hex without 0x for the hashes, ints.
     terms = models.JSONField()
-    # keccak of the terms (docs/protocol.md section 2), set by the chain app when it sends `open`.
+    # keccak of the terms (docs/protocol.md section 2): what every signed stake binds.
     terms_digest = models.CharField(max_length=64, blank=True)
     terms_sha256 = models.CharField(max_length=64)
 

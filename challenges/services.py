@@ -16,7 +16,7 @@ from .commitments import new_salt, solution_commitment
 from .coordinates import micro_degrees, parse_coordinates
 from .models import ChainClock, Challenge, ChallengeStatus, OpeningStatus, PotOpening, PotState
 from .ports import chain_port
-from .terms import TermsError, challenge_terms
+from .terms import TermsError, challenge_terms, terms_digest
 
 logger = logging.getLogger(__name__)
 
@@ -126,6 +126,7 @@ def challenge_publish(*, challenge: Challenge, now: datetime | None = None) -> C
             challenge=challenge,
             pot_address=settings.POT_ADDRESS,
             terms=terms.as_json(),
+            terms_digest=terms_digest(challenge.pk, terms),
             terms_sha256=terms.terms_hash,
         )
         PotState.objects.get_or_create(challenge=challenge)

@@ -7,6 +7,9 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from datetime import datetime
 
+from eth_utils import keccak
+
+from .abi import bytes32_word, uint_word
 from .commitments import terms_commitment
 from .models import Challenge
 from .money import token_units
@@ -25,9 +28,9 @@ class TermsError(ValueError):
 
 
 @dataclass(frozen=True)
-class PotTerms:
-    """The Terms tuple of the pot: hashes as lowercase hex without 0x, times in Unix seconds, amounts
-    in token units."""
+class Terms:
+    """GeopoemPot.Terms, field for field: what `open` fixes for good. Times are Unix seconds, amounts
+    token units; the two hashes are 64 hex digits (with or without "0x")."""
 
     solution_commitment: str
     terms_hash: str
@@ -39,8 +42,32 @@ class PotTerms:
     min_stake: int
     bond: int
 
+    def words(self) -> bytes:
+        """The struct as abi.encode writes a static tuple: its fields in order, one word each. A value
+        its Solidity field cannot hold is refused (the contract could never have been opened with it)."""
+        return b"".join(
+            (
+                bytes32_word(self.solution_commitment),
+                bytes32_word(self.terms_hash),
+                uint_word(self.threshold_m, 32),
+                uint_word(self.opens_at, 32),
+                uint_word(self.closes_at, 32),
+                uint_word(self.solution_deadline, 32),
+                uint_word(self.guess_window, 32),
+                uint_word(self.min_stake, 64),
+                uint_word(self.bond, 96),
+            )
+        )
+
     def as_json(self) -> dict:
         return asdict(self)
+
+
+def terms_digest(challenge_id: int, terms: Terms) -> str:
+    """keccak256(abi.encode(uint256 challengeId, Terms)): ten words. The stake nonce binds it, so a
+    signature funds a stake only on the terms the player read, even if an `open` were replaced in a
+    reorg."""
+    return keccak(uint_word(challenge_id) + terms.words()).hex()
 
 
 def _seconds(value: datetime | None, name: str) -> int:
@@ -49,9 +76,9 @@ def _seconds(value: datetime | None, name: str) -> int:
     return int(value.timestamp())
 
 
-def challenge_terms(*, challenge: Challenge, now: datetime) -> PotTerms:
+def challenge_terms(*, challenge: Challenge, now: datetime) -> Terms:
     """The terms of `challenge`, checked against the pot's bounds at `now`."""
-    terms = PotTerms(
+    terms = Terms(
         solution_commitment=challenge.solution_sha256,
         terms_hash=terms_commitment(
             challenge_id=challenge.pk,
@@ -71,7 +98,7 @@ def challenge_terms(*, challenge: Challenge, now: datetime) -> PotTerms:
     return terms
 
 
-def terms_check(terms: PotTerms, *, now: int) -> None:
+def terms_check(terms: Terms, *, now: int) -> None:
     """The pot's checks of `open`, in its order, with sentences for staff."""
     if terms.closes_at <= terms.opens_at:
         raise TermsError("The close must come after the opening.")

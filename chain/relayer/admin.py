@@ -1,8 +1,7 @@
-"""Geopoem's relayer for staff (docs/protocol.md section 2a, "The relayer": Chain -> Relayer): its
-address, balance and when it was read, the alarm, the next nonce, what is in flight, what it spent
-and how many stakes it relayed and refused in the last 24 hours; and every transaction it sent,
-read-only, linking to the claims. Everything is read through chain/relay_selectors.py; nothing here
-writes."""
+"""Geopoem's relayer for staff (Chain -> Relayer): its address, balance and when it was read, the
+alarm, the next nonce, what is in flight, what it spent and how many calls it sent and refused in the
+last 24 hours; and every transaction it sent, read-only, linking to the call it carried. Everything
+is read through chain/relayer/selectors.py; nothing here writes."""
 
 from __future__ import annotations
 
@@ -13,8 +12,8 @@ from django.utils.html import format_html
 
 from challenges.admin.links import ChainSearchMixin, address_link, tx_link
 
-from .models import RelayerAccount, RelayTransaction
-from .relay_selectors import RelaySummary, relay_summary, wei_as_eth
+from ..models import RelayerAccount, RelayTransaction
+from .selectors import RelaySummary, relay_summary, wei_as_eth
 
 
 class _ReadOnly:
@@ -112,7 +111,7 @@ class RelayerAccountAdmin(_ReadOnly, admin.ModelAdmin):
     def in_flight(self, obj: RelayerAccount) -> int:
         return self.summary(obj).in_flight
 
-    @admin.display(description="Claims queued")
+    @admin.display(description="Calls queued")
     def queued(self, obj: RelayerAccount) -> int:
         return self.summary(obj).queued
 
@@ -124,11 +123,11 @@ class RelayerAccountAdmin(_ReadOnly, admin.ModelAdmin):
     def mined_cost_24h(self, obj: RelayerAccount) -> str:
         return wei_as_eth(self.summary(obj).mined_cost_wei)
 
-    @admin.display(description="Stakes relayed, 24 h")
+    @admin.display(description="Calls sent, 24 h")
     def relayed_24h(self, obj: RelayerAccount) -> int:
         return self.summary(obj).relayed
 
-    @admin.display(description="Stakes refused, 24 h")
+    @admin.display(description="Signed stakes refused, 24 h")
     def refused_24h(self, obj: RelayerAccount) -> int:
         return self.summary(obj).refused
 
@@ -136,7 +135,7 @@ class RelayerAccountAdmin(_ReadOnly, admin.ModelAdmin):
     def failed_24h(self, obj: RelayerAccount) -> int:
         return self.summary(obj).failed
 
-    @admin.display(description="Already used on chain, 24 h")
+    @admin.display(description="Not needed (done by someone else), 24 h")
     def not_needed_24h(self, obj: RelayerAccount) -> int:
         return self.summary(obj).not_needed
 
@@ -154,7 +153,7 @@ class RelayTransactionAdmin(_ReadOnly, ChainSearchMixin, admin.ModelAdmin):
         "tx_display",
         "kind",
         "status",
-        "claim_link",
+        "call_link",
         "max_fee_gwei",
         "tip_gwei",
         "attempt_count",
@@ -167,14 +166,14 @@ class RelayTransactionAdmin(_ReadOnly, ChainSearchMixin, admin.ModelAdmin):
     ]
     list_filter = ["status", "kind", "account"]
     list_select_related = ["account"]
-    search_fields = ["=transaction_hash", "=response__id"]
+    search_fields = ["=transaction_hash", "=call__key"]
     readonly_fields = (
         "account",
         "nonce",
         "tx_display",
         "kind",
         "status",
-        "claim_link",
+        "call_link",
         "hashes",
         "max_fee_gwei",
         "tip_gwei",
@@ -196,12 +195,12 @@ class RelayTransactionAdmin(_ReadOnly, ChainSearchMixin, admin.ModelAdmin):
     def tx_display(self, obj: RelayTransaction) -> str:
         return tx_link(obj.transaction_hash)
 
-    @admin.display(description="Claim")
-    def claim_link(self, obj: RelayTransaction) -> str:
-        if obj.response_id is None:
+    @admin.display(description="Call")
+    def call_link(self, obj: RelayTransaction) -> str:
+        if obj.call_id is None:
             return "-"
-        url = reverse("admin:responses_response_change", args=[obj.response_id])
-        return format_html('<a href="{}">Response #{}</a>', url, obj.response_id)
+        url = reverse("admin:chain_potcall_change", args=[obj.call_id])
+        return format_html('<a href="{}">{}</a>', url, obj.call.key if obj.call else obj.call_id)
 
     @admin.display(description="Every transaction sent under this nonce")
     def hashes(self, obj: RelayTransaction) -> str:

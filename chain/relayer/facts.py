@@ -1,65 +1,19 @@
-"""What the relayer reads from the chain before it spends gas (docs/protocol.md section 2a, "The
-relayer"), for many claims at once in JSON-RPC batches: its own pending nonce, balance and the
-fees, and per claim the token's authorizationState, the payer's USDC balance and a simulation of
-the relayed call from the relayer (eth_call). A used authorization is told from a cancelled one by
-the token's AuthorizationCanceled log, read only for those."""
+"""What the relayer reads from the chain before it spends gas, for many calls at once in JSON-RPC
+batches: its own pending nonce, balance and the fees, and per call a simulation of it from the
+relayer's address (eth_call), whose refusal says it must not be sent (chain/pot/errors.py)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from django.conf import settings
-from eth_utils import to_checksum_address
 
-from .authorization import (
-    AUTHORIZATION_CANCELED_TOPIC,
-    AuthorizationError,
-    Signature,
-    TransferAuthorization,
-    address_topic,
-    encode_relayed_stake,
-    nonce_topic,
-)
-from .calldata import CalldataError
-from .client import ChainClient, ChainUnavailable, Reverted
-from .relay_rpc import (
-    Call,
-    Fees,
-    as_int,
-    authorization_state_call,
-    balance_of_call,
-    market_fees,
-    rpc_batch,
-    simulation_call,
-)
-from .relay_selectors import QueuedClaim
-from .relay_signing import RELAY_GAS
-
-
-def stake_calldata(claim: QueuedClaim) -> str | None:
-    """The relayed call's 324 bytes for a claim (chain/authorization.py), or None when what is
-    stored cannot make one (the POST checked it: never expected)."""
-    try:
-        authorization = TransferAuthorization(
-            from_address=claim.submitter_address,
-            to_address=settings.TREASURY_ADDRESS,
-            value=claim.stake_units,
-            valid_after=claim.valid_after,
-            valid_before=claim.valid_before,
-            nonce=claim.commitment,
-        )
-        return encode_relayed_stake(authorization, Signature.parse(claim.signature), challenge_id=claim.challenge_id)
-    except (AuthorizationError, CalldataError):
-        return None
-
-
-@dataclass(frozen=True)
-class ClaimFacts:
-    used: bool  # authorizationState: used or cancelled
-    cancelled: bool
-    balance: int  # the payer's USDC, in token units
-    simulation: str | None  # why the relayed call would revert; None when it would succeed
+from ..models import PotCall
+from ..node.calls import Call, as_int, rpc_batch, simulation_call
+from ..node.client import ChainClient, ChainUnavailable, Reverted
+from ..node.sending import Fees, market_fees
+from ..pot.errors import Refusal, refusal
 
 
 @dataclass(frozen=True)
@@ -68,7 +22,7 @@ class RelayerFacts:
     balance: int  # wei
     fees: Fees
     block_time: int  # the latest block's timestamp
-    claims: dict[int, ClaimFacts]
+    refusals: dict[int, Refusal]  # by call id: what a simulation of the call reverts with
 
 
 def relayer_calls(address: str) -> list[Call]:
@@ -84,71 +38,25 @@ def read_fees(block: dict, suggested_tip: str) -> Fees:
     return market_fees(base_fee=as_int(block.get("baseFeePerGas") or "0x0"), suggested_tip=as_int(suggested_tip))
 
 
-def read_facts(client: ChainClient, *, address: str, claims: Sequence[QueuedClaim]) -> RelayerFacts:
-    """One round of batches for the relayer and `claims` (three calls each, then one log query per
-    authorization found used)."""
-    token = to_checksum_address(settings.USDC_ADDRESS)
-    calls = relayer_calls(address)
-    for claim in claims:
-        data = stake_calldata(claim) or "0x"
-        calls += [
-            authorization_state_call(token=token, authorizer=claim.submitter_address, nonce=claim.commitment),
-            balance_of_call(token=token, owner=claim.submitter_address),
-            simulation_call(token=token, sender=address, data=data, gas=RELAY_GAS),
-        ]
-    answers = rpc_batch(client, calls)
+def read_facts(client: ChainClient, *, address: str, calls: Sequence[PotCall]) -> RelayerFacts:
+    """One round of batches for the relayer and `calls` (one simulation each)."""
+    batch = relayer_calls(address) + [
+        simulation_call(to=settings.POT_ADDRESS, sender=address, data=call.data, gas=call.gas) for call in calls
+    ]
+    answers = rpc_batch(client, batch)
     pending, balance, block, tip = answers[:4]
-    facts: dict[int, ClaimFacts] = {}
-    used: list[QueuedClaim] = []
-    for index, claim in enumerate(claims):
-        state, payer_balance, simulation = answers[4 + 3 * index : 7 + 3 * index]
-        if isinstance(state, Reverted) or isinstance(payer_balance, Reverted):
-            raise ValueError(f"the token at {token} does not answer authorizationState and balanceOf")
-        is_used = as_int(state) != 0
-        if is_used:
-            used.append(claim)
-        why = (simulation.message or "reverted") if isinstance(simulation, Reverted) else None
-        if stake_calldata(claim) is None:
-            why = "the stored authorization is malformed"
-        facts[claim.response_id] = ClaimFacts(
-            used=is_used, cancelled=False, balance=as_int(payer_balance), simulation=why
-        )
-    for response_id in cancelled_among(client, used):
-        facts[response_id] = replace(facts[response_id], cancelled=True)
+    refusals = {
+        call.pk: refusal(answer.data, answer.message)
+        for call, answer in zip(calls, answers[4:], strict=True)
+        if isinstance(answer, Reverted)
+    }
     return RelayerFacts(
         pending_nonce=as_int(pending),
         balance=as_int(balance),
         fees=read_fees(block, tip),
         block_time=as_int(block["timestamp"]),
-        claims=facts,
+        refusals=refusals,
     )
-
-
-def cancelled_among(client: ChainClient, claims: Sequence[QueuedClaim]) -> set[int]:
-    """The claims among `claims` whose authorization the payer cancelled (AuthorizationCanceled)."""
-    if not claims:
-        return set()
-    token = to_checksum_address(settings.USDC_ADDRESS)
-    calls: list[Call] = [
-        (
-            "eth_getLogs",
-            [
-                {
-                    "address": token,
-                    "topics": [
-                        AUTHORIZATION_CANCELED_TOPIC,
-                        address_topic(claim.submitter_address),
-                        nonce_topic(claim.commitment),
-                    ],
-                    "fromBlock": hex(claim.search_from_block or 0),
-                    "toBlock": "latest",
-                }
-            ],
-        )
-        for claim in claims
-    ]
-    logs = rpc_batch(client, calls)
-    return {claim.response_id for claim, found in zip(claims, logs, strict=True) if found}
 
 
 def read_next_block_fees(client: ChainClient) -> Fees:

@@ -1,18 +1,15 @@
-"""What Geopoem's relayer tells a player about their authorization (docs/protocol.md 3.3a: the
-claim's `relayReason`): why it was refused (the player may send it themselves) or why it was not
-sent. Short, plain sentences; a refusal ends with what the player can do."""
+"""What Geopoem's relayer tells a player about a signed stake (docs/protocol.md 3.4: `relayCode` and
+`relayReason`): why it was refused (the player may send it themselves) or why it was not sent. Short,
+plain sentences; a refusal ends with what the player can do."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from responses.hooks import RELAY_SWITCHED_OFF
 from responses.models import RelayStatus
 
-SEND_IT_YOURSELF = "send this payment yourself from your wallet (it needs a little ETH for gas)."
-
-# Refused (relayStatus `refused`): at the POST (chain/relay_admission.py) or when the relayer comes
-# to the claim (chain/relayer.py). RELAY_SWITCHED_OFF (responses/hooks.py) is the first of them.
+SEND_IT_YOURSELF = "send this stake yourself from your wallet (it needs a little ETH for gas)."
+SWITCHED_OFF = "Geopoem's relay is switched off; " + SEND_IT_YOURSELF
 ADDRESS_LIMIT = (
     "This wallet has had {count} relayed in the last 24 hours, the most Geopoem's relay sends for one "
     "wallet; " + SEND_IT_YOURSELF
@@ -25,23 +22,17 @@ NO_FUNDS = "Geopoem's relay is short of gas money right now; " + SEND_IT_YOURSEL
 
 @dataclass(frozen=True)
 class Outcome:
-    """Where a claim's relay ends when its authorization is not (or no longer) worth sending."""
+    """Where a signed stake's relay ends when it is not (or no longer) worth sending."""
 
     status: str  # a RelayStatus value
     reason: str  # the sentence the player reads
-    code: str = ""  # the claim's relayCode (docs/protocol.md 3.3a): what a page decides on, not the words
+    code: str = ""  # its relayCode: what a page decides on, not the words
 
 
-# By code: the re-checks before a send (chain/relayer.py), and the reason a stuck stake was
-# replaced by a nonce filler (chain/relay_watch.py, RelayTransaction.replaced_because).
 _OUTCOMES: dict[str, Outcome] = {
     "used": Outcome(
         RelayStatus.NOT_NEEDED,
-        "This payment authorization was already used on chain, so Geopoem's relay did not need to send it.",
-    ),
-    "cancelled": Outcome(
-        RelayStatus.FAILED,
-        "The payment authorization was cancelled, so Geopoem's relay did not send it and no USDC was transferred.",
+        "This stake was already sent to the pot by someone else, so Geopoem's relay did not need to send it.",
     ),
     "expired": Outcome(
         RelayStatus.FAILED,
@@ -50,41 +41,31 @@ _OUTCOMES: dict[str, Outcome] = {
     ),
     "closed": Outcome(
         RelayStatus.FAILED,
-        "The challenge closed before Geopoem's relay could send the payment, so no USDC was transferred.",
+        "The challenge closed before Geopoem's relay could send the stake, so no USDC was transferred.",
     ),
-    "balance": Outcome(
-        RelayStatus.FAILED,
-        "This wallet no longer holds enough USDC for the stake, so Geopoem's relay did not send it and no USDC "
-        "was transferred.",
-    ),
-    "refused_by_token": Outcome(
-        RelayStatus.FAILED,
-        "The token would not accept this payment authorization, so Geopoem's relay did not send it and no USDC "
-        "was transferred.",
-    ),
-    "reverted": Outcome(
-        RelayStatus.FAILED,
-        "The token refused the payment when Geopoem's relay sent it, so no USDC was transferred.",
-    ),
+    "reverted": Outcome(RelayStatus.FAILED, "The pot refused the stake when Geopoem's relay sent it, so no USDC was transferred."),
     # The nonce went to a transaction the relayer has no record of (its key used elsewhere).
     "lost": Outcome(
         RelayStatus.FAILED,
-        "Geopoem's relay could not get this payment mined, so no USDC was transferred; " + SEND_IT_YOURSELF,
+        "Geopoem's relay could not get this stake mined, so no USDC was transferred; " + SEND_IT_YOURSELF,
     ),
-    # Refusals by the relayer itself, reached when it comes to a queued claim.
-    "switched_off": Outcome(RelayStatus.REFUSED, RELAY_SWITCHED_OFF),
+    "switched_off": Outcome(RelayStatus.REFUSED, SWITCHED_OFF),
     "budget": Outcome(RelayStatus.REFUSED, DAILY_BUDGET),
     "funds": Outcome(RelayStatus.REFUSED, NO_FUNDS),
 }
 
-
 OUTCOMES: dict[str, Outcome] = {
     code: Outcome(status=outcome.status, reason=outcome.reason, code=code) for code, outcome in _OUTCOMES.items()
 }
-# The relay's refusals and failures after which the player's own transaction would still count (the
-# page offers "Send it yourself" on them, docs/protocol.md 3.3a); after the others (used, cancelled,
-# expired, the challenge closed, the USDC gone, refused by the token) it would not.
-SEND_IT_YOURSELF_CODES = ("switched_off", "address_limit", "budget", "funds", "lost")
+# After these the player's own transaction would still be taken (the page offers "Send it yourself"):
+# the relay's refusals, a lost nonce, and a token that refused for now (paused, or the payer blocked)
+# while the signature is still valid.
+SEND_IT_YOURSELF_CODES = ("switched_off", "address_limit", "budget", "funds", "lost", "token_paused", "payer_blacklisted")
+
+
+def failed(code: str, sentence: str) -> Outcome:
+    """The stake was not sent because the pot or the token refuses it (chain/pot/errors.py)."""
+    return Outcome(status=RelayStatus.FAILED, reason=sentence, code=code)
 
 
 def address_limit_sentence(limit: int) -> str:

@@ -1,6 +1,5 @@
-"""Reads of the relayer's state (docs/protocol.md section 2a, "The relayer"): the claims waiting for
-it in arrival order, what it has in flight, what it spent and relayed in the last 24 hours (its
-limits), and the summary staff see in the admin (Chain -> Relayer)."""
+"""Reads of the relayer's state: the calls waiting for it in order, what it has in flight, what it
+spent and relayed in the last 24 hours (its limits), and the summary staff see (Chain -> Relayer)."""
 
 from __future__ import annotations
 
@@ -11,79 +10,44 @@ from decimal import Decimal
 from django.db.models import Count, Q, Sum
 from django.utils import timezone
 
-from responses.models import RelayStatus, StakeAuthorization
+from responses.models import RelayStatus, SignedStake
 
-from .models import RelayerAccount, RelayTransaction, RelayTxStatus
+from ..models import PotCall, PotCallKind, PotCallStatus, RelayerAccount, RelayTransaction, RelayTxStatus
 
 DAY = timedelta(hours=24)
 
 
-@dataclass(frozen=True)
-class QueuedClaim:
-    """A claim whose authorization waits for the relayer, with what its send needs."""
-
-    response_id: int
-    challenge_id: int
-    submitter_address: str
-    commitment: str
-    stake_units: int
-    valid_after: int
-    valid_before: int
-    signature: str
-    search_from_block: int | None
-    created_at: datetime
-
-
-def _queued():
-    # Only claims paid by authorization have a StakeAuthorization (responses/models.py): no join.
-    return StakeAuthorization.objects.filter(relay_status=RelayStatus.QUEUED).order_by("created_at", "response_id")
-
-
-def _claim(row: StakeAuthorization) -> QueuedClaim:
-    return QueuedClaim(
-        response_id=row.response_id,
-        challenge_id=row.response.challenge_id,
-        submitter_address=row.response.submitter_address,
-        commitment=row.response.commitment,
-        stake_units=int(row.response.submission_stake * 10**6),
-        valid_after=row.valid_after,
-        valid_before=row.valid_before,
-        signature=row.signature,
-        search_from_block=row.search_from_block,
-        created_at=row.created_at,
+def relay_queued_calls(*, limit: int) -> list[PotCall]:
+    """The oldest `limit` queued calls, in the order they were queued (the order they are sent in)."""
+    return list(
+        PotCall.objects.filter(status=PotCallStatus.QUEUED).select_related("signed_stake", "challenge").order_by("id")[
+            :limit
+        ]
     )
 
 
-def relay_queued_claims(*, limit: int) -> list[QueuedClaim]:
-    """The oldest `limit` claims whose relay is queued, in arrival order (the order the relayer
-    sends them in: docs/protocol.md section 2a, "The relayer decides when")."""
-    return [_claim(row) for row in _queued().select_related("response")[:limit]]
-
-
-def relay_claims_of(*, response_ids: list[int]) -> dict[int, QueuedClaim]:
-    """The claims (whatever their relay status) the relayer's transactions carry, by response id."""
-    rows = StakeAuthorization.objects.filter(response_id__in=response_ids).select_related("response")
-    return {row.response_id: _claim(row) for row in rows}
-
-
 def relay_oldest_queued() -> int | None:
-    """The response id of the claim the relayer must take next, or None."""
-    return _queued().values_list("response_id", flat=True).first()
+    return PotCall.objects.filter(status=PotCallStatus.QUEUED).order_by("id").values_list("id", flat=True).first()
 
 
 def relay_queued_ids() -> list[int]:
-    return list(_queued().values_list("response_id", flat=True))
+    return list(PotCall.objects.filter(status=PotCallStatus.QUEUED).order_by("id").values_list("id", flat=True))
 
 
-def relay_queued_count() -> int:
-    return StakeAuthorization.objects.filter(relay_status=RelayStatus.QUEUED).count()
+def relay_queued_stakes() -> int:
+    return PotCall.objects.filter(status=PotCallStatus.QUEUED, kind=PotCallKind.STAKE).count()
 
 
 def relay_queued_since(*, older_than_seconds: float) -> bool:
-    """Whether a claim has waited queued longer than this (its message was lost, or no worker
-    consumed the `relay` queue)."""
+    """Whether a call has waited queued longer than this (its message was lost, or no worker consumed
+    the `relay` queue)."""
     before = timezone.now() - timedelta(seconds=older_than_seconds)
-    return StakeAuthorization.objects.filter(relay_status=RelayStatus.QUEUED, created_at__lt=before).exists()
+    return PotCall.objects.filter(status=PotCallStatus.QUEUED, created_at__lt=before).exists()
+
+
+def relay_calls_of(*, call_ids: list[int]) -> dict[int, PotCall]:
+    rows = PotCall.objects.filter(pk__in=call_ids).select_related("signed_stake", "challenge")
+    return {row.pk: row for row in rows}
 
 
 def relay_account(*, address: str) -> RelayerAccount | None:
@@ -119,28 +83,21 @@ def relay_spending(*, account: RelayerAccount, now: datetime | None = None) -> S
 
 
 def relay_sent_for_payer(*, address: str, now: datetime | None = None) -> int:
-    """The payer's claims the relayer sent a transaction for in the last 24 hours."""
+    """The payer's signed stakes the relayer sent a transaction for in the last 24 hours."""
     since = (now or timezone.now()) - DAY
     return (
-        RelayTransaction.objects.filter(
-            created_at__gte=since,
-            response__submitter_address__iexact=address,
-            response__sent_by_submitter=True,  # authorization claims are; the address index needs it
-        )
-        .values("response_id")
+        RelayTransaction.objects.filter(created_at__gte=since, call__signed_stake__payer=address.lower())
+        .values("call_id")
         .distinct()
         .count()
     )
 
 
 def relay_taken_for_payer(*, address: str, now: datetime | None = None) -> int:
-    """The payer's claims of the last 24 hours the relayer has taken on: queued or sent."""
+    """The payer's signed stakes of the last 24 hours the relayer has taken on: queued or sent."""
     since = (now or timezone.now()) - DAY
-    return StakeAuthorization.objects.filter(
-        response__submitter_address__iexact=address,
-        response__sent_by_submitter=True,
-        created_at__gte=since,
-        relay_status__in=[RelayStatus.QUEUED, RelayStatus.SENT],
+    return SignedStake.objects.filter(
+        payer=address.lower(), created_at__gte=since, relay_status__in=[RelayStatus.QUEUED, RelayStatus.SENT]
     ).count()
 
 
@@ -151,8 +108,8 @@ class RelaySummary:
     in_flight: int
     spent_wei: int  # the last 24 hours, in flight counted at its most
     mined_cost_wei: int  # the last 24 hours, mined only
-    relayed: int  # claims sent in the last 24 hours
-    refused: int  # claims refused in the last 24 hours
+    relayed: int  # calls sent in the last 24 hours
+    refused: int  # signed stakes refused in the last 24 hours
     failed: int
     not_needed: int
     queued: int
@@ -164,22 +121,22 @@ def relay_summary(*, account: RelayerAccount) -> RelaySummary:
     rows = RelayTransaction.objects.filter(account=account).aggregate(
         in_flight=Count("pk", filter=Q(status=RelayTxStatus.SENT)),
         mined=Sum("cost_wei", filter=Q(status__in=[RelayTxStatus.MINED, RelayTxStatus.REVERTED], mined_at__gte=since)),
-        relayed=Count("response", distinct=True, filter=Q(created_at__gte=since)),
+        relayed=Count("call", distinct=True, filter=Q(created_at__gte=since)),
     )
-    claims = StakeAuthorization.objects.filter(updated_at__gte=since).aggregate(
-        refused=Count("pk", filter=Q(relay_status=RelayStatus.REFUSED)),
-        failed=Count("pk", filter=Q(relay_status=RelayStatus.FAILED)),
-        not_needed=Count("pk", filter=Q(relay_status=RelayStatus.NOT_NEEDED)),
+    calls = PotCall.objects.filter(updated_at__gte=since).aggregate(
+        refused=Count("pk", filter=Q(status=PotCallStatus.REFUSED)),
+        failed=Count("pk", filter=Q(status=PotCallStatus.FAILED)),
+        not_needed=Count("pk", filter=Q(status=PotCallStatus.NOT_NEEDED)),
     )
     return RelaySummary(
         in_flight=rows["in_flight"],
         spent_wei=relay_spending(account=account, now=now).day_wei,
         mined_cost_wei=int(rows["mined"] or 0),
         relayed=rows["relayed"],
-        refused=claims["refused"],
-        failed=claims["failed"],
-        not_needed=claims["not_needed"],
-        queued=relay_queued_count(),
+        refused=calls["refused"],
+        failed=calls["failed"],
+        not_needed=calls["not_needed"],
+        queued=len(relay_queued_ids()),
     )
 
 

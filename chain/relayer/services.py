@@ -1,8 +1,8 @@
 """Writes of the relayer's state: its account row (nonce, balance, alarm) and its transactions
-(chain/models.py, RelayerAccount and RelayTransaction). Every change of a status is one
-conditional UPDATE on what the row holds now, so a task that runs twice, or late, changes nothing
-the second time; nonces are written only by a caller holding the account row's lock
-(chain/relayer.py, chain/relay_watch.py)."""
+(chain/models.py, RelayerAccount and RelayTransaction), and the progress of the calls it sends
+(PotCall, and the signed stake a call carries). Every change of a status is one conditional UPDATE on
+what the row holds now, so a task that runs twice, or late, changes nothing the second time; nonces
+are written only by a caller holding the account row's lock (chain/relayer/sender.py, watch.py)."""
 
 from __future__ import annotations
 
@@ -13,12 +13,13 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from responses.authorizations import authorization_relay_moved
+from responses.models import RelayStatus
+from responses.services import signed_stake_relay_moved
 
-from .models import RelayerAccount, RelayTransaction, RelayTxStatus
-from .relay_reasons import Outcome
-from .relay_selectors import relay_queued_ids, wei_as_eth
-from .relay_signing import Attempt
+from ..models import PotCall, PotCallStatus, RelayerAccount, RelayTransaction, RelayTxStatus
+from .reasons import Outcome
+from .selectors import wei_as_eth
+from .signing import Attempt
 
 logger = logging.getLogger(__name__)
 
@@ -62,7 +63,7 @@ def relayer_balance_record(*, account_id: int, balance_wei: int, stake_cost_wei:
             address = RelayerAccount.objects.values_list("address", flat=True).get(pk=account_id)
             logger.error(
                 "relayer %s: its balance %s is below the alarm of %s (RELAY_BALANCE_ALARM_WEI); send it ETH "
-                "(gas money only, never USDC), or stakes will be refused",
+                "(gas money only, never USDC), or signed stakes will be refused and the game's steps wait",
                 address,
                 wei_as_eth(balance_wei),
                 wei_as_eth(threshold),
@@ -72,13 +73,13 @@ def relayer_balance_record(*, account_id: int, balance_wei: int, stake_cost_wei:
         logger.warning("relayer %s: its balance %s is back above the alarm", address, wei_as_eth(balance_wei))
 
 
-def relay_transaction_record(*, account: RelayerAccount, attempt: Attempt, response_id: int | None) -> RelayTransaction:
+def relay_transaction_record(*, account: RelayerAccount, attempt: Attempt, call_id: int | None) -> RelayTransaction:
     """Under the lock: the first transaction sent under a nonce."""
     now = timezone.now()
     return RelayTransaction.objects.create(
         account=account,
         nonce=attempt.nonce,
-        response_id=response_id,
+        call_id=call_id,
         kind=attempt.kind,
         transaction_hash=attempt.hash,
         attempts=[attempt.record()],
@@ -163,19 +164,59 @@ def relay_rebroadcast_noted(*, row_id: int) -> None:
     )
 
 
-def relay_claim_move(*, response_id: int, outcome: Outcome) -> bool:
-    return authorization_relay_moved(
-        response_id=response_id, status=outcome.status, reason=outcome.reason, code=outcome.code
-    )
+# --- The calls' progress --------------------------------------------------------------------------
+
+_CALL_MAY_FOLLOW: dict[str, tuple[str, ...]] = {
+    PotCallStatus.SENT: (PotCallStatus.QUEUED, PotCallStatus.SENT),
+    PotCallStatus.DONE: (PotCallStatus.SENT,),
+    PotCallStatus.NOT_NEEDED: (PotCallStatus.QUEUED, PotCallStatus.SENT),
+    PotCallStatus.REFUSED: (PotCallStatus.QUEUED,),
+    PotCallStatus.FAILED: (PotCallStatus.QUEUED, PotCallStatus.SENT),
+}
+# A signed stake's relay status for each end of its call.
+_RELAY_STATUS = {
+    PotCallStatus.SENT: RelayStatus.SENT,
+    PotCallStatus.NOT_NEEDED: RelayStatus.NOT_NEEDED,
+    PotCallStatus.REFUSED: RelayStatus.REFUSED,
+    PotCallStatus.FAILED: RelayStatus.FAILED,
+}
 
 
-def relay_claims_refuse_queued(*, outcome: Outcome) -> int:
-    """Every claim still queued, moved to `outcome` (the relay switched off, or out of funds)."""
-    moved = 0
-    for response_id in relay_queued_ids():
-        moved += relay_claim_move(response_id=response_id, outcome=outcome)
+def call_move(*, call_id: int, status: str, code: str = "", reason: str = "", transaction_hash: str = "") -> bool:
+    """Move a call to `status`, and the signed stake it carries with it; True when this call moved it.
+    A call mined (`done`) leaves its signed stake `sent`: the follower shows the stake in the pot."""
+    fields: dict[str, object] = {"status": status, "code": code, "reason": reason[:300], "updated_at": timezone.now()}
+    if transaction_hash:
+        fields["transaction_hash"] = transaction_hash.lower()
+    moved = bool(PotCall.objects.filter(pk=call_id, status__in=_CALL_MAY_FOLLOW[status]).update(**fields))
+    signed_stake_id = PotCall.objects.filter(pk=call_id).values_list("signed_stake_id", flat=True).first()
+    if moved and signed_stake_id is not None and status in _RELAY_STATUS:
+        signed_stake_relay_moved(
+            signed_stake_id=signed_stake_id,
+            status=_RELAY_STATUS[status],
+            code=code,
+            reason=reason,
+            transaction_hash=transaction_hash,
+        )
     return moved
 
 
-def relay_claim_sent(*, response_id: int, transaction_hash: str) -> bool:
-    return authorization_relay_moved(response_id=response_id, status="sent", transaction_hash=transaction_hash)
+def call_end(*, call_id: int, outcome: Outcome) -> bool:
+    """A call not (or no longer) sent, with the player's outcome for a signed stake."""
+    status = {
+        RelayStatus.NOT_NEEDED: PotCallStatus.NOT_NEEDED,
+        RelayStatus.REFUSED: PotCallStatus.REFUSED,
+    }.get(outcome.status, PotCallStatus.FAILED)
+    return call_move(call_id=call_id, status=status, code=outcome.code, reason=outcome.reason)
+
+
+def calls_refuse_queued_stakes(*, outcome: Outcome) -> int:
+    """Every signed stake still queued, refused with `outcome` (the relay switched off, or out of funds)."""
+    moved = 0
+    for call in PotCall.objects.filter(status=PotCallStatus.QUEUED, signed_stake__isnull=False).only("pk"):
+        moved += call_end(call_id=call.pk, outcome=outcome)
+    return moved
+
+
+def call_sent(*, call_id: int, transaction_hash: str) -> bool:
+    return call_move(call_id=call_id, status=PotCallStatus.SENT, transaction_hash=transaction_hash)

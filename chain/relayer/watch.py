@@ -1,20 +1,21 @@
-"""The relayer's watcher (docs/protocol.md section 2a, "The relayer"; the beat's `chain.relay_watch`
-on the `relay` queue): what became of the transactions chain/relayer.py sent, and its balance.
+"""The relayer's watcher (docs/protocol.md section 3; the beat's `chain.relay_watch` on the `relay`
+queue): what became of the transactions chain/relayer/sender.py sent, and its balance.
 
 For each nonce in flight, in one round of JSON-RPC batches: the receipts of every transaction sent
-under it (a replacement may lose to the one it replaced), whether the node still knows the latest,
-and the authorization's state. Then, under the account's lock:
-- mined: gas used, effective price and cost recorded; a stake that reverted because its
-  authorization was used first (someone else submitted it) is `not_needed`, else `failed` saying why;
+under it (a replacement may lose to the one it replaced) and whether the node still knows the latest.
+Then, under the account's lock:
+- mined: gas used, effective price and cost recorded; the call `done`, or `failed` when it reverted
+  (a signed stake that someone else sent first is `not_needed`);
 - not mined after RELAY_RESEND_SECONDS: sent again under the same nonce with both fees raised by
-  RELAY_FEE_BUMP_PERCENT (at least 10 %, and at least the market's), or, when its authorization is no
-  longer worth sending (used, cancelled, about to expire), replaced by a 0-value transfer to itself
-  that frees the nonce (a nonce filler); a stake whose challenge closed is replaced at once;
+  RELAY_FEE_BUMP_PERCENT (at least 10 %, and at least the market's), or, when it is a signed stake no
+  longer worth sending (in the pot already, the challenge closed, its authorization about to expire),
+  replaced by a 0-value transfer to itself that frees the nonce (a nonce filler); a stake whose
+  challenge closed is replaced at once;
 - forgotten by the node (dropped from its pool, or never received after a send that timed out):
   sent again as it was, the same bytes;
 - the nonce used by a transaction the relayer has no record of: `lost`.
 The balance is read at least every BALANCE_READ_SECONDS; below RELAY_BALANCE_ALARM_WEI the alarm
-is raised once (chain/relay_services.py, relayer_balance_record)."""
+is raised once (chain/relayer/services.py, relayer_balance_record)."""
 
 from __future__ import annotations
 
@@ -29,32 +30,22 @@ from django.utils import timezone
 from eth_account.signers.local import LocalAccount
 from eth_utils import to_checksum_address
 
-from challenges.selectors import challenge_is_open
+from challenges.selectors import challenge_takes_stakes
+from responses.models import Stake
 
-from .client import ChainClient, get_client
-from .models import RelayTransaction, RelayTxStatus
-from .relay_facts import cancelled_among, read_fees, read_next_block_fees, relayer_calls, stake_calldata
-from .relay_reasons import OUTCOMES
-from .relay_rpc import (
-    FEE_TOO_LOW,
-    NO_FUNDS,
-    NONCE_USED,
-    REPLACEMENT_UNDERPRICED,
-    SENT,
-    UNKNOWN,
-    Fees,
-    as_int,
-    authorization_state_call,
-    balance_of_call,
-    broadcast,
-    bumped,
-    rpc_batch,
-)
-from .relay_selectors import QueuedClaim, relay_claims_of, relay_in_flight
-from .relay_services import (
+from ..models import PotCall, PotCallKind, PotCallStatus, RelayTransaction, RelayTxStatus
+from ..node.calls import as_int, rpc_batch
+from ..node.client import ChainClient, get_client
+from ..node.sending import FEE_TOO_LOW, NO_FUNDS, NONCE_USED, REPLACEMENT_UNDERPRICED, SENT, UNKNOWN, Fees, broadcast, bumped
+from ..relayer.outbox import CALL_GAS
+from .facts import read_fees, read_next_block_fees, relayer_calls
+from .reasons import OUTCOMES
+from .selectors import relay_calls_of, relay_in_flight
+from .services import (
     Mined,
-    relay_claim_move,
-    relay_claim_sent,
+    call_end,
+    call_move,
+    call_sent,
     relay_rebroadcast_noted,
     relay_transaction_lost,
     relay_transaction_mined,
@@ -64,7 +55,9 @@ from .relay_services import (
     relayer_balance_record,
     relayer_lock,
 )
-from .relay_signing import FILLER, RELAY_GAS, STAKE, relayer_account, sign_filler, sign_stake
+from .signing import CALL, FILLER, relayer_account, sign_call, sign_filler
+
+STAKE_GAS = CALL_GAS[PotCallKind.STAKE]
 
 logger = logging.getLogger(__name__)
 
@@ -91,7 +84,6 @@ class Seen:
 
     receipt: dict | None
     known: bool  # a node still has its latest transaction (in its pool or mined)
-    used: bool  # the claim's authorization is used or cancelled
 
 
 def relay_watch(*, client: ChainClient | None = None) -> WatchSummary:
@@ -105,31 +97,24 @@ def relay_watch(*, client: ChainClient | None = None) -> WatchSummary:
     if not rows and read_at is not None and timezone.now() - read_at < timedelta(seconds=BALANCE_READ_SECONDS):
         return summary
     client = client or get_client()
-    claims = relay_claims_of(response_ids=[row.response_id for row in rows if row.response_id is not None])
-    token = to_checksum_address(settings.USDC_ADDRESS)
-    calls = [*relayer_calls(signer.address), ("eth_getTransactionCount", [signer.address, "latest"])]
+    calls_of = relay_calls_of(call_ids=[row.call_id for row in rows if row.call_id is not None])
+    batch = [*relayer_calls(signer.address), ("eth_getTransactionCount", [signer.address, "latest"])]
     for row in rows:
-        calls += [("eth_getTransactionReceipt", [attempt["hash"]]) for attempt in row.attempts]
-        calls.append(("eth_getTransactionByHash", [row.transaction_hash]))
-        claim = claims.get(row.response_id or 0)
-        if claim is not None:
-            calls.append(
-                authorization_state_call(token=token, authorizer=claim.submitter_address, nonce=claim.commitment)
-            )
-    answers = iter(rpc_batch(client, calls))
+        batch += [("eth_getTransactionReceipt", [attempt["hash"]]) for attempt in row.attempts]
+        batch.append(("eth_getTransactionByHash", [row.transaction_hash]))
+    answers = iter(rpc_batch(client, batch))
     _pending, balance, block, tip, latest_nonce = (next(answers) for _ in range(5))
     market = read_fees(block, tip)
-    relayer_balance_record(account_id=account.pk, balance_wei=as_int(balance), stake_cost_wei=market.cost(RELAY_GAS))
+    relayer_balance_record(account_id=account.pk, balance_wei=as_int(balance), stake_cost_wei=market.cost(STAKE_GAS))
     seen: dict[int, Seen] = {}
     for row in rows:
         receipts = [next(answers) for _ in row.attempts]
         known = next(answers) is not None
-        used = row.response_id in claims and as_int(next(answers)) != 0
         receipt = next((r for r in receipts if r is not None), None)
-        seen[row.pk] = Seen(receipt=receipt, known=known or receipt is not None, used=used)
+        seen[row.pk] = Seen(receipt=receipt, known=known or receipt is not None)
     if not rows:
         return summary
-    watcher = _Watcher(client, signer, market, as_int(block["timestamp"]), as_int(latest_nonce), claims, summary)
+    watcher = _Watcher(client, signer, market, as_int(block["timestamp"]), as_int(latest_nonce), calls_of, summary)
     with transaction.atomic():
         relayer_lock(account_id=account.pk)
         for row in rows:
@@ -150,40 +135,30 @@ class _Watcher:
         market: Fees,
         block_time: int,
         latest_nonce: int,
-        claims: dict[int, QueuedClaim],
+        calls: dict[int, PotCall],
         summary: WatchSummary,
     ) -> None:
         self.client, self.signer, self.market = client, signer, market
         self.block_time, self.latest_nonce = block_time, latest_nonce
-        self.claims, self.summary = claims, summary
-        self.open_challenges: dict[int, bool] = {}
+        self.calls, self.summary = calls, summary
 
     def follow(self, row: RelayTransaction, seen: Seen) -> None:
         if seen.receipt is not None:
-            self.mined(row, seen.receipt, seen.used)
+            self.mined(row, seen.receipt)
         elif row.nonce < self.latest_nonce and not seen.known:
-            self.lost(row, seen.used)
+            self.lost(row)
         else:
             last = row.resent_at or row.sent_at
             due = timezone.now() - last >= timedelta(seconds=settings.RELAY_RESEND_SECONDS)
-            if not due and self.challenge_closed(row):
-                # Mined after the close it would count `late` and its USDC stay in the treasury:
-                # replaced by a filler at once, not after RELAY_RESEND_SECONDS.
+            if not due and self.worth_sending(row) == "closed":
+                # Mined after the close it would only revert: replaced by a filler at once.
                 due = True
             elif not due and not seen.known:
                 due = not self.rebroadcast(row)
             if due:
-                self.replace(row, seen.used)
+                self.replace(row)
 
-    def challenge_closed(self, row: RelayTransaction) -> bool:
-        claim = self.claims.get(row.response_id or 0)
-        if row.kind != STAKE or claim is None:
-            return False
-        if claim.challenge_id not in self.open_challenges:
-            self.open_challenges[claim.challenge_id] = challenge_is_open(challenge_id=claim.challenge_id)
-        return not self.open_challenges[claim.challenge_id]
-
-    def mined(self, row: RelayTransaction, receipt: dict, used: bool) -> None:
+    def mined(self, row: RelayTransaction, receipt: dict) -> None:
         tx_hash = str(receipt["transactionHash"]).lower()
         kind = next((a["kind"] for a in row.attempts if a["hash"] == tx_hash), row.kind)
         succeeded = as_int(receipt["status"]) == 1
@@ -207,35 +182,32 @@ class _Watcher:
             mined.gas_used,
             "" if succeeded else ", reverted",
         )
-        if row.response_id is None:
+        if row.call_id is None:
             return
-        if kind == STAKE and succeeded:
-            relay_claim_sent(response_id=row.response_id, transaction_hash=tx_hash)
-        elif kind == STAKE:
-            relay_claim_move(response_id=row.response_id, outcome=OUTCOMES[self.why_reverted(row, used)])
+        if kind == CALL and succeeded:
+            call_move(call_id=row.call_id, status=PotCallStatus.DONE, transaction_hash=tx_hash)
+        elif kind == CALL:
+            call = self.calls.get(row.call_id)
+            in_pot = call is not None and call.signed_stake is not None and self.in_pot(call)
+            call_end(call_id=row.call_id, outcome=OUTCOMES["used" if in_pot else "reverted"])
         else:
-            relay_claim_move(response_id=row.response_id, outcome=OUTCOMES[row.replaced_because or "expired"])
+            call_end(call_id=row.call_id, outcome=OUTCOMES[row.replaced_because or "expired"])
 
-    def why_reverted(self, row: RelayTransaction, used: bool) -> str:
-        """Why the token refused a stake the simulation had accepted."""
-        claim = self.claims.get(row.response_id or 0)
-        if claim is None:
-            return "reverted"
-        if used:
-            return "cancelled" if cancelled_among(self.client, [claim]) else "used"
-        if self.block_time >= claim.valid_before:
-            return "expired"
-        call = balance_of_call(token=settings.USDC_ADDRESS, owner=claim.submitter_address)
-        balance = as_int(rpc_batch(self.client, [call])[0])
-        return "balance" if balance < claim.stake_units else "reverted"
+    @staticmethod
+    def in_pot(call: PotCall) -> bool:
+        signed = call.signed_stake
+        return signed is not None and Stake.objects.filter(
+            challenge_id=signed.challenge_id, payer=signed.payer, commitment=signed.commitment
+        ).exists()
 
-    def lost(self, row: RelayTransaction, used: bool) -> None:
+    def lost(self, row: RelayTransaction) -> None:
         error = f"nonce {row.nonce} was used by a transaction the relayer has no record of"
         if relay_transaction_lost(row_id=row.pk, error=error):
             self.summary.lost += 1
             logger.error("relayer: %s (its key is used elsewhere?)", error)
-            if row.response_id is not None:
-                relay_claim_move(response_id=row.response_id, outcome=OUTCOMES["used" if used else "lost"])
+            if row.call_id is not None:
+                call = self.calls.get(row.call_id)
+                call_end(call_id=row.call_id, outcome=OUTCOMES["used" if call and self.in_pot(call) else "lost"])
 
     def rebroadcast(self, row: RelayTransaction) -> bool:
         """The latest transaction, sent again as it was; False when it needs higher fees now."""
@@ -248,34 +220,39 @@ class _Watcher:
         relay_transaction_note(row_id=row.pk, error=f"sent again as it was: {result.message}")
         return result.outcome not in (FEE_TOO_LOW, REPLACEMENT_UNDERPRICED)
 
-    def worth_sending(self, row: RelayTransaction, used: bool) -> str | None:
-        """None when the stake should still go out, else the reason code for its filler."""
-        claim = self.claims.get(row.response_id or 0)
-        if row.kind == FILLER or claim is None:
+    def worth_sending(self, row: RelayTransaction) -> str | None:
+        """None when the call should still go out, else the reason code for its filler. Only a signed
+        stake stops being worth it: the game's steps stay worth sending until mined."""
+        call = self.calls.get(row.call_id or 0)
+        if row.kind == FILLER or call is None:
             return row.replaced_because or "expired"
-        if used:
+        signed = call.signed_stake
+        if signed is None:
+            return None
+        if self.in_pot(call):
             return "used"
-        if self.challenge_closed(row):
+        if not challenge_takes_stakes(challenge=call.challenge):
             return "closed"
-        if claim.valid_before - max(int(time.time()), self.block_time) < settings.RELAY_MIN_REMAINING_SECONDS:
+        if signed.valid_before - max(int(time.time()), self.block_time) < settings.RELAY_MIN_REMAINING_SECONDS:
             return "expired"
         return None
 
-    def replace(self, row: RelayTransaction, used: bool) -> None:
-        because = self.worth_sending(row, used)
+    def replace(self, row: RelayTransaction) -> None:
+        because = self.worth_sending(row)
         fees = Fees(max_fee=int(row.max_fee_per_gas), tip=int(row.max_priority_fee_per_gas))
+        result = None
         for _ in range(MAX_BUMPS):
             fees = bumped(fees, self.market, percent=settings.RELAY_FEE_BUMP_PERCENT)
             if because is None:
-                claim = self.claims[row.response_id or 0]
-                attempt = sign_stake(self.signer, nonce=row.nonce, data=stake_calldata(claim) or "0x", fees=fees)
+                call = self.calls[row.call_id or 0]
+                attempt = sign_call(self.signer, nonce=row.nonce, data=call.data, gas=call.gas, fees=fees)
             else:
                 attempt = sign_filler(self.signer, nonce=row.nonce, fees=fees)
             result = broadcast(self.client, attempt.raw)
             if result.outcome in (SENT, UNKNOWN):
                 relay_transaction_replaced(row=row, attempt=attempt, because=because or "")
-                if because is None and row.response_id is not None:
-                    relay_claim_sent(response_id=row.response_id, transaction_hash=attempt.hash)
+                if because is None and row.call_id is not None:
+                    call_sent(call_id=row.call_id, transaction_hash=attempt.hash)
                 self.summary.resent += because is None
                 self.summary.fillers += because is not None
                 logger.info(
@@ -294,6 +271,7 @@ class _Watcher:
                 break
             if result.outcome == FEE_TOO_LOW:
                 self.market = read_next_block_fees(self.client)
-        relay_transaction_note(row_id=row.pk, error=f"could not replace it: {result.message}")
-        if result.outcome == NO_FUNDS:
-            logger.error("relayer: nonce %s cannot be replaced, no gas money: %s", row.nonce, result.message)
+        if result is not None:
+            relay_transaction_note(row_id=row.pk, error=f"could not replace it: {result.message}")
+            if result.outcome == NO_FUNDS:
+                logger.error("relayer: nonce %s cannot be replaced, no gas money: %s", row.nonce, result.message)

@@ -33,7 +33,7 @@ from eth_abi.exceptions import DecodingError
 from eth_utils import keccak
 
 from .authorization import TokenDomain
-from .client import ChainClient, ChainUnavailable, Reverted
+from ..node.client import ChainClient, ChainUnavailable, Reverted
 
 DOMAIN_CACHE_SECONDS = 3600.0
 UNAVAILABLE_CACHE_SECONDS = 3.0
