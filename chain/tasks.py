@@ -54,7 +54,7 @@ def follow_pot() -> int:
         try:
             cache.delete(FOLLOW_LOCK_KEY)
         except Exception:  # noqa: BLE001 - it expires by itself
-            pass
+            logger.info("follower: the cache did not answer; the one-round flag expires by itself")
     return result.added + result.removed
 
 

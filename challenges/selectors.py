@@ -74,9 +74,9 @@ def challenge_takes_stakes(*, challenge: Challenge, now: datetime | None = None)
 
 
 def _published() -> QuerySet[Challenge]:
-    return Challenge.objects.filter(status=ChallengeStatus.PUBLISHED, opening__status=OpeningStatus.CONFIRMED).select_related(
-        "pot", "opening"
-    )
+    return Challenge.objects.filter(
+        status=ChallengeStatus.PUBLISHED, opening__status=OpeningStatus.CONFIRMED
+    ).select_related("pot", "opening")
 
 
 def challenge_get_active(*, now: datetime | None = None) -> Challenge | None:

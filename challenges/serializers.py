@@ -9,7 +9,7 @@ from rest_framework import serializers
 
 from .coordinates import text_from_micro
 from .models import Challenge, PotState
-from .selectors import challenge_phase, chain_now
+from .selectors import chain_now, challenge_phase
 
 
 def epoch_seconds(value) -> int | None:

@@ -212,9 +212,9 @@ def opening_requeue(*, challenge_id: int, error: str) -> bool:
 
 def opening_note(*, challenge_id: int, error: str) -> None:
     """Why a step could not finish (no node answered, ...): shown in the admin; the task tries again."""
-    PotOpening.objects.filter(
-        challenge_id=challenge_id, status__in=[OpeningStatus.QUEUED, OpeningStatus.SENT]
-    ).update(last_error=error[:2000], updated_at=timezone.now())
+    PotOpening.objects.filter(challenge_id=challenge_id, status__in=[OpeningStatus.QUEUED, OpeningStatus.SENT]).update(
+        last_error=error[:2000], updated_at=timezone.now()
+    )
 
 
 def openings_stale(*, older_than_seconds: float) -> list[int]:
@@ -268,4 +268,3 @@ def chain_clock_set(*, block_number: int, block_hash: str, block_time: datetime,
             "confirmed_block": confirmed_block,
         },
     )
-

@@ -134,7 +134,9 @@ def _signed_for(challenge_id: int, keys: Iterable[tuple[str, str]]) -> dict[tupl
 def stake_by_commitment(*, commitment: str) -> dict | None:
     """The stake with this commitment (the lowest sequence when several share it), or the signed stake
     with it still on its way."""
-    stake = Stake.objects.filter(commitment=commitment).select_related("challenge").order_by("challenge_id", "seq").first()
+    stake = (
+        Stake.objects.filter(commitment=commitment).select_related("challenge").order_by("challenge_id", "seq").first()
+    )
     if stake is not None:
         challenge = stake.challenge
         key = (stake.payer, stake.commitment)
@@ -171,12 +173,12 @@ def stakes_by_address(*, address: str, challenge_id: int | None = None, after_id
         return contexts[challenge.pk]
 
     if after_id is None:
-        in_pot = set(
-            Stake.objects.filter(payer=address).values_list("challenge_id", "payer", "commitment")
-        )
+        in_pot = set(Stake.objects.filter(payer=address).values_list("challenge_id", "payer", "commitment"))
         for signed in signed_rows.order_by("-pk")[:limit]:
             if (signed.challenge_id, signed.payer, signed.commitment) not in in_pot:
-                guess = _guesses(signed.challenge_id, [(signed.payer, signed.commitment)]).get((signed.payer, signed.commitment))
+                guess = _guesses(signed.challenge_id, [(signed.payer, signed.commitment)]).get(
+                    (signed.payer, signed.commitment)
+                )
                 out.append(stake_view(context_of(signed.challenge), stake=None, signed=signed, guess=guess))
     for stake in page:
         key = (stake.payer, stake.commitment)
@@ -227,12 +229,16 @@ def challenge_winners(*, challenge: Challenge) -> dict:
     prizes, and every payment and refund the pot made (docs/protocol.md 3.5)."""
     context = _Context(challenge, confirmed_block=_confirmed_block())
     state = context.state
-    stakes = {
-        s.seq: s
-        for s in Stake.objects.filter(
-            challenge_id=challenge.pk, seq__in=[x for x in (state.earliest_seq, state.highest_seq) if state and x]
-        )
-    } if state is not None else {}
+    stakes = (
+        {
+            s.seq: s
+            for s in Stake.objects.filter(
+                challenge_id=challenge.pk, seq__in=[x for x in (state.earliest_seq, state.highest_seq) if state and x]
+            )
+        }
+        if state is not None
+        else {}
+    )
 
     def view(seq: int | None) -> dict | None:
         stake = stakes.get(seq) if seq else None

@@ -164,7 +164,9 @@ class StakeSerializer(serializers.Serializer):
     paymentMethod = serializers.CharField(help_text="authorization or approval.")
     authorization = AuthorizationSerializer(allow_null=True)
     guessReceived = serializers.BooleanField()
-    submissionText = serializers.CharField(allow_null=True, help_text='"lat, lon"; null until the solution is revealed.')
+    submissionText = serializers.CharField(
+        allow_null=True, help_text='"lat, lon"; null until the solution is revealed.'
+    )
     submissionSalt = serializers.CharField(allow_null=True, help_text="Null until the solution is revealed.")
     revealed = serializers.BooleanField(help_text="Its guess was revealed on chain.")
     isCorrect = serializers.BooleanField(allow_null=True)

@@ -16,7 +16,7 @@ from challenges.commitments import guess_commitment
 from challenges.coordinates import micro_degrees, parse_coordinates
 from challenges.geometry import is_correct
 from challenges.scoring import haversine_m
-from challenges.selectors import challenge_published, challenge_takes_stakes, chain_clock, chain_now
+from challenges.selectors import chain_clock, chain_now, challenge_published, challenge_takes_stakes
 from config.public_cache import public_answers_mark_stale
 
 from .models import Guess, PotPayment, RelayStatus, SignedStake, Stake
@@ -149,9 +149,7 @@ def signed_stake_relay_moved(
     }
     if transaction_hash:
         fields["relay_transaction_hash"] = transaction_hash.lower()
-    return bool(
-        SignedStake.objects.filter(pk=signed_stake_id, relay_status__in=_MAY_FOLLOW[status]).update(**fields)
-    )
+    return bool(SignedStake.objects.filter(pk=signed_stake_id, relay_status__in=_MAY_FOLLOW[status]).update(**fields))
 
 
 # --- The guess of a stake in the pot (docs/protocol.md 3.2) ------------------------------------
@@ -274,4 +272,3 @@ def payments_rebuild(*, challenge_id: int, from_block: int, rows: list[dict]) ->
     PotPayment.objects.filter(challenge_id=challenge_id, block_number__gte=from_block).delete()
     PotPayment.objects.bulk_create([PotPayment(challenge_id=challenge_id, **row) for row in rows])
     public_answers_mark_stale()
-

@@ -223,7 +223,13 @@ class GuessCreateView(APIView):
     @extend_schema(
         operation_id="responses_guess",
         request=GuessInputSerializer,
-        responses={201: StakeSerializer, 200: StakeSerializer, 400: ERROR_SCHEMA, 409: REFUSED_SCHEMA, 422: REFUSED_SCHEMA},
+        responses={
+            201: StakeSerializer,
+            200: StakeSerializer,
+            400: ERROR_SCHEMA,
+            409: REFUSED_SCHEMA,
+            422: REFUSED_SCHEMA,
+        },
     )
     def post(self, request: Request) -> ApiResponse:
         """The guess of the payer's stake in the pot, once confirmed (docs/protocol.md 3.2): kept secret
@@ -247,7 +253,10 @@ class GuessCreateView(APIView):
 
 
 class StakeStatusView(APIView):
-    @extend_schema(operation_id="responses_status", responses={200: StakeSerializer, 304: None, 400: ERROR_SCHEMA, 404: ERROR_SCHEMA})
+    @extend_schema(
+        operation_id="responses_status",
+        responses={200: StakeSerializer, 304: None, 400: ERROR_SCHEMA, 404: ERROR_SCHEMA},
+    )
     def get(self, request: Request, commitment: str) -> HttpResponse:
         """The stake with this guess commitment (docs/protocol.md 3.4); ETag and 304."""
         if not COMMITMENT.match(commitment):

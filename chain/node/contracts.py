@@ -10,7 +10,7 @@ from typing import Any
 
 from web3 import Web3
 
-BUILD_DIR = Path(__file__).resolve().parent.parent / "contracts" / "build"
+BUILD_DIR = Path(__file__).resolve().parents[2] / "contracts" / "build"
 
 
 @cache

@@ -240,21 +240,20 @@ _TERMS_FIELDS = [
 def decode_log(log: dict) -> Event | None:
     """The pot's event a log records, or None for a log this module does not know."""
     topics = [_topic_hex(t) for t in log["topics"]]
+    if not topics or (topics[0] != SWEPT_TOPIC and topics[0] not in EVENTS):
+        return None  # another event of the contract (OpenZeppelin's OwnershipTransferred, ...)
     data = _to_bytes(log["data"])
     base = {
-        "block_number": int(log["blockNumber"]),
+        "block_number": _quantity(log["blockNumber"]),
         "block_hash": _topic_hex(log["blockHash"]),
         "transaction_hash": _topic_hex(log["transactionHash"]),
-        "log_index": int(log["logIndex"]),
+        "log_index": _quantity(log["logIndex"]),
     }
-    if topics and topics[0] == SWEPT_TOPIC:
+    if topics[0] == SWEPT_TOPIC:
         (amount,) = decode(["uint256"], data)
         to = "0x" + topics[1][-40:]
         return Event(name="Swept", challenge_id=None, args={"to": to, "amount": str(amount)}, **base)
-    spec = EVENTS.get(topics[0]) if topics else None
-    if spec is None:
-        return None
-    name, indexed, fields = spec
+    name, indexed, fields = EVENTS[topics[0]]
     args: dict[str, Any] = {}
     for (field, kind), topic in zip(indexed, topics[2:], strict=True):
         args[field] = _json_safe(kind, decode([kind], bytes.fromhex(topic[2:]))[0])
@@ -269,6 +268,11 @@ def decode_log(log: dict) -> Event | None:
 
 def challenge_topic(challenge_id: int) -> str:
     return "0x" + challenge_id.to_bytes(32, "big").hex()
+
+
+def _quantity(value: Any) -> int:
+    """A JSON-RPC quantity as a raw answer gives it ("0x4") or web3 formatted it (4)."""
+    return int(value, 16) if isinstance(value, str) else int(value)
 
 
 def _to_bytes(value: Any) -> bytes:

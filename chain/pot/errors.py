@@ -30,13 +30,21 @@ POT_ERRORS: dict[str, tuple[str, str, str]] = {
         ("NotOpenYet(uint256)", "not_open_yet", "This challenge does not take stakes yet."),
         ("StakingClosed(uint256)", "challenge_closed", "This challenge has closed: it takes no more stakes."),
         ("StakeBelowMinimum(uint256,uint256)", "stake_below_minimum", "The stake is below this challenge's minimum."),
-        ("SafeCastOverflowedUintDowncast(uint8,uint256)", "stake_too_large", "The stake is larger than the pot accepts."),
+        (
+            "SafeCastOverflowedUintDowncast(uint8,uint256)",
+            "stake_too_large",
+            "The stake is larger than the pot accepts.",
+        ),
         (
             "SolutionNotRevealed(uint256)",
             "solution_not_revealed",
             "The solution has not been revealed yet, so guesses cannot be revealed.",
         ),
-        ("GuessWindowClosed(uint256)", "guess_window_closed", "The guess window has closed: no more guesses can be revealed."),
+        (
+            "GuessWindowClosed(uint256)",
+            "guess_window_closed",
+            "The guess window has closed: no more guesses can be revealed.",
+        ),
         (
             "GuessDoesNotOpenStake(uint256,uint256)",
             "guess_does_not_open_stake",
@@ -83,8 +91,16 @@ TOKEN_REVERTS: list[tuple[str, str, str]] = [
         "authorization_used",
         "This payment authorization has already been used or was cancelled.",
     ),
-    ("FiatTokenV2: authorization is expired", "authorization_expired", "The payment authorization has expired; sign a new one."),
-    ("FiatTokenV2: authorization is not yet valid", "authorization_window", "The payment authorization is not valid yet."),
+    (
+        "FiatTokenV2: authorization is expired",
+        "authorization_expired",
+        "The payment authorization has expired; sign a new one.",
+    ),
+    (
+        "FiatTokenV2: authorization is not yet valid",
+        "authorization_window",
+        "The payment authorization is not valid yet.",
+    ),
     ("transfer amount exceeds balance", "insufficient_balance", "This wallet does not hold enough USDC for the stake."),
     (
         "exceeds allowance",

@@ -20,10 +20,10 @@ from eth_utils import to_checksum_address
 from challenges.models import OpeningStatus, PotOpening
 from challenges.services import opening_failed, opening_note, opening_requeue, opening_sent
 
+from ..models import PotEvent
 from ..node.calls import as_int, rpc_batch, simulation_call, word
 from ..node.client import ChainClient, Reverted, get_client
-from ..node.sending import SENT, UNKNOWN, read_account, sign, broadcast
-from ..models import PotEvent
+from ..node.sending import SENT, UNKNOWN, broadcast, read_account, sign
 from . import abi
 from .encoding import Terms
 from .errors import refusal
@@ -83,7 +83,12 @@ def _send(opening: PotOpening, client: ChainClient) -> None:
     if terms.bond > 0:
         (allowance,) = rpc_batch(
             client,
-            [("eth_call", [{"to": settings.USDC_ADDRESS, "data": ALLOWANCE + word(account.address) + word(pot)}, "latest"])],
+            [
+                (
+                    "eth_call",
+                    [{"to": settings.USDC_ADDRESS, "data": ALLOWANCE + word(account.address) + word(pot)}, "latest"],
+                )
+            ],
         )
         if isinstance(allowance, Reverted) or as_int(allowance) < terms.bond:
             approve = sign(
@@ -99,7 +104,9 @@ def _send(opening: PotOpening, client: ChainClient) -> None:
                 return
             nonce += 1
     else:
-        (simulated,) = rpc_batch(client, [simulation_call(to=pot, sender=account.address, data=data, gas=settings.POT_OPEN_GAS)])
+        (simulated,) = rpc_batch(
+            client, [simulation_call(to=pot, sender=account.address, data=data, gas=settings.POT_OPEN_GAS)]
+        )
         if isinstance(simulated, Reverted):
             why = refusal(simulated.data, simulated.message)
             opening_failed(challenge_id=cid, error=f"The pot refuses to open this challenge: {why.detail}.")
@@ -124,5 +131,6 @@ def _follow(opening: PotOpening, client: ChainClient) -> None:
     if as_int(receipt["status"]) != 1:
         opening_failed(
             challenge_id=cid,
-            error=f"The open transaction {opening.transaction_hash} reverted in block {as_int(receipt['blockNumber'])}.",
+            error=f"The open transaction {opening.transaction_hash} reverted "
+            f"in block {as_int(receipt['blockNumber'])}.",
         )

@@ -99,7 +99,9 @@ class ChainAdapter:
             return SignedStakeCheck(unavailable=True)
         if domain is None:
             return SignedStakeCheck(unsupported=True)
-        digest = PotState.objects.filter(challenge_id=request.challenge_id).values_list("terms_digest", flat=True).first()
+        digest = (
+            PotState.objects.filter(challenge_id=request.challenge_id).values_list("terms_digest", flat=True).first()
+        )
         if not digest:
             return SignedStakeCheck(refusal_code="not_opened", refusal_sentence=refusal("0x").sentence)
         nonce = stake_nonce(
@@ -119,9 +121,13 @@ class ChainAdapter:
             nonce=nonce,
         )
         if not signed_by(authorization, domain, request.signature):
-            return SignedStakeCheck(nonce=nonce, refusal_code=INVALID_AUTHORIZATION[0], refusal_sentence=INVALID_AUTHORIZATION[1])
+            return SignedStakeCheck(
+                nonce=nonce, refusal_code=INVALID_AUTHORIZATION[0], refusal_sentence=INVALID_AUTHORIZATION[1]
+            )
         if not in_window(valid_after=request.valid_after, valid_before=request.valid_before, now=time.time()):
-            return SignedStakeCheck(nonce=nonce, refusal_code=AUTHORIZATION_WINDOW[0], refusal_sentence=AUTHORIZATION_WINDOW[1])
+            return SignedStakeCheck(
+                nonce=nonce, refusal_code=AUTHORIZATION_WINDOW[0], refusal_sentence=AUTHORIZATION_WINDOW[1]
+            )
         return self._simulate(client, request, nonce)
 
     def _simulate(self, client: ChainClient, request: SignedStakeRequest, nonce: str) -> SignedStakeCheck:
@@ -138,9 +144,12 @@ class ChainAdapter:
         if not isinstance(answer, Reverted):
             return SignedStakeCheck(nonce=nonce)
         why = refusal(answer.data, answer.message)
-        if why.code == "authorization_used" and Stake.objects.filter(
-            challenge_id=request.challenge_id, payer=request.payer, commitment=request.commitment
-        ).exists():
+        if (
+            why.code == "authorization_used"
+            and Stake.objects.filter(
+                challenge_id=request.challenge_id, payer=request.payer, commitment=request.commitment
+            ).exists()
+        ):
             # Someone sent it already (the player, or anyone): its stake is in the pot.
             return SignedStakeCheck(nonce=nonce)
         return SignedStakeCheck(nonce=nonce, refusal_code=why.code, refusal_sentence=why.sentence)

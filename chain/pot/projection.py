@@ -17,7 +17,7 @@ from django.db.models import Count, Sum
 from challenges.models import Challenge, ChallengeStatus, OpeningStatus, PotOpening, PotState
 from challenges.services import opening_confirmed, opening_failed, pot_state_write
 from responses.models import PotPayment, Stake
-from responses.services import guesses_score, payments_rebuild, stakes_rebuild, stakes_mark_revealed
+from responses.services import guesses_score, payments_rebuild, stakes_mark_revealed, stakes_rebuild
 
 from ..models import PotEvent
 
@@ -77,7 +77,9 @@ def _rebuild_rows(challenge_id: int, *, start: int) -> None:
         common = {"transaction_hash": e.transaction_hash, "block_number": e.block_number, "log_index": e.log_index}
         if e.name == "Paid":
             kind = {EARLIEST: "earliest", HIGHEST: "highest", SHARE: "share"}[int(e.args["kind"])]
-            payments.append({"kind": kind, "seq": None, "to": e.args["to"], "amount_units": int(e.args["amount"]), **common})
+            payments.append(
+                {"kind": kind, "seq": None, "to": e.args["to"], "amount_units": int(e.args["amount"]), **common}
+            )
         else:
             payments.append(
                 {
@@ -126,9 +128,7 @@ def _project_state(challenge_id: int, *, head: Head) -> bool:
         "solution_lat_e6": int(solution.args["latE6"]) if solution else None,
         "solution_lon_e6": int(solution.args["lonE6"]) if solution else None,
         "solution_block": solution.block_number if solution else None,
-        "guess_deadline": (
-            datetime.fromtimestamp(int(solution.args["guessDeadline"]), tz=UTC) if solution else None
-        ),
+        "guess_deadline": (datetime.fromtimestamp(int(solution.args["guessDeadline"]), tz=UTC) if solution else None),
         "earliest_seq": earliest,
         "highest_seq": highest,
         "finalized_block": finalized.block_number if finalized else None,

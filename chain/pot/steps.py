@@ -47,7 +47,12 @@ def pot_steps() -> list[str]:
         elif phase == Phase.REVEALING:
             queued += _reveal_winners(challenge, state)
         elif phase == Phase.FINAL and state.finalized_block is None:
-            queued += _queue(challenge, PotCallKind.FINALIZE, f"finalize:{challenge.pk}", abi.finalize_data(challenge_id=challenge.pk))
+            queued += _queue(
+                challenge,
+                PotCallKind.FINALIZE,
+                f"finalize:{challenge.pk}",
+                abi.finalize_data(challenge_id=challenge.pk),
+            )
         elif phase == Phase.FINAL:
             queued += _settle(challenge, state, aborted=False)
         elif phase == Phase.ABORTED:
@@ -78,17 +83,16 @@ def _reveal_solution(challenge: Challenge) -> list[str]:
     from challenges.coordinates import micro_degrees
 
     lat_e6, lon_e6 = micro_degrees(challenge.solution)
-    data = abi.reveal_solution_data(challenge_id=challenge.pk, lat_e6=lat_e6, lon_e6=lon_e6, salt=challenge.solution_salt)
+    data = abi.reveal_solution_data(
+        challenge_id=challenge.pk, lat_e6=lat_e6, lon_e6=lon_e6, salt=challenge.solution_salt
+    )
     return _queue(challenge, PotCallKind.REVEAL_SOLUTION, f"reveal_solution:{challenge.pk}", data)
 
 
 def _reveal_winners(challenge: Challenge, state: PotState) -> list[str]:
     """Reveal the held guesses that beat the pot's best so far: the earliest correct and the highest
     staked correct (ties to the lower sequence) among the stakes whose guess the site holds."""
-    correct = {
-        (g.payer, g.commitment): g
-        for g in Guess.objects.filter(challenge_id=challenge.pk, is_correct=True)
-    }
+    correct = {(g.payer, g.commitment): g for g in Guess.objects.filter(challenge_id=challenge.pk, is_correct=True)}
     if not correct:
         return []
     stakes = [
@@ -161,5 +165,7 @@ def _settle(challenge: Challenge, state: PotState, *, aborted: bool) -> list[str
             queued += _queue(challenge, PotCallKind.REFUND, f"refund:{challenge.pk}:{stake.seq}", data)
     share_owed = has_winner or (challenge.bond > 0 and not (aborted and state.stake_count > 0))
     if share_owed and "share" not in kinds:
-        queued += _queue(challenge, PotCallKind.PAY_SHARE, f"pay_share:{challenge.pk}", abi.pay_share_data(challenge_id=challenge.pk))
+        queued += _queue(
+            challenge, PotCallKind.PAY_SHARE, f"pay_share:{challenge.pk}", abi.pay_share_data(challenge_id=challenge.pk)
+        )
     return queued

@@ -43,7 +43,9 @@ _OUTCOMES: dict[str, Outcome] = {
         RelayStatus.FAILED,
         "The challenge closed before Geopoem's relay could send the stake, so no USDC was transferred.",
     ),
-    "reverted": Outcome(RelayStatus.FAILED, "The pot refused the stake when Geopoem's relay sent it, so no USDC was transferred."),
+    "reverted": Outcome(
+        RelayStatus.FAILED, "The pot refused the stake when Geopoem's relay sent it, so no USDC was transferred."
+    ),
     # The nonce went to a transaction the relayer has no record of (its key used elsewhere).
     "lost": Outcome(
         RelayStatus.FAILED,
@@ -60,7 +62,15 @@ OUTCOMES: dict[str, Outcome] = {
 # After these the player's own transaction would still be taken (the page offers "Send it yourself"):
 # the relay's refusals, a lost nonce, and a token that refused for now (paused, or the payer blocked)
 # while the signature is still valid.
-SEND_IT_YOURSELF_CODES = ("switched_off", "address_limit", "budget", "funds", "lost", "token_paused", "payer_blacklisted")
+SEND_IT_YOURSELF_CODES = (
+    "switched_off",
+    "address_limit",
+    "budget",
+    "funds",
+    "lost",
+    "token_paused",
+    "payer_blacklisted",
+)
 
 
 def failed(code: str, sentence: str) -> Outcome:

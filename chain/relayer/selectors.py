@@ -20,9 +20,9 @@ DAY = timedelta(hours=24)
 def relay_queued_calls(*, limit: int) -> list[PotCall]:
     """The oldest `limit` queued calls, in the order they were queued (the order they are sent in)."""
     return list(
-        PotCall.objects.filter(status=PotCallStatus.QUEUED).select_related("signed_stake", "challenge").order_by("id")[
-            :limit
-        ]
+        PotCall.objects.filter(status=PotCallStatus.QUEUED)
+        .select_related("signed_stake", "challenge")
+        .order_by("id")[:limit]
     )
 
 

@@ -234,7 +234,9 @@ class _Sender:
         if not settings.RELAY_ENABLED:
             return OUTCOMES["switched_off"]
         # Read for each call (indexed queries), under the lock: the chain's clock moved meanwhile is seen.
-        if Stake.objects.filter(challenge_id=signed.challenge_id, payer=signed.payer, commitment=signed.commitment).exists():
+        if Stake.objects.filter(
+            challenge_id=signed.challenge_id, payer=signed.payer, commitment=signed.commitment
+        ).exists():
             return OUTCOMES["used"]
         if not challenge_takes_stakes(challenge=call.challenge):
             return OUTCOMES["closed"]

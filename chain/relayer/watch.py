@@ -28,7 +28,6 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 from eth_account.signers.local import LocalAccount
-from eth_utils import to_checksum_address
 
 from challenges.selectors import challenge_takes_stakes
 from responses.models import Stake
@@ -36,7 +35,17 @@ from responses.models import Stake
 from ..models import PotCall, PotCallKind, PotCallStatus, RelayTransaction, RelayTxStatus
 from ..node.calls import as_int, rpc_batch
 from ..node.client import ChainClient, get_client
-from ..node.sending import FEE_TOO_LOW, NO_FUNDS, NONCE_USED, REPLACEMENT_UNDERPRICED, SENT, UNKNOWN, Fees, broadcast, bumped
+from ..node.sending import (
+    FEE_TOO_LOW,
+    NO_FUNDS,
+    NONCE_USED,
+    REPLACEMENT_UNDERPRICED,
+    SENT,
+    UNKNOWN,
+    Fees,
+    broadcast,
+    bumped,
+)
 from ..relayer.outbox import CALL_GAS
 from .facts import read_fees, read_next_block_fees, relayer_calls
 from .reasons import OUTCOMES
@@ -196,9 +205,12 @@ class _Watcher:
     @staticmethod
     def in_pot(call: PotCall) -> bool:
         signed = call.signed_stake
-        return signed is not None and Stake.objects.filter(
-            challenge_id=signed.challenge_id, payer=signed.payer, commitment=signed.commitment
-        ).exists()
+        return (
+            signed is not None
+            and Stake.objects.filter(
+                challenge_id=signed.challenge_id, payer=signed.payer, commitment=signed.commitment
+            ).exists()
+        )
 
     def lost(self, row: RelayTransaction) -> None:
         error = f"nonce {row.nonce} was used by a transaction the relayer has no record of"

@@ -1,7 +1,8 @@
 """EIP-3009 receive authorizations, as Geopoem's pot takes them (docs/protocol.md section 2,
 "Stakes"): the EIP-712 digest a player signs and the recovery of its signer. Pure functions: the
-token's domain comes from the chain (chain/token/domain.py), the rest from the signed stake. Written out with keccak rather than through a generic typed-data encoder, so the POST's
-check costs a few hashes and one recovery, and every byte is visible here.
+token's domain comes from the chain (chain/token/domain.py), the rest from the signed stake. Written
+out with keccak rather than through a generic typed-data encoder, so the POST's check costs a few
+hashes and one recovery, and every byte is visible here.
 
 The token (Circle's FiatToken v2, and contracts/TestUSDC.sol) recovers the signer with ECRecover,
 which refuses a `v` other than 27 or 28 and an `s` in the upper half of the curve order (the
@@ -17,7 +18,6 @@ from dataclasses import dataclass
 from eth_keys import KeyAPI
 from eth_keys.exceptions import BadSignature
 from eth_utils import keccak, to_checksum_address
-
 
 EIP712_DOMAIN_TYPE = "EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)"
 RECEIVE_WITH_AUTHORIZATION_TYPE = (

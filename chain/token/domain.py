@@ -32,8 +32,8 @@ from eth_abi import decode
 from eth_abi.exceptions import DecodingError
 from eth_utils import keccak
 
-from .authorization import TokenDomain
 from ..node.client import ChainClient, ChainUnavailable, Reverted
+from .authorization import TokenDomain
 
 DOMAIN_CACHE_SECONDS = 3600.0
 UNAVAILABLE_CACHE_SECONDS = 3.0

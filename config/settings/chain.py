@@ -1,6 +1,7 @@
 """The settings of the money and the chain: stakes, the chain and its nodes, the pot and its terms,
-the follower of its events, the relayer, and the Celery beat schedule that runs them. Part of base.py, which imports every name here (`from .chain import *`)
-after it has read `.env` into the environment, so `env` below sees the same variables."""
+the follower of its events, the relayer, and the Celery beat schedule that runs them. Part of
+base.py, which imports every name here (`from .chain import *`) after it has read `.env` into the
+environment, so `env` below sees the same variables."""
 
 from decimal import Decimal
 

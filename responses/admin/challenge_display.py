@@ -87,7 +87,12 @@ class ChallengeDisplayMixin:
         for kind, label in (("earliest", "Earliest correct"), ("highest", "Highest staked correct")):
             stake = winners[kind]
             if stake is not None:
-                lines.append((label, f"stake #{stake['id']} by {stake['submitterAddress']}, prize {winners['prizes'][kind]} USDC"))
+                lines.append(
+                    (
+                        label,
+                        f"stake #{stake['id']} by {stake['submitterAddress']}, prize {winners['prizes'][kind]} USDC",
+                    )
+                )
         if not lines:
             lines.append(("Winners", "no correct guess revealed on chain (yet)" if not winners["final"] else "none"))
         lines += [(p["kind"].capitalize(), f"{p['amount']} USDC to {p['to']}") for p in winners["payments"]]

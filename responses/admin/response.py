@@ -22,7 +22,15 @@ class _ReadOnly:
 @admin.register(Stake)
 class StakeAdmin(_ReadOnly, ChainSearchMixin, admin.ModelAdmin):
     address_field = "payer"
-    list_display = ["challenge", "seq", "payer_display", "amount_display", "tx_display", "block_number", "revealed_correct"]
+    list_display = [
+        "challenge",
+        "seq",
+        "payer_display",
+        "amount_display",
+        "tx_display",
+        "block_number",
+        "revealed_correct",
+    ]
     list_filter = ["challenge"]
     search_fields = ["payer", "transaction_hash", "commitment"]
     ordering = ["-challenge_id", "-seq"]
