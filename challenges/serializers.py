@@ -25,7 +25,7 @@ class ChallengeSerializer(serializers.Serializer):
 
     def to_representation(self, instance: Challenge) -> dict:
         state: PotState | None = getattr(instance, "pot", None)
-        revealed = state is not None and state.solution_lat_e6 is not None and state.solution_lon_e6 is not None
+        solution = (state.solution_lat_e6, state.solution_lon_e6) if state is not None else (None, None)
         opening = getattr(instance, "opening", None)
         return {
             "id": instance.pk,
@@ -37,9 +37,11 @@ class ChallengeSerializer(serializers.Serializer):
             # What the chain shows, never the database's secret: the two are the same for an honest
             # site, and a verifier compares them.
             "solutionReveal": (
-                text_from_micro(state.solution_lat_e6, state.solution_lon_e6) if revealed and state else None
+                text_from_micro(solution[0], solution[1])
+                if solution[0] is not None and solution[1] is not None
+                else None
             ),
-            "solutionSalt": instance.solution_salt if revealed else None,
+            "solutionSalt": instance.solution_salt if solution[0] is not None else None,
             "stakedSum": _usdc(state.staked_units if state else 0),
             "responseCount": state.stake_count if state else 0,
             "startTimestamp": epoch_seconds(instance.opens_at),

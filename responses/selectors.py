@@ -70,7 +70,7 @@ def stake_view(context: _Context, *, stake: Stake | None, signed: SignedStake | 
         status = "confirmed" if stake.block_number <= context.confirmed_block else "pending"
     else:
         assert signed is not None
-        status = {RelayStatus.REFUSED: "refused", RelayStatus.FAILED: "failed"}.get(signed.relay_status, "relaying")
+        status = {"refused": "refused", "failed": "failed"}.get(str(signed.relay_status), "relaying")
     shown = guess is not None and context.revealed
     if shown and guess is not None:
         correct: bool | None = guess.is_correct
@@ -137,6 +137,7 @@ def stake_by_commitment(*, commitment: str) -> dict | None:
     stake = (
         Stake.objects.filter(commitment=commitment).select_related("challenge").order_by("challenge_id", "seq").first()
     )
+    signed: SignedStake | None
     if stake is not None:
         challenge = stake.challenge
         key = (stake.payer, stake.commitment)
@@ -163,7 +164,6 @@ def stakes_by_address(*, address: str, challenge_id: int | None = None, after_id
     if after_id is not None:
         stakes = stakes.filter(pk__lt=after_id)
     page = list(stakes.order_by("-pk")[: limit + 1])
-    on_chain = {(s.challenge_id, s.payer, s.commitment) for s in page}
     out: list[dict] = []
     contexts: dict[int, _Context] = {}
 
@@ -182,12 +182,14 @@ def stakes_by_address(*, address: str, challenge_id: int | None = None, after_id
                 out.append(stake_view(context_of(signed.challenge), stake=None, signed=signed, guess=guess))
     for stake in page:
         key = (stake.payer, stake.commitment)
-        signed = _signed_for(stake.challenge_id, [key]).get(key)
-        guess = _guesses(stake.challenge_id, [key]).get(key)
-        view = stake_view(context_of(stake.challenge), stake=stake, signed=signed, guess=guess)
+        view = stake_view(
+            context_of(stake.challenge),
+            stake=stake,
+            signed=_signed_for(stake.challenge_id, [key]).get(key),
+            guess=_guesses(stake.challenge_id, [key]).get(key),
+        )
         view["_row"] = stake.pk
         out.append(view)
-    del on_chain
     return out
 
 

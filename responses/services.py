@@ -237,7 +237,7 @@ def guesses_score(*, challenge_id: int, solution: tuple[int | None, int | None] 
     guesses = Guess.objects.filter(challenge_id=challenge_id)
     if solution is None or solution[0] is None or solution[1] is None:
         return guesses.exclude(is_correct=None).update(is_correct=None, distance_m=None)
-    lat, lon = solution
+    lat, lon = solution[0], solution[1]
     pending = list(guesses.filter(is_correct=None))
     for guess in pending:
         guess.is_correct = is_correct((guess.lat_e6, guess.lon_e6), (lat, lon), threshold_m)

@@ -247,7 +247,7 @@ class GuessCreateView(APIView):
             )
         except tuple(GUESS_REFUSALS) as refusal:
             status_code, message, code = GUESS_REFUSALS[type(refusal)]
-            raise ApiError(message, status_code=status_code, code=code or None) from None
+            raise ApiError(message, status_code=status_code, code=code) from None
         body = stake_by_commitment(commitment=result.guess.commitment)
         return ApiResponse(body, status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK)
 

@@ -243,16 +243,14 @@ def decode_log(log: dict) -> Event | None:
     if not topics or (topics[0] != SWEPT_TOPIC and topics[0] not in EVENTS):
         return None  # another event of the contract (OpenZeppelin's OwnershipTransferred, ...)
     data = _to_bytes(log["data"])
-    base = {
-        "block_number": _quantity(log["blockNumber"]),
-        "block_hash": _topic_hex(log["blockHash"]),
-        "transaction_hash": _topic_hex(log["transactionHash"]),
-        "log_index": _quantity(log["logIndex"]),
-    }
+    block_number, log_index = _quantity(log["blockNumber"]), _quantity(log["logIndex"])
+    block_hash, transaction_hash = _topic_hex(log["blockHash"]), _topic_hex(log["transactionHash"])
     if topics[0] == SWEPT_TOPIC:
         (amount,) = decode(["uint256"], data)
         to = "0x" + topics[1][-40:]
-        return Event(name="Swept", challenge_id=None, args={"to": to, "amount": str(amount)}, **base)
+        return Event(
+            "Swept", None, {"to": to, "amount": str(amount)}, block_number, block_hash, transaction_hash, log_index
+        )
     name, indexed, fields = EVENTS[topics[0]]
     args: dict[str, Any] = {}
     for (field, kind), topic in zip(indexed, topics[2:], strict=True):
@@ -263,7 +261,7 @@ def decode_log(log: dict) -> Event | None:
             args[field] = {f: _json_safe(k, v) for (f, k), v in zip(_TERMS_FIELDS, value, strict=True)}
         else:
             args[field] = _json_safe(kind, value)
-    return Event(name=name, challenge_id=int(topics[1], 16), args=args, **base)
+    return Event(name, int(topics[1], 16), args, block_number, block_hash, transaction_hash, log_index)
 
 
 def challenge_topic(challenge_id: int) -> str:

@@ -138,7 +138,7 @@ def _project_state(challenge_id: int, *, head: Head) -> bool:
     _opening(challenge_id, opened, head=head)
     guesses_score(
         challenge_id=challenge_id,
-        solution=(values["solution_lat_e6"], values["solution_lon_e6"]) if solution else None,
+        solution=(int(solution.args["latE6"]), int(solution.args["lonE6"])) if solution else None,
         threshold_m=challenge.proximity_threshold_m or 0,
     )
     return changed

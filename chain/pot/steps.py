@@ -141,7 +141,7 @@ def _settle(challenge: Challenge, state: PotState, *, aborted: bool) -> list[str
     has_winner = not aborted and state.earliest_seq is not None
     if has_winner:
         for kind, name, seq in ((EARLIEST, "earliest", state.earliest_seq), (HIGHEST, "highest", state.highest_seq)):
-            stake = Stake.objects.filter(challenge_id=challenge.pk, seq=seq).first()
+            stake = Stake.objects.filter(challenge_id=challenge.pk, seq=seq).first() if seq is not None else None
             if name in kinds or stake is None:
                 continue
             data = abi.pay_prize_data(

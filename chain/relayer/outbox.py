@@ -16,7 +16,7 @@ logger = logging.getLogger(__name__)
 # (contracts/test/, docs/performance.md) with room to spare, and fixed, so that a call that would
 # revert is still sent and its receipt says so rather than failing to estimate. The daily budget and
 # the POST's admission reserve this much per call in flight.
-CALL_GAS = {
+CALL_GAS: dict[str, int] = {
     PotCallKind.STAKE: 200_000,
     PotCallKind.REVEAL_SOLUTION: 120_000,
     PotCallKind.REVEAL_GUESS: 90_000,

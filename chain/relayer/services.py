@@ -174,7 +174,7 @@ _CALL_MAY_FOLLOW: dict[str, tuple[str, ...]] = {
     PotCallStatus.FAILED: (PotCallStatus.QUEUED, PotCallStatus.SENT),
 }
 # A signed stake's relay status for each end of its call.
-_RELAY_STATUS = {
+_RELAY_STATUS: dict[str, str] = {
     PotCallStatus.SENT: RelayStatus.SENT,
     PotCallStatus.NOT_NEEDED: RelayStatus.NOT_NEEDED,
     PotCallStatus.REFUSED: RelayStatus.REFUSED,
@@ -203,9 +203,9 @@ def call_move(*, call_id: int, status: str, code: str = "", reason: str = "", tr
 
 def call_end(*, call_id: int, outcome: Outcome) -> bool:
     """A call not (or no longer) sent, with the player's outcome for a signed stake."""
-    status = {
-        RelayStatus.NOT_NEEDED: PotCallStatus.NOT_NEEDED,
-        RelayStatus.REFUSED: PotCallStatus.REFUSED,
+    status: str = {
+        str(RelayStatus.NOT_NEEDED): PotCallStatus.NOT_NEEDED,
+        str(RelayStatus.REFUSED): PotCallStatus.REFUSED,
     }.get(outcome.status, PotCallStatus.FAILED)
     return call_move(call_id=call_id, status=status, code=outcome.code, reason=outcome.reason)
 
