@@ -17,6 +17,7 @@ from challenges.models import Challenge, OpeningStatus
 from challenges.services import ChallengeStateError, challenge_publish, challenge_save, opening_retry
 
 from .challenge_display import ChallengeDisplayMixin
+from .challenge_export import ChallengeExportMixin
 from .challenge_form import LOCKED_FIELDS, LOCKED_MESSAGE, ChallengeForm
 
 # Shown on a saved challenge, below what staff write, and never editable.
@@ -32,14 +33,14 @@ SHOWN_FIELDS = (
 
 
 @admin.register(Challenge)
-class ChallengeAdmin(ChallengeDisplayMixin, admin.ModelAdmin):
+class ChallengeAdmin(ChallengeDisplayMixin, ChallengeExportMixin, admin.ModelAdmin):
     form = ChallengeForm
     change_form_template = "admin/challenges/challenge/change_form.html"
     list_display = ["id", "poem_title", "status", "threshold_display", "opens_at", "closes_at", "opening_column"]
     list_display_links = ["id", "poem_title"]
     list_filter = ["status"]
     search_fields = ["poem_title"]
-    actions = ["publish_selected", "retry_opening_selected"]
+    actions = ["publish_selected", "retry_opening_selected", "export_selected"]
     list_select_related = ["opening", "pot"]
 
     # --- Fields --------------------------------------------------------------------------------
@@ -143,6 +144,11 @@ class ChallengeAdmin(ChallengeDisplayMixin, admin.ModelAdmin):
                 "<path:object_id>/lifecycle/<str:step>/",
                 self.admin_site.admin_view(self.lifecycle_view),
                 name="challenges_challenge_lifecycle",
+            ),
+            path(
+                "<path:object_id>/export.csv",
+                self.admin_site.admin_view(self.export_view),
+                name="challenges_challenge_export",
             ),
         ]
         return own + urls
