@@ -123,8 +123,9 @@ class ChainClient:
         every call fn made. For a decision whose answers must all come from the same node: a head
         from one node and a missing block, receipt or log from another (one that lags, or that the
         client failed over to before it caught up) would read "not there yet" as "gone"
-        (docs/decisions.md, "One node a round, never backwards"). What fn wrote before its node failed must be safe to
-        write again: every write of the chain app is a conditional UPDATE or an upsert."""
+        (docs/decisions.md, "One node a round, never backwards"). What fn wrote before its node failed
+        must be safe to write again: every write of the chain app is a conditional UPDATE, an upsert
+        or a replacement of the rows the chain says."""
         if len(self._nodes) == 1:
             return fn(self)
         last: ChainUnavailable | None = None
