@@ -189,3 +189,22 @@ def make_challenge(db, chain, settings):
         return challenge
 
     return make
+
+
+@pytest.fixture
+def site(live_server, tmp_path, monkeypatch):
+    """pytest-django's live server for the verifiers, which read the public configuration the page
+    embeds: the page renders without a built bundle (`make build`) when there is none, with no
+    script tags, since only the embedded configuration is read."""
+    import json
+
+    from django.conf import settings
+    from webpack_loader.utils import get_loader
+
+    loader = get_loader("DEFAULT")
+    if not (settings.BASE_DIR / "frontend" / "webpack-stats.json").exists():
+        stats = tmp_path / "webpack-stats.json"
+        stats.write_text(json.dumps({"status": "done", "chunks": {"main": []}, "assets": {}}))
+        monkeypatch.setitem(loader.config, "STATS_FILE", stats)
+        monkeypatch.setattr(loader, "_assets", {})
+    return live_server
