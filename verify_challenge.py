@@ -46,11 +46,14 @@ from decimal import Decimal, InvalidOperation
 
 # --- The pinned pots (docs/protocol.md section 2) ------------------------------------------------
 
-# Chain id -> (the pot's address, the block it was deployed in). The same table is in
+# Chain id -> (the pot's address, the block its events are read from). The same table is in
 # docs/protocol.md and frontend/src/config.ts; the site's own setting is never trusted for it. A chain
-# without an entry needs --pot. The local chain's pot is added here once `manage.py pot_deploy`
-# prints its deterministic address; Sepolia and mainnet once it is deployed there.
-PINNED_POTS: dict[int, tuple[str, int]] = {}
+# without an entry needs --pot. The local chain's (`make run`, scripts/devchain.py) is deployed through
+# the CREATE2 factory, so its address follows from the pot's code and constructor (chain/pot/deploy.py;
+# tests/test_verify_challenge.py recomputes it); Sepolia and mainnet are added once deployed there.
+PINNED_POTS: dict[int, tuple[str, int]] = {
+    31337: ("0x46DDdae9F667Cc93eB0796652a39AbDFb4598245", 0),
+}
 
 # keccak256 of each event's signature (topic 0) and the selectors of the views read, written out so
 # that no keccak implementation is needed; tests/test_verify_challenge.py pins them to the contract.
@@ -591,8 +594,8 @@ class Chain:
     head: int
     head_time: int
     events: list[Event]
-    state: dict[str, int]
-    terms: Terms
+    state: dict[str, int] | None  # None: no contract at the address
+    terms: Terms | None
     digest: str
     share_receiver: str
 
@@ -602,6 +605,8 @@ def read_chain(rpc: Rpc, *, pot: str, challenge_id: int, from_block: int, log_ra
     if not isinstance(head_block, dict):
         raise Unavailable("the node has no latest block")
     head, head_time = _quantity(head_block["number"]), _quantity(head_block["timestamp"])
+    if rpc.call("eth_getCode", pot, hex(head)) in (None, "0x", "0x0"):
+        return Chain(head, head_time, [], None, None, "", "")
     logs = scan_logs(
         rpc, pot=pot, challenge_id=challenge_id, first=from_block, last=head, step=log_range, progress=progress
     )
@@ -879,7 +884,8 @@ class Context:
     rows: list[dict]
     chain: Chain
     replay: Replay
-    shown: dict[int, tuple[int, int] | None] = field(default_factory=dict)  # seq -> the published guess it opens
+    shown: dict[int, tuple[int, int]] = field(default_factory=dict)  # seq -> the published guess, which opens it
+    recorded: dict[int, tuple[int, int]] = field(default_factory=dict)  # seq -> the record's guess, which opens it
 
     @property
     def terms(self) -> Terms:
@@ -908,13 +914,17 @@ def check_pot(ctx: Context, report: Report) -> None:
     else:
         report.line(f"pot: {ctx.pot} on chain {ctx.chain_id}, the site names the same")
     r, chain = ctx.replay, ctx.chain
+    if chain.state is None:
+        report.differ(f"there is no contract at {ctx.pot} on chain {ctx.chain_id}")
+        return
     for seq, problem in r.problems:
         report.differ(f"on chain: {problem}", seq)
     terms_view = (chain.terms, chain.digest)
     if r.opened is not None and terms_view != (r.terms, r.opened.args["digest"]):
         report.differ("the pot's termsOf differs from its Opened event")
     expected = replay_state(ctx)
-    wrong = [f"{k} {chain.state[k]} (the events give {v})" for k, v in expected.items() if chain.state[k] != v]
+    state = chain.state
+    wrong = [f"{k} {state[k]} (the events give {v})" for k, v in expected.items() if state[k] != v]
     if wrong:
         report.differ("the pot's stateOf differs from the replay of its events: " + ", ".join(wrong))
     else:
@@ -1087,7 +1097,7 @@ def check_winners(ctx: Context, report: Report) -> None:
         report.line("winners: the solution is not revealed on chain; nothing is scored yet")
         return
     correct = sum(1 for e in r.reveals.values() if e.args["correct"])
-    report.line(f"reveals: {len(r.reveals)} guesses revealed on chain, {correct} correct; each verdict recomputed")
+    report.line(f"reveals: {len(r.reveals)} revealed on chain, {correct} of them correct; each verdict recomputed")
     has_winner = r.best.earliest is not None
     for kind, seq in (("earliest", r.best.earliest), ("highest", r.best.highest)):
         shown = w.get(kind)
@@ -1179,11 +1189,11 @@ def check_published_guess(ctx: Context, report: Report, stake: Stake, point: tup
 
 def check_payments(ctx: Context, report: Report) -> None:
     r = ctx.replay
-    if r.finalized is None and not (r.solution is None and ctx.chain.state["aborted"]):
+    aborted = r.solution is None and ctx.chain.head_time >= ctx.terms.solution_deadline
+    if r.finalized is None and not aborted:
         report.line("payments: none due yet (the challenge is not finalized or aborted)")
         check_payments_listed(ctx, report)
         return
-    aborted = r.solution is None
     if aborted:
         report.line(
             "payments: aborted (the solution was not revealed by its deadline): every stake is refunded with the bond"
@@ -1315,6 +1325,7 @@ def check_record(ctx: Context, record: dict, report: Report) -> None:
 def check_record_stake(ctx: Context, report: Report, stake: Stake, point: tuple[int, int]) -> None:
     r = ctx.replay
     report.line(f"record: your stake {stake.seq} of {usdc(stake.amount)} USDC is in the pot, and your guess opens it")
+    ctx.recorded[stake.seq] = point
     verdict = ctx.verdict(point)
     if verdict is None:
         report.line("record: the solution is not revealed yet")
@@ -1422,7 +1433,7 @@ def stake_lines(ctx: Context) -> list[str]:
     lines = [f"{'stake':>7}  {'payer':<12}  {'USDC':>14}  {'guess':<24}  outcome"]
     for seq, stake in sorted(r.stakes.items()):
         revealed = r.reveals.get(seq)
-        point = (revealed.args["lat"], revealed.args["lon"]) if revealed else ctx.shown.get(seq)
+        point = (revealed.args["lat"], revealed.args["lon"]) if revealed else ctx.shown.get(seq, ctx.recorded.get(seq))
         verdict = ctx.verdict(point) if point else None
         outcome = (
             "not scored" if verdict is None else _verdict(verdict) + (", revealed" if revealed else ", not revealed")

@@ -59,7 +59,7 @@ class Run:
         return self.stdout.rstrip().splitlines()[-1] if self.stdout.strip() else ""
 
     def differences(self) -> list[str]:
-        return [line for line in self.stdout.splitlines() if line.startswith("DIFFERENCE")]
+        return [line for line in self.stdout.splitlines() if line.startswith(("DIFFERENCE ", "DIFFERENCE:"))]
 
 
 def run_verifier(site: str, *args: str, rpc: str, pot: str | None = None) -> Run:
