@@ -28,6 +28,11 @@ export interface PublicConfig {
    * it (docs/protocol.md section 6, check 4). */
   operationsAddress: string | null;
   tokenDecimals: number;
+  /** The pot the site names: the contract that holds every stake (docs/protocol.md section 2). The
+   * page holds it to the pot pinned for the chain (PINNED_POTS). */
+  potAddress: string;
+  /** The block it was deployed in: where reading its events starts. */
+  potDeployBlock: number;
   minStake: string;
   /** The form's step and the API's: a stake is a multiple of it ("0.01"). */
   stakeStep: string;
@@ -46,6 +51,20 @@ export interface PublicConfig {
 }
 
 export const CONFIG_ELEMENT_ID = "geopoem-config";
+
+export interface PinnedPot {
+  address: string;
+  deployBlock: number;
+}
+
+/** One pot per chain, pinned in the repository: the same table is in docs/protocol.md and
+ * verify_challenge.py (PINNED_POTS), and tests/test_verify_challenge.py keeps them equal. The page
+ * takes the pot from here, never from the site alone. The local chain's (`make run`) is deployed
+ * through the CREATE2 factory, so its address follows from the pot's code (chain/pot/deploy.py);
+ * Sepolia and mainnet have none yet. */
+export const PINNED_POTS: Readonly<Record<number, PinnedPot>> = {
+  31337: { address: "0x46DDdae9F667Cc93eB0796652a39AbDFb4598245", deployBlock: 0 },
+};
 
 // The config read, and the element it was read from (a page has one; tests replace it).
 let cached: { element: Element | null; config: PublicConfig } | null = null;
@@ -86,6 +105,8 @@ export function readPublicConfig(doc: Document = document): PublicConfig {
     operationsAddress:
       typeof raw.operationsAddress === "string" && raw.operationsAddress ? raw.operationsAddress : null,
     tokenDecimals: num(raw.tokenDecimals, 6),
+    potAddress: str(raw.potAddress),
+    potDeployBlock: Number.isInteger(raw.potDeployBlock) ? (raw.potDeployBlock as number) : 0,
     minStake: str(raw.minStake, "1.00"),
     stakeStep: str(raw.stakeStep, "0.01"),
     maxStake: str(raw.maxStake),
