@@ -41,6 +41,8 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 
@@ -283,9 +285,17 @@ def threshold_chord_sq(threshold_m: int) -> int:
 
 def is_correct(guess_e6: tuple[int, int], solution_e6: tuple[int, int], threshold_m: int) -> bool:
     """The pot's verdict: out of range is incorrect, never an error."""
-    if not in_range(*guess_e6):
-        return False
-    return chord_sq(unit_vector(*guess_e6), unit_vector(*solution_e6)) <= threshold_chord_sq(threshold_m)
+    return scorer(solution_e6, threshold_m)(guess_e6)
+
+
+def scorer(solution_e6: tuple[int, int], threshold_m: int):
+    """is_correct against one solution, its unit vector and the threshold's chord computed once."""
+    target, limit = unit_vector(*solution_e6), threshold_chord_sq(threshold_m)
+
+    def score(guess_e6: tuple[int, int]) -> bool:
+        return in_range(*guess_e6) and chord_sq(unit_vector(*guess_e6), target) <= limit
+
+    return score
 
 
 # --- The pot's rules of winners and money (docs/protocol.md section 4, "Order, winners and the split")
@@ -886,6 +896,8 @@ class Context:
     replay: Replay
     shown: dict[int, tuple[int, int]] = field(default_factory=dict)  # seq -> the published guess, which opens it
     recorded: dict[int, tuple[int, int]] = field(default_factory=dict)  # seq -> the record's guess, which opens it
+    verdicts: dict[tuple[int, int], bool] = field(default_factory=dict)
+    score: Callable[[tuple[int, int]], bool] | None = None
 
     @property
     def terms(self) -> Terms:
@@ -893,10 +905,15 @@ class Context:
         return self.replay.terms
 
     def verdict(self, point: tuple[int, int]) -> bool | None:
+        """The pot's verdict on a point, None before the solution's reveal; each point scored once."""
         solution = self.replay.solution
         if solution is None:
             return None
-        return is_correct(point, (solution.args["lat"], solution.args["lon"]), self.terms.threshold_m)
+        if point not in self.verdicts:
+            if self.score is None:
+                self.score = scorer((solution.args["lat"], solution.args["lon"]), self.terms.threshold_m)
+            self.verdicts[point] = self.score(point)
+        return self.verdicts[point]
 
     @property
     def window_over(self) -> bool:
@@ -1389,12 +1406,15 @@ def read_all(site: Site, rpc: Rpc, *, challenge_id: int, pot: str | None, log_ra
     if config.get("chainId") != chain_id:
         raise Unavailable(f"the RPC node is on chain {chain_id}, the site on chain {config.get('chainId')}")
     address, from_block = choose_pot(pot, chain_id, config)
-    challenge = site.challenge(challenge_id)
-    winners = site.winners(challenge_id)
-    rows = site.stakes(challenge_id, progress)
-    chain = read_chain(
-        rpc, pot=address, challenge_id=challenge_id, from_block=from_block, log_range=log_range, progress=progress
-    )
+    # The site and the node answer at the same time: the site's pages while the node's logs come.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        stakes = pool.submit(site.stakes, challenge_id, progress)
+        challenge = site.challenge(challenge_id)
+        winners = site.winners(challenge_id)
+        chain = read_chain(
+            rpc, pot=address, challenge_id=challenge_id, from_block=from_block, log_range=log_range, progress=progress
+        )
+        rows = stakes.result()
     return Context(
         challenge_id=challenge_id,
         chain_id=chain_id,

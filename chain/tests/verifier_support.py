@@ -122,9 +122,9 @@ def page_verifier_bundle() -> str:
     return str(out)
 
 
-def run_page_verifier(live_server, chain, challenge) -> dict:
-    """The page's verifier on the same site and chain as `verify`: its report as JSON
-    (frontend/test/verifyOnNode.ts)."""
+def run_page_verifier(live_server, chain, challenge, record: str | None = None) -> dict:
+    """The page's verifier on the same site and chain as `verify`, with a record file or none: its
+    report as JSON (frontend/test/verifyOnNode.ts)."""
     done = subprocess.run(
         [
             shutil.which("node") or "node",
@@ -133,6 +133,7 @@ def run_page_verifier(live_server, chain, challenge) -> dict:
             chain.url,
             str(challenge.pk),
             chain.pot,
+            *([record] if record else []),
         ],
         capture_output=True,
         text=True,
