@@ -1229,7 +1229,7 @@ def check_payments(ctx: Context, report: Report) -> None:
     check_share(ctx, report, aborted=aborted)
     due = due_payments(ctx)
     report.line(
-        f"payments: {len(r.paid)} payments and {len(r.refunds)} refunds made by the rules"
+        f"payments: {_count(len(r.paid), 'payment')} and {_count(len(r.refunds), 'refund')} made by the rules"
         + (f"; due: {', '.join(due)}" if due else "")
     )
     check_payments_listed(ctx, report)
@@ -1284,14 +1284,22 @@ def check_payments_listed(ctx: Context, report: Report) -> None:
             site.add((p.get("kind"), seq, recipient, to_units(p.get("amount"), ctx.decimals), tx_hash))
     for kind, seq, to, amount, tx in sorted(site - chain, key=str):
         report.differ(
-            f"payments: the site lists a {kind} payment {seq or ''} of {_usdc_of(amount)} USDC to {to} "
+            f"payments: the site lists a {_payment(kind, seq)} of {_usdc_of(amount)} USDC to {to} "
             f"(transaction {tx}) that the pot did not make"
         )
     for kind, seq, to, amount, tx in sorted(chain - site, key=str):
         report.differ(
-            f"payments: the site does not list the pot's {kind} payment {seq or ''} of {_usdc_of(amount)} USDC to {to} "
+            f"payments: the site does not list the pot's {_payment(kind, seq)} of {_usdc_of(amount)} USDC to {to} "
             f"(transaction {tx})"
         )
+
+
+def _payment(kind: object, seq: object) -> str:
+    return f"refund of stake {seq}" if kind == "refund" else f"{kind} payment"
+
+
+def _count(number: int, thing: str) -> str:
+    return f"{number} {thing}{'' if number == 1 else 's'}"
 
 
 # --- 6. A player's record (docs/protocol.md 3.7) ---------------------------------------------------

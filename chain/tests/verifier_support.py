@@ -122,15 +122,15 @@ def page_verifier_bundle() -> str:
     return str(out)
 
 
-def run_page_verifier(live_server, chain, challenge, record: str | None = None) -> dict:
-    """The page's verifier on the same site and chain as `verify`, with a record file or none: its
-    report as JSON (frontend/test/verifyOnNode.ts)."""
+def run_page_verifier(live_server, chain, challenge, record: str | None = None, *, rpc: str | None = None) -> dict:
+    """The page's verifier on the same site and chain as `verify` (or another node of it), with a
+    record file or none: its report as JSON (frontend/test/verifyOnNode.ts)."""
     done = subprocess.run(
         [
             shutil.which("node") or "node",
             page_verifier_bundle(),
             live_server.url,
-            chain.url,
+            rpc or chain.url,
             str(challenge.pk),
             chain.pot,
             *([record] if record else []),

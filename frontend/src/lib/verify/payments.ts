@@ -35,7 +35,10 @@ export function checkPayments(ctx: Context, report: Report): string[] {
   checkShare(ctx, report, aborted);
   const due = duePayments(ctx);
   const dueText = due.length > 0 ? `; due: ${due.join(", ")}` : "";
-  report.line(`payments: ${r.paid.size} payments and ${r.refunds.size} refunds made by the rules${dueText}`);
+  const count = (n: number, thing: string) => `${n} ${thing}${n === 1 ? "" : "s"}`;
+  report.line(
+    `payments: ${count(r.paid.size, "payment")} and ${count(r.refunds.size, "refund")} made by the rules${dueText}`,
+  );
   checkPaymentsListed(ctx, report);
   return due;
 }
@@ -91,14 +94,14 @@ function checkPaymentsListed(ctx: Context, report: Report): void {
     if (name)
       chain.set(
         key(name, null, e.args.to, e.args.amount, e.tx),
-        `${name} payment of ${usdc(e.args.amount)} USDC to ${e.args.to}`,
+        `${name} payment of ${usdc(e.args.amount)} USDC to ${e.args.to} (transaction ${e.tx})`,
       );
   }
   for (const [seq, e] of r.refunds) {
     const amount = e.args.stake + e.args.bondShare;
     chain.set(
       key("refund", seq, e.args.payer, amount, e.tx),
-      `refund ${seq} of ${usdc(amount)} USDC to ${e.args.payer}`,
+      `refund of stake ${seq} of ${usdc(amount)} USDC to ${e.args.payer} (transaction ${e.tx})`,
     );
   }
   const site = new Map<string, string>();
@@ -107,7 +110,7 @@ function checkPaymentsListed(ctx: Context, report: Report): void {
     const seq = p.kind === "refund" ? p.seq : null;
     site.set(
       key(p.kind, seq, p.to, amount, p.transactionHash),
-      `${p.kind} payment ${seq ?? ""} of ${p.amount} USDC to ${p.to}`,
+      `${p.kind === "refund" ? `refund of stake ${seq}` : `${p.kind} payment`} of ${p.amount} USDC to ${p.to} (transaction ${p.transactionHash})`,
     );
   }
   for (const [k, text] of site) {
