@@ -124,16 +124,15 @@ load: $(VENV)/.installed
 # Mutation testing: small bugs, one at a time, in verification (chain/checks.py,
 # chain/verification.py, chain/calldata.py), scoring (challenges/scoring.py, the winners selectors), coordinates,
 # commitments and the serializers; each must fail one of its module's tests (scripts/mutate.py,
-# which picks the tests per module). Then the same for the page's verifier and its helpers
-# (frontend/src/lib/verify-outcomes.ts, commitment.ts, calldata.ts, coordinates.ts) under vitest
+# which picks the tests per module). Then the same for the page's verifier's rules and its helpers
+# (frontend/src/lib/verify/rules.ts, commitment.ts, calldata.ts, coordinates.ts) under vitest
 # (scripts/mutate_ts.mjs). Not part of `make test`. Survivors: var/mutate/report.txt and
 # var/mutate/report-ts.txt; the recorded runs and why each survivor is harmless: docs/reliability.md.
 # MUTATE_MODULES=... runs only those Python modules, MUTATE_TS_MODULES=... only those TypeScript
 # files; MUTATE_PY=0 or MUTATE_TS=0 skips a half; MUTATE_FROM=N resumes a Python module's run at
 # mutant N. The Python half uses PostgreSQL (DATABASE_URL, else $(PG_URL)) and anvil: about 30
-# minutes on this 2-core machine for the server's modules, and hours for verify_challenge.py (634
-# mutants; a survivor re-runs every chain test that reaches it); the TypeScript half about 15
-# minutes (verify-outcomes.ts is 7 of them).
+# minutes on this 2-core machine for the server's modules, and hours for verify_challenge.py (676
+# mutants; a survivor re-runs every chain test that reaches it); the TypeScript half a few minutes.
 MUTATE_MODULES ?=
 MUTATE_FROM ?= 1
 MUTATE_TS_MODULES ?=

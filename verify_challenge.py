@@ -344,7 +344,7 @@ def bond_shares(stakes: list[int], *, pot: int, bond: int) -> list[int]:
     bondLeft x stake / potLeft, rounded down, so the last takes what remains."""
     shares, bond_left, pot_left = [], bond, pot
     for amount in stakes:
-        share = bond_left * amount // pot_left if pot_left else 0
+        share = bond_left * amount // pot_left  # pot_left >= this stake > 0, as in GeopoemPot.refund
         shares.append(share)
         bond_left -= share
         pot_left -= amount

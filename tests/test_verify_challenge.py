@@ -258,3 +258,21 @@ def test_a_challenge_or_a_record_is_needed(capsys):
         v.main(["--site", "http://127.0.0.1:9", "--rpc", "http://127.0.0.1:9"])
     assert exited.value.code == 2
     assert "--challenge or --record is needed" in capsys.readouterr().err
+
+
+def test_the_page_pins_the_same_pots():
+    """docs/protocol.md section 2: the pins of the script and of the page (frontend/src/config.ts) are
+    one table."""
+    import re
+    from pathlib import Path
+
+    source = (Path(__file__).resolve().parents[1] / "frontend" / "src" / "config.ts").read_text()
+    table = source[source.index("export const PINNED_POTS") :]
+    table = table[: table.index("};")]
+    page = {
+        int(chain): (address, int(block))
+        for chain, address, block in re.findall(
+            r'(\d+): \{ address: "(0x[0-9a-fA-F]{40})", deployBlock: (\d+) \}', table
+        )
+    }
+    assert page == v.PINNED_POTS

@@ -199,7 +199,7 @@ def site(live_server, tmp_path, monkeypatch):
     import json
 
     from django.conf import settings
-    from webpack_loader.utils import get_loader
+    from webpack_loader.utils import get_loader  # type: ignore[import-untyped]
 
     loader = get_loader("DEFAULT")
     if not (settings.BASE_DIR / "frontend" / "webpack-stats.json").exists():

@@ -73,6 +73,7 @@ def test_the_threshold_the_site_shows_is_not_the_pots(chain, make_challenge, api
 def test_the_close_the_site_shows_is_not_the_pots(chain, make_challenge, api, site):
     game = play(chain, make_challenge, api)
     closes_at = game.challenge.closes_at
+    assert closes_at is not None
     changed(Challenge, pk=game.challenge.pk).update(closes_at=closes_at + timedelta(hours=2))
     assert_differs(
         verify(site, chain, game.challenge),

@@ -26,6 +26,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from datetime import timedelta
 from decimal import Decimal
@@ -171,7 +172,13 @@ def hold_reveals(monkeypatch, challenge_id: int, seqs: set[int]) -> None:
 
 
 def play(
-    chain, make_challenge, api, *, monkeypatch=None, held: set[int] = frozenset(), secret: set[int] = frozenset()
+    chain,
+    make_challenge,
+    api,
+    *,
+    monkeypatch=None,
+    held: Collection[int] = frozenset(),
+    secret: Collection[int] = frozenset(),
 ) -> Game:
     """Publish, stake (STAKES), send the guesses (but those of the stakes in `secret`), close, reveal
     (but the stakes in `held`), finalize and pay: the whole game, through the site and the worker."""

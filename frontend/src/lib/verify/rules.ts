@@ -45,7 +45,7 @@ export function bondShares(refunds: bigint[], pot: bigint, bond: bigint): bigint
   let bondLeft = bond;
   let potLeft = pot;
   return refunds.map((amount) => {
-    const share = potLeft > 0n ? (bondLeft * amount) / potLeft : 0n;
+    const share = (bondLeft * amount) / potLeft; // potLeft ≥ this stake > 0, as in GeopoemPot.refund
     bondLeft -= share;
     potLeft -= amount;
     return share;
