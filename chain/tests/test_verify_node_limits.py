@@ -1,7 +1,8 @@
 """A node with limits, as public nodes have them: it refuses JSON-RPC batches of more than a few
 calls, eth_getLogs over more than a few blocks, and leaves the block time out of its logs. Both
 verifiers still read every event once and reproduce the honest game: smaller batches, halved ranges,
-the block times read from the blocks. A loopback proxy in front of the session's anvil plays that node."""
+the block times read from the blocks. A loopback proxy in front of the session's anvil plays that node.
+And a chain the script has no pot pinned for: it does not run without --pot."""
 
 from __future__ import annotations
 
@@ -98,3 +99,19 @@ def test_both_verifiers_read_a_node_that_refuses_wide_ranges_and_large_batches(
     page = run_page_verifier(site, chain, game.challenge, rpc=limited.url)
     assert page["ok"] is True, page["differences"]
     assert limited.seen["batch refused"] > 0 and limited.seen["range refused"] > 0
+
+
+def test_a_chain_with_no_pinned_pot_needs_one_named(site, settings):
+    """The script never takes the pot from the site: on a chain it has no pin for, without --pot, it
+    cannot run, and says what to do."""
+    from devtools.processes import anvil
+
+    settings.CHAIN_ID = 11155111
+    settings.POT_ADDRESS = "0x" + "22" * 20
+    with anvil(chain_id=11155111) as (url, _process):
+        result = run_verifier(site.url, "--challenge", "1", rpc=url)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "could not verify: no pot is pinned for chain 11155111 in this script: name it with --pot ADDRESS" in (
+        result.stderr
+    )
+    assert result.stdout == ""
