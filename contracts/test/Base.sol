@@ -53,6 +53,13 @@ interface Vm {
 /// Assertions that revert with both values, and the fuzzing helpers.
 abstract contract Base {
     Vm internal constant vm = Vm(address(uint160(uint256(keccak256("hevm cheat code")))));
+    /// forge prints what is sent here under "Logs:" (forge test -vv), as forge-std's console does.
+    address internal constant CONSOLE = 0x000000000000000000636F6e736F6c652e6c6f67;
+
+    function log(string memory what, uint256 value) internal view {
+        (bool ok,) = CONSOLE.staticcall(abi.encodeWithSignature("log(string,uint256)", what, value));
+        ok; // a log that fails changes nothing
+    }
 
     function fail(string memory what) internal pure {
         revert(what);
