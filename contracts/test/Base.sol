@@ -43,7 +43,15 @@ interface Vm {
     function parseJsonBytes32(string calldata json, string calldata key) external pure returns (bytes32);
     function parseJsonAddress(string calldata json, string calldata key) external pure returns (address);
     function parseJsonString(string calldata json, string calldata key) external pure returns (string memory);
+    function parseJsonBool(string calldata json, string calldata key) external pure returns (bool);
+    function parseJsonTypeArray(string calldata json, string calldata key, string calldata typeDescription)
+        external
+        pure
+        returns (bytes memory);
     function keyExistsJson(string calldata json, string calldata key) external view returns (bool);
+    function parseUint(string calldata value) external pure returns (uint256);
+    function parseInt(string calldata value) external pure returns (int256);
+    function parseBytes32(string calldata value) external pure returns (bytes32);
     function toString(uint256 value) external pure returns (string memory);
     function toString(int256 value) external pure returns (string memory);
     function toString(address value) external pure returns (string memory);
