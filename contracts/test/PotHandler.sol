@@ -167,7 +167,7 @@ contract PotHandler is PotFixture {
     function pickRecord(uint256 seed, uint8 phase) internal view returns (Record storage) {
         uint256 start = seed % records.length;
         if (aimed(seed)) {
-            for (uint256 k; k < records.length && k < 64; ++k) {
+            for (uint256 k; k < records.length && k < 16; ++k) {
                 Record storage rec = records[(start + k) % records.length];
                 if (rec.refunded || (phase == GUESSING && rec.copied)) continue;
                 if (inPhase(playOf(rec.t.challengeId), phase)) return rec;
@@ -192,9 +192,8 @@ contract PotHandler is PotFixture {
     modifier observed() {
         for (uint256 i; i < CHALLENGES; ++i) {
             uint256 id = plays[i].id;
-            uint256 deadline = pot.stateOf(id).guessDeadline;
-            if (deadline == 0 || block.timestamp < deadline) continue;
             GeopoemPot.State memory s = pot.stateOf(id);
+            if (s.guessDeadline == 0 || block.timestamp < s.guessDeadline) continue;
             if (!frozen[id]) {
                 frozen[id] = true;
                 frozenEarliest[id] = s.earliestSeq;

@@ -8,8 +8,8 @@ import {PotHandler} from "./PotHandler.sol";
 /// The pot's invariants (its header lists them) over random sequences of PotHandler's actions, on
 /// three challenges that overlap in time (one with no bond), the token behind its proxy paused and
 /// blacklisting at random. The handler itself fails the campaign when the pot takes an action it must
-/// refuse or refuses one it must take (foundry.toml: fail_on_revert); these check the state after
-/// every action.
+/// refuse or refuses one it must take (foundry.toml: fail_on_revert); the checks below run after every
+/// action, all in one campaign (forge runs a campaign per invariant function, so there is one).
 contract PotInvariantTest is PotFixture {
     struct FuzzSelector {
         address addr;
@@ -54,9 +54,16 @@ contract PotInvariantTest is PotFixture {
         targets[0] = FuzzSelector(address(handler), selectors);
     }
 
+    function invariant_the_pot() public view {
+        theBalanceCoversExactlyWhatItOwes();
+        theWinnersAreTheBestRevealedGuesses();
+        eachChallengePaysPrizesOrRefundsFromItsOwnMoney();
+        neitherTheOperatorNorACallerReceivesAUnit();
+    }
+
     /// 1. The balance covers what the pot owes, and what it owes is exactly the stakes and bonds taken
     /// less the prizes, shares and refunds paid; the balance is that plus the plain transfers not swept.
-    function invariant_the_pot_owes_exactly_what_came_in_less_what_went_out() public view {
+    function theBalanceCoversExactlyWhatItOwes() internal view {
         uint256 owed = pot.owed();
         uint256 held = balance(address(pot));
         assertGe(held, owed, "balance >= owed");
@@ -71,7 +78,7 @@ contract PotInvariantTest is PotFixture {
 
     /// 4. The winners are the lowest correct sequence and the highest correct stake (ties to the lower
     /// sequence) among the guesses revealed; the handler checks they never change after the window.
-    function invariant_the_winners_are_the_best_revealed_guesses() public view {
+    function theWinnersAreTheBestRevealedGuesses() internal view {
         uint256[3] memory ids = handler.challengeIds();
         for (uint256 i; i < ids.length; ++i) {
             GeopoemPot.State memory s = pot.stateOf(ids[i]);
@@ -83,7 +90,7 @@ contract PotInvariantTest is PotFixture {
     /// 5. A challenge pays its prizes or refunds, never both, and never more than its own stakes and
     /// bond; once all of it is paid, exactly those. 6. Nobody is paid twice (the pot's flags agree with
     /// the handler's record of each payment, and the handler refuses a second one).
-    function invariant_each_challenge_pays_prizes_or_refunds_from_its_own_money() public view {
+    function eachChallengePaysPrizesOrRefundsFromItsOwnMoney() internal view {
         uint256[3] memory ids = handler.challengeIds();
         for (uint256 i; i < ids.length; ++i) {
             uint256 id = ids[i];
@@ -110,7 +117,7 @@ contract PotInvariantTest is PotFixture {
 
     /// No function lets the operator's key reach a stake: after posting the bonds, it never receives.
     /// Nor does whoever sends the calls (the relayer here): payments go to recorded addresses only.
-    function invariant_neither_the_operator_nor_a_caller_receives_a_unit() public view {
+    function neitherTheOperatorNorACallerReceivesAUnit() internal view {
         assertEq(balance(operator), handler.operatorStart(), "the operator's balance");
         assertEq(balance(relayer), 0, "the relayer's balance");
     }
