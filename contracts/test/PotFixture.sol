@@ -142,7 +142,8 @@ abstract contract PotFixture is Base {
         view
         returns (bytes32)
     {
-        return sha256(abi.encode(bytes32("geopoem:solution:v2"), block.chainid, potAddress, challengeId, lat, lon, salt));
+        return
+            sha256(abi.encode(bytes32("geopoem:solution:v2"), block.chainid, potAddress, challengeId, lat, lon, salt));
     }
 
     function termsDigestOf(uint256 challengeId, GeopoemPot.Terms memory t) internal pure returns (bytes32) {
@@ -157,7 +158,9 @@ abstract contract PotFixture is Base {
         uint256 amount
     ) internal view returns (bytes32) {
         return keccak256(
-            abi.encode(bytes32("geopoem:stake:v1"), block.chainid, potAddress, challengeId, termsDigest, commitment, amount)
+            abi.encode(
+                bytes32("geopoem:stake:v1"), block.chainid, potAddress, challengeId, termsDigest, commitment, amount
+            )
         );
     }
 
@@ -178,8 +181,9 @@ abstract contract PotFixture is Base {
         uint256 validBefore,
         bytes32 nonce
     ) internal view returns (uint8 v, bytes32 r, bytes32 s) {
-        bytes32 structHash =
-            keccak256(abi.encode(RECEIVE_TYPEHASH, vm.addr(key), to, amount, validAfter, validBefore, nonce));
+        bytes32 structHash = keccak256(
+            abi.encode(RECEIVE_TYPEHASH, vm.addr(key), to, amount, validAfter, validBefore, nonce)
+        );
         bytes32 digest = keccak256(abi.encodePacked("\x19\x01", token.DOMAIN_SEPARATOR(), structHash));
         return vm.sign(key, digest);
     }

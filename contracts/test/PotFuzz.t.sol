@@ -100,7 +100,9 @@ contract PotFuzzTest is PotFixture {
         }
         vm.warp(START + 1 days);
         pot.revealSolution(ID + 1, SOL_LAT, SOL_LON, SOL_SALT);
-        for (uint256 i; i < 4; ++i) reveal(ts[i]);
+        for (uint256 i; i < 4; ++i) {
+            reveal(ts[i]);
+        }
         vm.warp(guessDeadline(ID + 1));
         pot.finalize(ID + 1);
         uint256 owedBefore = pot.owed();

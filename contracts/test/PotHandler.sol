@@ -111,7 +111,9 @@ contract PotHandler is PotFixture {
     // Reading the world
 
     function challengeIds() external pure returns (uint256[CHALLENGES] memory ids) {
-        for (uint256 i; i < CHALLENGES; ++i) ids[i] = 100 + i;
+        for (uint256 i; i < CHALLENGES; ++i) {
+            ids[i] = 100 + i;
+        }
     }
 
     function players(uint256 seed) internal view returns (address) {
@@ -185,7 +187,9 @@ contract PotHandler is PotFixture {
     }
 
     function check(bool ok, bool expected, string memory what) internal pure {
-        if (ok != expected) revert(string.concat(what, expected ? ": refused, it must pass" : ": passed, it must not"));
+        if (ok != expected) {
+            revert(string.concat(what, expected ? ": refused, it must pass" : ": passed, it must not"));
+        }
     }
 
     /// At the start of every action: the winners of a challenge whose window is over never change.
@@ -221,8 +225,8 @@ contract PotHandler is PotFixture {
     }
 
     function stakeExpected(Play storage p, address payer, uint256 amount) internal view returns (bool) {
-        return block.timestamp >= p.terms.opensAt && block.timestamp < p.terms.closesAt
-            && amount >= p.terms.minStake && canMove(payer, address(pot));
+        return block.timestamp >= p.terms.opensAt && block.timestamp < p.terms.closesAt && amount >= p.terms.minStake
+            && canMove(payer, address(pot));
     }
 
     function recordStake(Ticket memory t, bool correct, address committer) internal {
@@ -249,8 +253,11 @@ contract PotHandler is PotFixture {
         if (signed) {
             (uint8 v, bytes32 r, bytes32 s) = signStake(keyOf(payer), p.id, t.commitment, amount);
             vm.prank(relayer);
-            try pot.stakeWithAuthorization(p.id, t.commitment, payer, amount, 0, block.timestamp + 30 minutes, v, r, s)
-            returns (uint256 seq) {
+            try pot.stakeWithAuthorization(
+                p.id, t.commitment, payer, amount, 0, block.timestamp + 30 minutes, v, r, s
+            ) returns (
+                uint256 seq
+            ) {
                 (ok, t.seq) = (true, seq);
             } catch {}
         } else {
@@ -284,8 +291,11 @@ contract PotHandler is PotFixture {
         (uint8 v, bytes32 r, bytes32 s) = signStake(keyOf(payer), p.id, t.commitment, t.amount);
         bool ok;
         vm.prank(relayer);
-        try pot.stakeWithAuthorization(p.id, t.commitment, payer, t.amount, 0, block.timestamp + 30 minutes, v, r, s)
-        returns (uint256 seq) {
+        try pot.stakeWithAuthorization(
+            p.id, t.commitment, payer, t.amount, 0, block.timestamp + 30 minutes, v, r, s
+        ) returns (
+            uint256 seq
+        ) {
             (ok, t.seq) = (true, seq);
         } catch {}
         check(ok, expected, "a copied stake");
@@ -320,7 +330,9 @@ contract PotHandler is PotFixture {
         seed = mix(seed, "warp");
         uint256 target = block.timestamp + 1 + (seed >> 32) % 2 minutes;
         bool staking;
-        for (uint256 i; i < CHALLENGES; ++i) staking = staking || block.timestamp < plays[i].terms.closesAt;
+        for (uint256 i; i < CHALLENGES; ++i) {
+            staking = staking || block.timestamp < plays[i].terms.closesAt;
+        }
         if (!staking && seed % 4 != 0) {
             uint256 next = type(uint256).max;
             for (uint256 i; i < CHALLENGES; ++i) {

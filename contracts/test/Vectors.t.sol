@@ -207,9 +207,8 @@ contract VectorsTest is PotFixture {
     }
 
     function test_geomath_gives_every_range_and_threshold_chord() public view {
-        InRange[] memory ranges = abi.decode(
-            section(".geometry.inRange", "InRange(bool inRange,int256 latE6,int256 lonE6)"), (InRange[])
-        );
+        InRange[] memory ranges =
+            abi.decode(section(".geometry.inRange", "InRange(bool inRange,int256 latE6,int256 lonE6)"), (InRange[]));
         assertGe(ranges.length, 1, "range vectors");
         for (uint256 i; i < ranges.length; ++i) {
             assertEq(GeoMath.inRange(ranges[i].latE6, ranges[i].lonE6), ranges[i].inRange, "inRange");
@@ -367,7 +366,9 @@ contract VectorsTest is PotFixture {
             assertEq(stored, v.termsDigest, "the vector's terms are the ones opened");
             vm.chainId(v.chainId);
             assertEq(
-                at.stakeNonce(v.challengeId, v.commitment, v.amount), v.nonce, string.concat("stake nonce ", vm.toString(i))
+                at.stakeNonce(v.challengeId, v.commitment, v.amount),
+                v.nonce,
+                string.concat("stake nonce ", vm.toString(i))
             );
         }
     }
