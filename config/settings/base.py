@@ -311,3 +311,11 @@ LOGGING = {
 }
 # The worker logs through LOGGING above (and so through the redacting formatter), not Celery's own.
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+
+# An error tracker for the web process and the worker, when the operator names one (Sentry's DSN);
+# nothing is sent without it, and every event is redacted as the logs are (config/error_tracking.py).
+SENTRY_DSN = env("SENTRY_DSN", default="")
+SENTRY_ENVIRONMENT = env("SENTRY_ENVIRONMENT", default=f"chain-{CHAIN_ID}")  # noqa: F405
+from config.error_tracking import error_tracking_init  # noqa: E402
+
+error_tracking_init(SENTRY_DSN, environment=SENTRY_ENVIRONMENT)
