@@ -11,10 +11,11 @@ from eth_account import Account
 from eth_account.messages import hash_domain
 from web3 import Web3
 
-from chain.contracts import contract_at, deploy, mint
+from chain.node.contracts import contract_at, deploy, mint
 
 from .authorizations import RECEIVE
 from .test_token_authorizations import STAKE, assert_refused, assert_used_then_transfer, authorization, status, topic
+from .token_support import token_chain, token_node  # noqa: F401  (the token's world, not the pot's)
 
 pytestmark = pytest.mark.integration
 
