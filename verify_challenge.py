@@ -54,7 +54,7 @@ from decimal import Decimal, InvalidOperation
 # the CREATE2 factory, so its address follows from the pot's code and constructor (chain/pot/deploy.py;
 # tests/test_verify_challenge.py recomputes it); Sepolia and mainnet are added once deployed there.
 PINNED_POTS: dict[int, tuple[str, int]] = {
-    31337: ("0x46DDdae9F667Cc93eB0796652a39AbDFb4598245", 0),
+    31337: ("0x46DDdae9F667Cc93eB0796652a39AbDFb4598245", 4),
 }
 
 # keccak256 of each event's signature (topic 0) and the selectors of the views read, written out so

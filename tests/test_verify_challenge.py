@@ -60,7 +60,8 @@ def test_the_local_pin_is_the_pot_the_local_chain_deploys():
         share_receiver="0xa0Ee7A142d267C1f36714E4a8F75612F20a79720",
         sweep_receiver="0xa0Ee7A142d267C1f36714E4a8F75612F20a79720",
     )
-    assert v.PINNED_POTS[31337] == (pot_address(code), 0)
+    # Deployed in block 4 on a fresh anvil: after the token's implementation, proxy and roles.
+    assert v.PINNED_POTS[31337] == (pot_address(code), 4)
 
 
 def test_without_a_pin_or_pot_it_cannot_run():
@@ -261,8 +262,8 @@ def test_a_challenge_or_a_record_is_needed(capsys):
 
 
 def test_the_page_pins_the_same_pots():
-    """docs/protocol.md section 2: the pins of the script and of the page (frontend/src/config.ts) are
-    one table."""
+    """docs/protocol.md section 2: the pins of the script, of the page (frontend/src/config.ts) and of
+    the protocol's table are one table."""
     import re
     from pathlib import Path
 
@@ -276,3 +277,6 @@ def test_the_page_pins_the_same_pots():
         )
     }
     assert page == v.PINNED_POTS
+    protocol = (Path(__file__).resolve().parents[1] / "docs" / "protocol.md").read_text()
+    for chain_id, (address, block) in v.PINNED_POTS.items():
+        assert re.search(rf"\| {chain_id} \| `{address}` \| {block} \|", protocol), chain_id
