@@ -1,4 +1,11 @@
-import type { Challenge, Payout, RejectedClaim, ScoredResponse, UnclaimedPayment, Winners } from "@/api";
+import type {
+  Challenge,
+  Payout,
+  RejectedClaim,
+  ScoredResponse,
+  UnclaimedPayment,
+  Winners,
+} from "@/lib/verify-outcomes-types";
 import { guessCommitment, solutionCommitment, termsSha256 } from "@/lib/commitment";
 import {
   AUTHORIZATION_CANCELED_TOPIC,

@@ -97,8 +97,8 @@ export interface RpcLog {
 
 export const USDC_UNIT = 1_000_000n;
 
-export async function startPotChain(): Promise<PotChain> {
-  const anvil = await startAnvil();
+export async function startPotChain(options: { chainId?: number } = {}): Promise<PotChain> {
+  const anvil = await startAnvil(options);
   const [operator, player, other] = anvil.accounts as [string, string, string];
   const chainId = Number(await anvil.rpc("eth_chainId"));
   const receipt = async (hash: string) => {

@@ -11,7 +11,7 @@
  * Prints one JSON line: whether every outcome was reproduced, the counts, and every difference in
  * the words the page shows. Exit status 0 when it ran (whatever it found), 2 when it could not. */
 
-import type { Challenge } from "@/api";
+import type { Challenge } from "@/lib/verify-outcomes-types";
 import { verifyChallenge, type VerificationReport } from "@/lib/verify-outcomes";
 
 /** The report as plain JSON (no bigints): what a test asserts on. */

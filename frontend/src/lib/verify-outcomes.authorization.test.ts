@@ -3,7 +3,7 @@ import { BATCHER, blockTime, buildChainWorld, type ChainWorld, type Guess } from
 import { TEST_CONFIG } from "../../test/fixtures";
 import { everyDifference, verifyWorld } from "../../test/verifyWorld";
 import { guessCommitment } from "./commitment";
-import type { RejectedClaim } from "@/api";
+import type { RejectedClaim } from "@/lib/verify-outcomes-types";
 
 // docs/protocol.md sections 2a and 5: stakes paid by a signed authorization, relayed. The same cases
 // as verify_challenge.py's on anvil (chain/tests/test_verify_authorizations.py, which also runs this

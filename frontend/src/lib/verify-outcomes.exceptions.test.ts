@@ -5,7 +5,7 @@ import { everyDifference, verifyWorld } from "../../test/verifyWorld";
 import { AFTER_RESOLUTION, EXCEPTION_KINDS, recordedAtSeconds, wouldWin } from "./verify-outcomes";
 import { formatDateTime } from "./format";
 import { decimalToUnits } from "./stake";
-import type { RejectedClaim, ResolutionException } from "@/api";
+import type { RejectedClaim, ResolutionException } from "@/lib/verify-outcomes-types";
 
 // docs/protocol.md section 5, "Exceptions": a stake paid in time whose claim reached the site after
 // resolution (rejected "after_resolution", not counted), and a counted stake whose block left the

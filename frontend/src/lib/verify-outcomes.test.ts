@@ -31,7 +31,7 @@ import {
 import { canonicalCoordinates } from "./coordinates";
 import { guessCommitment, solutionCommitment } from "./commitment";
 import { decimalToUnits, unitsToDecimal } from "./stake";
-import type { Challenge, RejectedClaim, ScoredResponse } from "@/api";
+import type { Challenge, RejectedClaim, ScoredResponse } from "@/lib/verify-outcomes-types";
 
 // The same vectors as verify_challenge.py (tests/test_verify_challenge_vectors.py) and the server.
 

@@ -14,7 +14,7 @@ import type {
   ScoredResponse,
   UnclaimedPayment,
   Winners,
-} from "@/api";
+} from "@/lib/verify-outcomes-types";
 import { canonicalCoordinates } from "./coordinates";
 import { guessCommitment, solutionCommitment, termsSha256 } from "./commitment";
 import { formatDateTime } from "./format";

@@ -1,5 +1,5 @@
 export { WALLET_MESSAGES, WalletError } from "./errors";
-export { PROGRESS, submitGuess, SubmissionError, waitForReceipt } from "./flow";
+export { PROGRESS, submitByApproval, waitForReceipt } from "./flow";
 export type { Guess, SubmitResult } from "./flow";
 export * from "./pending";
 export type { EIP1193Provider, WalletDetail, WalletInfo } from "./types";

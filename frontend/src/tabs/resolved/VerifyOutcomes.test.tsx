@@ -7,11 +7,20 @@ import { renderWithClient } from "../../../test/render";
 import { TEST_CONFIG } from "../../../test/fixtures";
 import { formatDateTime } from "@/lib/format";
 import { PYRAMID } from "../../../test/resolvedChallenges";
+import type { Challenge as LegacyChallenge } from "@/lib/verify-outcomes-types";
 import { VerifyOutcomes } from "./VerifyOutcomes";
 
 afterEach(() => {
   vi.unstubAllGlobals();
 });
+
+/** The treasury design's shape the old verifier reads (lib/verify-outcomes-types.ts). */
+const LEGACY_PYRAMID = {
+  ...PYRAMID,
+  resolvedTimestamp: PYRAMID.closesTimestamp,
+  status: "resolved",
+  isDemo: true,
+} as unknown as LegacyChallenge;
 
 const GUESSES: Guess[] = [
   {
@@ -198,7 +207,7 @@ describe("Verify every outcome", () => {
   });
 
   it("points to the script beyond 10,000 responses", () => {
-    renderWithClient(<VerifyOutcomes challenge={{ ...PYRAMID, isDemo: false, responseCount: 10_001 }} />);
+    renderWithClient(<VerifyOutcomes challenge={{ ...LEGACY_PYRAMID, isDemo: false, responseCount: 10_001 }} />);
     expect(screen.queryByRole("button", { name: "Verify every outcome" })).not.toBeInTheDocument();
     expect(
       screen.getByText(/This challenge has 10,001 responses, more than 10,000 can be checked in a browser/),
@@ -206,7 +215,7 @@ describe("Verify every outcome", () => {
   });
 
   it("tells a demonstration challenge's visitors that its payments cannot be checked", () => {
-    renderWithClient(<VerifyOutcomes challenge={PYRAMID} />);
+    renderWithClient(<VerifyOutcomes challenge={LEGACY_PYRAMID} />);
     expect(
       screen.getByText(/This is a demonstration challenge: its sample claims carry made-up transaction hashes/),
     ).toBeInTheDocument();

@@ -1,5 +1,5 @@
 import { useEffect, useId, useRef, useState } from "react";
-import type { Challenge } from "@/api";
+import { legacyVerifierAddresses, type Challenge } from "@/lib/verify-outcomes-types";
 import { ExplorerLink } from "@/components/ExplorerLink";
 import { getPublicConfig } from "@/config";
 import { formatStake } from "@/lib/format";
@@ -55,9 +55,7 @@ export function VerifyOutcomes({ challenge }: { challenge: Challenge }) {
           rpcUrl: config.rpcUrl,
           chainId: config.chainId,
           usdcAddress: config.usdcAddress,
-          treasuryAddress: config.treasuryAddress,
-          registryAddress: config.registryAddress,
-          operationsAddress: config.operationsAddress,
+          ...legacyVerifierAddresses(),
           tokenDecimals: config.tokenDecimals,
         },
         signal: controller.signal,
