@@ -271,6 +271,10 @@ describe("Active Challenge: help dialog", () => {
     await user.click(await screen.findByRole("button", { name: "How do I select my account in MetaMask?" }));
     const dialog = await screen.findByRole("dialog", { name: "Selecting your account in MetaMask" });
     expect(within(dialog).getByRole("img")).toHaveAccessibleName(/account picker/);
+    // The help matches both ways to pay: ETH only for the approval.
+    expect(dialog).toHaveTextContent(
+      "Tick the account that holds your test USDC (and a little test ETH if you pay by approval: signing needs none)",
+    );
     await user.click(within(dialog).getByRole("button", { name: "OK" }));
     expect(screen.queryByRole("dialog")).not.toBeInTheDocument();
   });
