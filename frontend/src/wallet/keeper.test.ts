@@ -155,4 +155,14 @@ describe("a signed stake Geopoem has not stored", () => {
     expect(site.posted.stakes).toHaveLength(2);
     expect(site.posted.stakes[1]).not.toHaveProperty("submissionText");
   });
+
+  it("is never handed to Geopoem's relayer when the player chose to send it themselves", async () => {
+    site.stakeAnswer = () => json({ message: "Service unavailable.", errors: {} }, 503);
+    const record = await relayedStake("16, 16").catch(() => listStakes()[0]!);
+    updateStake(record.salt, { selfSent: { state: "sent", hash: `0x${"5".repeat(64)}` } });
+    site.stakeAnswer = null;
+    clock += 60_000;
+    await keepStakes(listStakes(), deps);
+    expect(site.posted.stakes).toHaveLength(1);
+  });
 });

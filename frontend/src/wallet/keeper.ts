@@ -154,10 +154,11 @@ export function dueStakes(records: StoredStake[], now: number = Date.now()): Sto
   return records.filter((record) => !inFlight.has(record.salt) && (notBefore.get(record.salt) ?? 0) <= now);
 }
 
-/** Whether a record still needs the keeper: a signed stake not stored by Geopoem, or a stake that
- * may be in the pot whose guess Geopoem does not hold yet. */
+/** Whether a record still needs the keeper: a signed stake not stored by Geopoem (unless the player
+ * chose to send it themselves: nobody in between), or a stake that may be in the pot whose guess
+ * Geopoem does not hold yet. */
 export function needsKeeping(record: StoredStake): boolean {
-  if (record.state === "signed") return Boolean(record.authorization?.signature);
+  if (record.state === "signed") return Boolean(record.authorization?.signature) && !record.selfSent;
   if (record.guess.state !== "waiting") return false;
   return ["relayed", "sent", "staked"].includes(record.state) || record.selfSent?.state === "mined";
 }

@@ -5,36 +5,12 @@
  * Each refusal is a sentence that says what to do instead; the wallet and the chain are never left
  * to fail. */
 import { termsSha256 } from "@/lib/commitment";
-import { POT_ERRORS } from "@/lib/protocol/errors";
 import { decimalToUnits, unitsToDecimal } from "@/lib/stake";
 import { readEthBalance, readHead, readTerms, readTokenBalance, type TermsOnChain } from "./calls";
+import { PREFLIGHT, potSentence as sentence, StakeRefused } from "./refusals";
 import type { Chain } from "./rpc";
 
-/** The page will not ask the wallet: `message` says why and what to do. */
-export class StakeRefused extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "StakeRefused";
-  }
-}
-
-const sentence = (name: string) =>
-  POT_ERRORS[Object.keys(POT_ERRORS).find((k) => POT_ERRORS[k]!.name === name)!]!.sentence;
-
-export const PREFLIGHT = {
-  unreadable:
-    "This page could not read the challenge's terms from the chain, so it cannot check them before you stake. Try again in a moment.",
-  differs: (what: string[]) =>
-    `The challenge shown here differs from its terms in the pot (${what.join(", ")}), so this page takes no stake on it. Reload the page; if it still differs, do not stake.`,
-  closingSoon: (seconds: number) =>
-    `This challenge closes in less than ${seconds >= 120 ? `${Math.floor(seconds / 60)} minutes` : `${seconds} seconds`}: a stake sent now could reach the chain after the close, when the pot refuses it, so this page takes no more stakes.`,
-  belowMinimum: (minimum: string) => `${sentence("StakeBelowMinimum")} Stake at least ${minimum} USDC.`,
-  noUsdc: (held: string) =>
-    `This wallet does not hold enough USDC for the stake: it holds ${held} USDC. Add USDC to it, or stake less.`,
-  noGas: (symbol: string, signatureOffered: boolean) =>
-    `This wallet does not hold enough ${symbol} to pay for the gas that paying by approval needs.` +
-    (signatureOffered ? " Pay by signature instead: it needs no ETH." : ` Add a little ${symbol} to it first.`),
-} as const;
+export { PREFLIGHT, StakeRefused };
 
 /** The challenge as the page shows it (the API's fields the pot's terms must match). */
 export interface ShownChallenge {

@@ -9,11 +9,12 @@ import { getPublicConfig, potPin, potPinSentence } from "@/config";
 import { newSalt } from "@/lib/commitment";
 import { COORDINATES_MESSAGE, parseCoordinates } from "@/lib/coordinates";
 import { formatStake } from "@/lib/format";
-import { PREFLIGHT, StakeRefused } from "@/lib/pot/preflight";
+import { PREFLIGHT, StakeRefused } from "@/lib/pot/refusals";
 import { microDegrees } from "@/lib/protocol/geometry";
 import { parseStake } from "@/lib/stake";
 import { WalletError } from "@/wallet/errors";
-import { PROGRESS, submitByApproval, type Guess } from "@/wallet/flow";
+import { PROGRESS } from "@/wallet/connect";
+import type { Guess } from "@/wallet/flow";
 import { OpenInWalletApp } from "@/wallet/OpenInWalletApp";
 import { useWallet } from "@/wallet/WalletContext";
 import { waysOffered, type PendingGuess, type StakeWay } from "./pay-ways";
@@ -28,8 +29,9 @@ const preloadDialogs = () => {
 
 export const SUBMIT_LABEL = "Submit Your Solution & Pay Your Bid";
 
-// The stake by signature loads on Confirm.
+// The stake flows (and the chain code with them) load on Confirm: the first paint does not carry them.
 const loadSigned = () => import("@/wallet/signed");
+const loadFlow = () => import("@/wallet/flow");
 
 /** The steps during which the confirm dialog stays open (with "Processing..."): the player is
  * choosing an account in the wallet. */
@@ -173,7 +175,7 @@ export function SubmissionForm({
               // The wallet cannot sign typed data: it asks for a transaction next; say why first.
               onFallback: () => toast(signed.SIGNED_TOASTS.fallback),
             })
-          : await submitByApproval(current, flowOptions);
+          : await (await loadFlow()).submitByApproval(current, flowOptions);
       wallet.setAddress(result.record.submitterAddress);
       toast({
         title: "Solution Submitted",

@@ -35,6 +35,12 @@ function show(record: StoredStake | null, answer: Stake | null, { wallet }: { wa
   return server;
 }
 
+/** The row once its lazy chunk has loaded (the fallback is a plain line). */
+async function row(): Promise<HTMLElement> {
+  await screen.findByText("Status");
+  return screen.getByRole("listitem");
+}
+
 const status = (item: HTMLElement) => within(item).getByText("Status").nextElementSibling as HTMLElement;
 const field = (item: HTMLElement, name: string) => within(item).queryByText(name)?.nextElementSibling ?? null;
 
@@ -46,7 +52,7 @@ describe("My submissions", () => {
 
   it("shows a stake relayed by Geopoem, then offers to send it yourself a minute after, with no contradiction", async () => {
     show(stakeRecord({ postedAt: Date.now() - 61_000 }), apiStake());
-    const item = screen.getByRole("listitem");
+    const item = await row();
     expect(within(item).getByText("29.979175, 31.134258")).toBeInTheDocument();
     expect(within(item).getByText("2.50 USDC")).toBeInTheDocument();
     expect(
@@ -63,7 +69,7 @@ describe("My submissions", () => {
 
   it("does not offer to send it yourself in the first minute", async () => {
     show(stakeRecord(), apiStake());
-    const item = screen.getByRole("listitem");
+    const item = await row();
     await within(item).findByText(/^Relaying/);
     expect(within(item).queryByRole("button", { name: SELF_SEND.button })).not.toBeInTheDocument();
   });
@@ -81,7 +87,7 @@ describe("My submissions", () => {
         },
       }),
     );
-    const item = screen.getByRole("listitem");
+    const item = await row();
     expect(
       await within(item).findByText(
         "Geopoem's relayer will not send it: This wallet had its stakes relayed 20 times today.",
@@ -103,7 +109,7 @@ describe("My submissions", () => {
           authorization: { ...apiStake().authorization!, relayStatus: "failed", relayCode: code, relayReason: reason },
         }),
       );
-      const item = screen.getByRole("listitem");
+      const item = await row();
       expect(await within(item).findByText(`Not in the pot: ${reason}. No USDC moved`)).toBeInTheDocument();
       expect(Boolean(within(item).queryByRole("button", { name: SELF_SEND.button }))).toBe(offered);
       await userEvent.setup().click(within(item).getByRole("button", { name: "Remove" }));
@@ -121,7 +127,7 @@ describe("My submissions", () => {
     [{ state: "failed" as const, paymentMethod: "approval" as const }, "The transaction failed: nothing was staked"],
   ])("a stake that never reached the pot says so and can be removed (%o)", async (over, text) => {
     const server = show(stakeRecord(over), null);
-    const item = screen.getByRole("listitem");
+    const item = await row();
     expect(status(item)).toHaveTextContent(text);
     expect(field(item, "Guess")).toBeNull();
     // Nothing to ask Geopoem about.
@@ -130,9 +136,9 @@ describe("My submissions", () => {
     expect(listStakes()).toEqual([]);
   });
 
-  it("says a signed stake Geopoem has not stored yet is sent again", () => {
+  it("says a signed stake Geopoem has not stored yet is sent again", async () => {
     show(stakeRecord({ state: "signed" }), null);
-    expect(status(screen.getByRole("listitem"))).toHaveTextContent(
+    expect(status(await row())).toHaveTextContent(
       "Signed, not yet stored by Geopoem: it is sent again automatically while this page is open and on your next visit",
     );
   });
@@ -147,7 +153,7 @@ describe("My submissions", () => {
         authorization: { ...apiStake().authorization!, relayStatus: "failed", relayCode: "expired", relayReason: "" },
       }),
     );
-    const item = screen.getByRole("listitem");
+    const item = await row();
     expect(
       await within(item).findByText(/^The signature expired at .* before it reached the pot: no USDC moved$/),
     ).toBeInTheDocument();
@@ -160,7 +166,7 @@ describe("My submissions", () => {
       stakeRecord({ seq: 3, guess: { state: "received" } }),
       pendingStake({ id: 3, status: "confirmed", guessReceived: true }),
     );
-    const item = screen.getByRole("listitem");
+    const item = await row();
     expect(await within(item).findByText("Confirmed in the pot (stake #3)")).toBeInTheDocument();
     expect(field(item, "Guess")).toHaveTextContent("Guess received by Geopoem");
     expect(item).not.toHaveTextContent(/not yet|Relaying|nothing was paid/i);
@@ -217,8 +223,8 @@ describe("My submissions", () => {
     });
     const server = show(here, apiStake(), { wallet: new FakeWallet() });
     server.on("GET", `/api/responses?address=${PLAYER}`, () => json([elsewhere, apiStake()]));
-    const items = await screen.findAllByRole("listitem");
-    await vi.waitFor(() => expect(screen.getAllByRole("listitem")).toHaveLength(2));
+    await vi.waitFor(() => expect(screen.getAllByText("Status")).toHaveLength(2));
+    const items = screen.getAllByRole("listitem");
     const other = screen.getAllByRole("listitem").find((li) => li.textContent?.includes("4.00 USDC"))!;
     expect(items.length).toBeGreaterThanOrEqual(1);
     expect(within(other).getByText("Hidden until the solution is revealed")).toBeInTheDocument();

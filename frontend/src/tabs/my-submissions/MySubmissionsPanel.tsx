@@ -1,9 +1,30 @@
 import { useQuery } from "@tanstack/react-query";
+import { lazy, Suspense } from "react";
 import { FOLLOW_INTERVAL_MS, stakesByAddressQuery } from "@/api/queries";
 import type { Stake } from "@/api/types";
 import { useStakes, type StoredStake } from "@/wallet/pending";
 import { useConnectedAddress } from "@/wallet/WalletContext";
-import { StakeItem } from "./StakeItem";
+import { formatStake } from "@/lib/format";
+
+// A stake's row (its following, the pot's events, the wallet's own transactions) loads only in a
+// browser that has one: the first paint of every other visit does not carry it.
+const StakeItem = lazy(() => import("./StakeItem").then((m) => ({ default: m.StakeItem })));
+
+function Row({ record, listed }: { record?: StoredStake; listed?: Stake }) {
+  const stake = record?.stake ?? listed?.submissionStake ?? "";
+  const challengeId = record?.challengeId ?? listed?.challengeId;
+  return (
+    <Suspense
+      fallback={
+        <li className="submission">
+          {formatStake(stake)} USDC on #{challengeId}
+        </li>
+      }
+    >
+      <StakeItem {...(record ? { record } : {})} {...(listed ? { listed } : {})} />
+    </Suspense>
+  );
+}
 
 /** How often the connected wallet's list is read again while one of its stakes is on its way. */
 export const LIST_FOLLOW_MS = FOLLOW_INTERVAL_MS;
@@ -40,10 +61,10 @@ export function MySubmissionsPanel() {
       ) : (
         <ul className="submissions">
           {records.map((record) => (
-            <StakeItem key={record.salt} record={record} />
+            <Row key={record.salt} record={record} />
           ))}
           {elsewhere.map((stake) => (
-            <StakeItem key={stake.commitment} listed={stake} />
+            <Row key={stake.commitment} listed={stake} />
           ))}
         </ul>
       )}

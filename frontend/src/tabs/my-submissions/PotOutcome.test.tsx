@@ -66,6 +66,7 @@ async function playOut(id: number, mine: string) {
 describe("the outcome of a stake, from the pot", () => {
   it("offers to reveal a correct guess that beats the winners, and shows the prizes the pot paid", async () => {
     const { reread } = await playOut(21, "29.9753, 31.1378");
+    await screen.findByText("Status");
     const item = screen.getByRole("listitem");
     expect(
       await within(item).findByText(/^Correct: \d+\.\d\d m from the solution$/, {}, { timeout: 10_000 }),
@@ -108,6 +109,7 @@ describe("the outcome of a stake, from the pot", () => {
 
   it("says nobody was correct and shows the refund the pot sent", async () => {
     const { reread } = await playOut(22, "0.5, 0.5");
+    await screen.findByText("Status");
     const item = screen.getByRole("listitem");
     expect(
       await within(item).findByText(/^Not correct: [\d.]+ m from the solution$/, {}, { timeout: 10_000 }),
