@@ -9,11 +9,12 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 PG_URL ?= postgres://postgres@127.0.0.1:5432/geopoem
 
-.PHONY: help run test test-fast test-python test-frontend test-e2e build lint install migrate seed clean
+.PHONY: help run test test-fast test-contracts test-python test-frontend test-e2e build lint install migrate seed clean
 
 help:
 	@echo "make run       - local anvil + test USDC, migrate, seed the demo, web + worker + beat on http://$(HOST):$(PORT)"
 	@echo "make test      - every test suite (PostgreSQL on 127.0.0.1:5432 when reachable, else SQLite); what CI runs"
+	@echo "make test-contracts - the contracts' forge suite (unit, fuzz, invariant and gas tests; offline, about a minute)"
 	@echo "make test-fast - the inner loop: the Python tests not marked integration, and the front end's unit tests (no browser)"
 	@echo "make lint      - ruff check and format, the apps' layering (lint-imports), the text checks (scripts/lint_text.py), mypy, and the front end's tsc, ESLint and Prettier (CI runs it before make test)"
 
@@ -57,6 +58,7 @@ CHOOSE_DATABASE = if [ -z "$$DATABASE_URL" ] && pg_isready -q -h 127.0.0.1 -p 54
 
 test: build
 	npm run --silent budget
+	$(MAKE) --no-print-directory test-contracts
 	@$(CHOOSE_DATABASE); \
 	$(MAKE) --no-print-directory test-python && $(MAKE) --no-print-directory test-frontend && \
 	$(MAKE) --no-print-directory test-e2e
@@ -73,6 +75,15 @@ test-python: $(VENV)/.installed
 
 test-frontend: node_modules/.installed
 	npm run --silent test
+
+# The contracts' suite under forge (foundry.toml; contracts/test/): unit, fuzz and invariant tests of
+# the pot against TestUSDC behind its proxy, offline, compiled by the npm solc. forge resolves the
+# `solc` of foundry.toml against the working directory, which make sets to this folder. Then the gas
+# tests in their own profile (each call its own transaction, as on chain), failing past the goals;
+# `FOUNDRY_PROFILE=gas node_modules/.bin/forge test -vv` prints each figure.
+test-contracts: node_modules/.installed
+	node_modules/.bin/forge test
+	FOUNDRY_PROFILE=gas node_modules/.bin/forge test
 
 # The end-to-end suite (e2e/): Debian's Chromium driven by playwright-core against gunicorn, a Celery
 # worker, Redis DB 9, PostgreSQL database geopoem_e2e and anvil. Screenshots: e2e/artifacts/screenshots.

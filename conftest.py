@@ -1,7 +1,6 @@
 """Fixtures shared by every app's tests."""
 
 import json
-import time
 from decimal import Decimal
 from pathlib import Path
 
@@ -86,16 +85,25 @@ def redis_cache(settings, redis_url):
 
 
 @pytest.fixture
-def make_challenge(db):
-    """A challenge through the services. Published (the default), it is also open: its anchor is
-    recorded confirmed through the anchor's services with made-up chain values (`anchored=False`
-    leaves it queued, so the challenge is active but not open). This is test data for tests without
-    a chain; chain/tests/conftest.py overrides this fixture to anchor on anvil for real."""
+def pot_recorder(db):
+    """The pot's events recorded without a chain (devtools/pot_records.py): what the follower would
+    write, projected by its own code. chain/tests/ run anvil instead."""
+    from devtools.pot_records import PotRecorder
+
+    return PotRecorder()
+
+
+@pytest.fixture
+def make_challenge(db, settings, pot_recorder):
+    """A challenge through the services. Published (the default), it is also opened: the pot's Opened
+    event recorded with its terms (pot_recorder), so it takes stakes (`opened=False` leaves the open
+    queued). Test data for tests without a chain; chain/tests/conftest.py opens on anvil for real."""
     from challenges.services import challenge_create, challenge_create_published
-    from devtools.anchors import record_confirmed_anchor
+
+    settings.POT_ADDRESS = settings.POT_ADDRESS or "0x" + "9a" * 20
 
     def make(
-        *, solution="29.979175, 31.134258", threshold=150, publish=True, title="Stone Steps", anchored=True, **kwargs
+        *, solution="29.979175, 31.134258", threshold=150, publish=True, title="Stone Steps", opened=True, **kwargs
     ):
         challenge = (challenge_create_published if publish else challenge_create)(
             poem_title=title,
@@ -105,148 +113,46 @@ def make_challenge(db):
             solution=solution,
             **kwargs,
         )
-        if publish and anchored and not challenge.is_demo:
-            record_confirmed_anchor(challenge)
+        if publish and opened:
+            pot_recorder.open(challenge)
+        challenge.refresh_from_db()
         return challenge
 
     return make
 
 
 @pytest.fixture
-def make_response(db):
-    """A claim row as verification would leave it (confirmed) without a chain: for scoring and
-    read-side tests only. Confirmation through a real EVM is tested in the chain app."""
-    from challenges.services import challenge_stake_moved
-    from responses.models import Response, ResponseStatus
-    from responses.services import guess_fields
+def make_stake(db, settings, pot_recorder):
+    """A stake in the pot as its Staked event says (recorded: pot_recorder), with the guess the site
+    holds for it (`guess=False`: none). Returns (stake, guess or None)."""
+    from challenges.commitments import guess_commitment, new_salt
+    from challenges.coordinates import micro_degrees
+    from responses.models import Guess, Stake
 
     counter = {"n": 0}
 
-    def make(
-        challenge,
-        text,
-        stake="1",
-        *,
-        block=None,
-        tx_index=0,
-        log_index=0,
-        status=ResponseStatus.CONFIRMED,
-        address=None,
-        sent_by_submitter=True,
-    ):
-        """sent_by_submitter: a read of the transaction showed the payer's own claim (the payer's
-        claims, as verification leaves them); False for a stranger's claim naming the address."""
+    def make(challenge, text="29.979175, 31.134258", stake="1", *, payer=None, guess=True, deep=True):
         counter["n"] += 1
-        n = counter["n"]
-        address = address or "0x" + f"{n:040x}"
-        response = Response.objects.create(
-            challenge=challenge,
-            **guess_fields(challenge_id=challenge.pk, text=text, submitter_address=address),
-            submission_stake=Decimal(stake),
-            transaction_hash="0x" + f"{n:064x}",
-            submitter_address=address,
-            status=status,
-            block_number=block if block is not None else 100 + n,
-            transaction_index=tx_index,
-            log_index=log_index,
-            sent_by_submitter=sent_by_submitter,
+        payer = (payer or "0x" + f"{counter['n']:040x}").lower()
+        salt = new_salt()
+        lat, lon = micro_degrees(text)
+        commitment = guess_commitment(
+            chain_id=settings.CHAIN_ID,
+            pot=settings.POT_ADDRESS,
+            challenge_id=challenge.pk,
+            payer=payer,
+            lat_e6=lat,
+            lon_e6=lon,
+            salt=salt,
         )
-        if status == ResponseStatus.CONFIRMED:
-            # As a confirmation moves them (responses/services.py, response_confirm), public answers included.
-            challenge_stake_moved(challenge_id=challenge.pk, stake=Decimal(stake), count=1)
-        challenge.refresh_from_db()
-        return response
-
-    return make
-
-
-# A deterministic payer per claim when a test names none: a key the fixture can sign with.
-_PAYER_KEY_SEED = b"geopoem-test-payer"
-
-
-@pytest.fixture
-def make_authorization_response(db, settings):
-    """A claim paid by a signed authorization, as POST /api/responses stores it (docs/protocol.md
-    3.3a): `pending`, paid_by `authorization`, no transaction yet (`transaction_hash` ""),
-    `sent_by_submitter` (the signature proves it is the payer's), with its StakeAuthorization. The one
-    place tests build such rows; the POST's own checks are not run.
-
-    The signature is a real EIP-712 signature of the claim's TransferWithAuthorization (from the
-    submitter, to the treasury, the stake's units, validAfter and validBefore, nonce = the claim's
-    commitment) under `domain` (default: the test token's, contracts/TestUSDC.sol: "Test USD Coin",
-    version "2", settings.CHAIN_ID, settings.USDC_ADDRESS), made by:
-    - `sign`, given: called with the chain.authorization.TransferAuthorization, returns the
-      signature (an anvil account through eth_signTypedData_v4, as a wallet signs; `address` names it);
-    - else `key`, given (the submitter is its address);
-    - else a key of the fixture's own, one per claim.
-    `signature` stores that text instead (a forgery, a malformed one). `valid_before` defaults to
-    RELAY_AUTHORIZATION_SECONDS from now. The row is returned with its `authorization`."""
-    from eth_account import Account
-    from eth_utils import keccak
-
-    from chain.authorization import Signature, TokenDomain, TransferAuthorization
-    from challenges.money import token_units
-    from responses.models import PaymentMethod, RelayStatus, Response, StakeAuthorization
-    from responses.services import guess_fields
-
-    counter = {"n": 0}
-
-    def make(
-        challenge,
-        text="29.979, 31.134",
-        stake="2.5",
-        *,
-        address=None,
-        key=None,
-        sign=None,
-        signature=None,
-        domain=None,
-        salt=None,
-        valid_after=0,
-        valid_before=None,
-        search_from_block=None,
-        relay_status=RelayStatus.QUEUED,
-    ):
-        counter["n"] += 1
-        if sign is None and key is None and address is None:
-            key = "0x" + keccak(_PAYER_KEY_SEED + counter["n"].to_bytes(4, "big")).hex()
-        if key is not None:
-            address = Account.from_key(key).address
-        guess = guess_fields(challenge_id=challenge.pk, text=text, submitter_address=address, salt=salt)
-        if valid_before is None:
-            valid_before = int(time.time()) + settings.RELAY_AUTHORIZATION_SECONDS
-        authorization = TransferAuthorization(
-            from_address=address,
-            to_address=settings.TREASURY_ADDRESS,
-            value=token_units(Decimal(stake)),
-            valid_after=valid_after,
-            valid_before=valid_before,
-            nonce=guess["commitment"],
+        seq = pot_recorder.stake(
+            challenge, payer=payer, amount=int(Decimal(stake) * 10**6), commitment=commitment, deep=deep
         )
-        if signature is None:
-            if sign is not None:
-                signature = sign(authorization)
-            else:
-                domain = domain or TokenDomain("Test USD Coin", "2", settings.CHAIN_ID, settings.USDC_ADDRESS)
-                signed = Account.unsafe_sign_hash(authorization.digest(domain), key)
-                signature = Signature(v=signed.v, r=signed.r, s=signed.s).hex()
-        response = Response.objects.create(
-            challenge=challenge,
-            **guess,
-            submission_stake=Decimal(stake),
-            payment_method=PaymentMethod.AUTHORIZATION,
-            transaction_hash="",
-            submitter_address=address,
-            sent_by_submitter=True,
-        )
-        StakeAuthorization.objects.create(
-            response=response,
-            valid_after=valid_after,
-            valid_before=valid_before,
-            signature=signature,
-            search_from_block=search_from_block,
-            relay_status=relay_status,
-        )
-        return Response.objects.select_related("authorization", "challenge").get(pk=response.pk)
+        row = None
+        if guess:
+            row = Guess.objects.create(
+                challenge=challenge, payer=payer, commitment=commitment, text=text, salt=salt, lat_e6=lat, lon_e6=lon
+            )
+        return Stake.objects.get(challenge=challenge, seq=seq), row
 
     return make

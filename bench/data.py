@@ -319,12 +319,12 @@ def stake_payment(info: dict, challenge_id: int, player: str, n: int) -> tuple[s
     import time
 
     from chain.calldata import encode_stake_transfer
-    from challenges.commitments import guess_commitment
+    from challenges.commitments import guess_commitment_v1
     from challenges.coordinates import parse_coordinates
 
     text = parse_coordinates(f"{48 + n / 1000:.6f}, {2 + n / 1000:.6f}").text
     stake, salt = Decimal(1 + n % 7) + Decimal("0.25"), secrets.token_hex(32)
-    commitment = guess_commitment(
+    commitment = guess_commitment_v1(
         chain_id=info["chainId"], challenge_id=challenge_id, submitter_address=player, text=text, salt=salt
     )
     data = encode_stake_transfer(

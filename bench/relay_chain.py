@@ -126,14 +126,14 @@ def signed_claim(*, domain, info: dict, challenge_id: int, payer: Payer, n: int)
     """The n-th payer's guess (distinct coordinates), a stake of 1.01 to 1.97 USDC, and its
     authorization valid for 30 minutes (what the page asks for), signed with the payer's key."""
     from chain.authorization import Signature, TransferAuthorization
-    from challenges.commitments import guess_commitment
+    from challenges.commitments import guess_commitment_v1
     from challenges.coordinates import parse_coordinates
     from eth_account import Account
 
     text = parse_coordinates(f"{-33 + n / 10_000:.6f}, {151 + n / 10_000:.6f}").text
     stake = Decimal(1) + Decimal(1 + n % 97) / 100
     salt = secrets.token_hex(32)
-    commitment = guess_commitment(
+    commitment = guess_commitment_v1(
         chain_id=int(info["chainId"]), challenge_id=challenge_id, submitter_address=payer.address, text=text, salt=salt
     )
     valid_before = int(time.time()) + 1800

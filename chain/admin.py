@@ -1,105 +1,15 @@
-"""The payment ledger for staff: what the chain says, read-only, with the unclaimed payments (a
-stake whose claim never reached the server) one filter away."""
+"""The chain app's records for staff, read-only: the pot's events as the follower read them, the calls
+the site sends to the pot, and the relayer (Chain -> Relayer)."""
 
-from decimal import Decimal
-
-from django.conf import settings
 from django.contrib import admin
-from django.db.models import Exists, OuterRef
-from django.urls import reverse
-from django.utils.html import format_html
 
-from challenges.admin.links import ChainSearchMixin, address_link, tx_link
+from challenges.admin.links import tx_link
 
-from .models import ChainCursor, Payment
-from .relay_admin import RelayerAccountAdmin, RelayTransactionAdmin  # noqa: F401 - registers Chain -> Relayer
-from .selectors import payer_claims
+from .models import PotCall, PotEvent
+from .relayer.admin import RelayerAccountAdmin, RelayTransactionAdmin  # noqa: F401 - registers Chain -> Relayer
 
 
-class ClaimFilter(admin.SimpleListFilter):
-    title = "claim"
-    parameter_name = "claim"
-
-    def lookups(self, request, model_admin):
-        return [
-            ("unclaimed", "Unclaimed (no claim names it)"),
-            ("claimed", "Backs a claim"),
-            ("removed", "Reorged away"),
-        ]
-
-    def queryset(self, request, queryset):
-        # The same rule as chain.selectors.payments_unclaimed: matched by transaction hash.
-        claimed = Exists(payer_claims().filter(transaction_hash=OuterRef("transaction_hash")))
-        if self.value() == "unclaimed":
-            return queryset.filter(removed=False).exclude(claimed)
-        if self.value() == "claimed":
-            return queryset.filter(removed=False).filter(claimed)
-        if self.value() == "removed":
-            return queryset.filter(removed=True)
-        return queryset
-
-
-@admin.register(Payment)
-class PaymentAdmin(ChainSearchMixin, admin.ModelAdmin):
-    address_field = "from_address"
-    list_display = [
-        "id",
-        "tx_display",
-        "log_index",
-        "block_number",
-        "from_display",
-        "amount_usdc",
-        "challenge_id_word",
-        "response_link",
-        "removed",
-        "block_timestamp",
-    ]
-    list_filter = [ClaimFilter, "removed"]
-    search_fields = ["=transaction_hash", "=from_address"]
-    readonly_fields = (
-        "tx_display",
-        "log_index",
-        "block_number",
-        "block_hash",
-        "transaction_index",
-        "from_display",
-        "to_display",
-        "amount_usdc",
-        "amount_units",
-        "commitment",
-        "challenge_id_word",
-        "timestamp_word",
-        "block_timestamp",
-        "response_link",
-        "removed",
-        "created_at",
-        "updated_at",
-    )
-    fields = readonly_fields
-
-    @admin.display(description="Transaction", ordering="transaction_hash")
-    def tx_display(self, obj: Payment) -> str:
-        return tx_link(obj.transaction_hash)
-
-    @admin.display(description="From", ordering="from_address")
-    def from_display(self, obj: Payment) -> str:
-        return address_link(obj.from_address)
-
-    @admin.display(description="To")
-    def to_display(self, obj: Payment) -> str:
-        return address_link(obj.to_address)
-
-    @admin.display(description="Amount (USDC)", ordering="amount_units")
-    def amount_usdc(self, obj: Payment) -> str:
-        return f"{(Decimal(obj.amount_units).scaleb(-settings.TOKEN_DECIMALS)):.6f}"
-
-    @admin.display(description="Claim")
-    def response_link(self, obj: Payment) -> str:
-        if obj.response_id is None:
-            return "-"
-        url = reverse("admin:responses_response_change", args=[obj.response_id])
-        return format_html('<a href="{}">Response #{}</a>', url, obj.response_id)
-
+class _ReadOnly:
     def has_add_permission(self, request) -> bool:
         return False
 
@@ -110,13 +20,23 @@ class PaymentAdmin(ChainSearchMixin, admin.ModelAdmin):
         return False
 
 
-@admin.register(ChainCursor)
-class ChainCursorAdmin(admin.ModelAdmin):
-    list_display = ["name", "block_number", "updated_at"]
-    readonly_fields = ["name", "block_number", "updated_at"]
+@admin.register(PotEvent)
+class PotEventAdmin(_ReadOnly, admin.ModelAdmin):
+    list_display = ["block_number", "log_index", "name", "challenge_id", "tx_display", "block_time"]
+    list_filter = ["name"]
+    search_fields = ["transaction_hash"]
 
-    def has_add_permission(self, request) -> bool:
-        return False
+    @admin.display(description="Transaction")
+    def tx_display(self, obj: PotEvent) -> str:
+        return tx_link(obj.transaction_hash)
 
-    def has_delete_permission(self, request, obj=None) -> bool:
-        return False
+
+@admin.register(PotCall)
+class PotCallAdmin(_ReadOnly, admin.ModelAdmin):
+    list_display = ["id", "key", "status", "code", "reason", "tx_display", "created_at"]
+    list_filter = ["kind", "status"]
+    search_fields = ["key", "transaction_hash"]
+
+    @admin.display(description="Transaction")
+    def tx_display(self, obj: PotCall) -> str:
+        return tx_link(obj.transaction_hash)

@@ -1,67 +1,96 @@
+"""The chain app's own records: the pot's events as the follower read them (chain/pot/follow.py), the
+calls the site sends to the pot (the outbox the relayer sends from: chain/relayer/), and the relayer's
+account and transactions."""
+
 from django.db import models
 from django.db.models import Q
 from django.db.models.functions import Lower
 
 
-class Payment(models.Model):
-    """The ledger of what the chain says: one row per USDC Transfer log to the treasury.
+class PotEvent(models.Model):
+    """One log of the pot, decoded (docs/protocol.md section 2, "Events and views"). The follower
+    replaces the rows of the blocks it reads again (the last CHAIN_REORG_DEPTH_BLOCKS) with what the
+    node says now, so a reorg takes its events with it; the projections (stakes, payments, the
+    challenge's pot state) are rebuilt from these rows."""
 
-    Rows come from the indexer (every transfer to the treasury, claimed or not) and from
-    verification (the log that backs a confirmed claim). A row whose response is empty is an
-    unclaimed payment: a stake whose claim never reached the server; posting the claim for its
-    transaction hash later confirms it and links it here."""
-
-    transaction_hash = models.CharField(max_length=66)
-    log_index = models.IntegerField()
     block_number = models.BigIntegerField()
     block_hash = models.CharField(max_length=66)
-    transaction_index = models.IntegerField()
-    from_address = models.CharField(max_length=42)
-    to_address = models.CharField(max_length=42)
-    # uint256 in token units: 78 decimal digits hold any uint256, no floats anywhere.
-    amount_units = models.DecimalField(max_digits=78, decimal_places=0)
-    # The trailing calldata words, when the transaction called the token with the extended transfer.
-    commitment = models.CharField(max_length=64, blank=True)
-    challenge_id_word = models.DecimalField(max_digits=78, decimal_places=0, null=True, blank=True)
-    timestamp_word = models.DecimalField(max_digits=78, decimal_places=0, null=True, blank=True)
-    block_timestamp = models.DateTimeField(null=True, blank=True)
-    # The claim that names this transaction (any status). Unclaimed payments are found by the
-    # transaction hash, not only this link (see selectors.payments_unclaimed).
-    response = models.ForeignKey(
-        "responses.Response", null=True, blank=True, on_delete=models.SET_NULL, related_name="payments"
+    block_time = models.DateTimeField()
+    transaction_hash = models.CharField(max_length=66)
+    log_index = models.IntegerField()
+    name = models.CharField(max_length=24)
+    challenge_id = models.BigIntegerField(null=True, blank=True, help_text="Null for Swept.")
+    # The event's fields by name; integers beyond JavaScript's range as decimal strings.
+    args = models.JSONField()
+
+    class Meta:
+        ordering = ["block_number", "log_index"]
+        constraints = [
+            models.UniqueConstraint(fields=["block_number", "log_index"], name="pot_event_one_per_log"),
+        ]
+        indexes = [models.Index(fields=["challenge_id", "name", "block_number"], name="pot_event_challenge")]
+
+    def __str__(self) -> str:
+        return f"{self.name} in block {self.block_number}"
+
+
+class PotCallKind(models.TextChoices):
+    STAKE = "stake", "A player's signed stake"
+    REVEAL_SOLUTION = "reveal_solution", "Reveal the solution"
+    REVEAL_GUESS = "reveal_guess", "Reveal a guess"
+    FINALIZE = "finalize", "Finalize"
+    PAY_PRIZE = "pay_prize", "Pay a prize"
+    PAY_SHARE = "pay_share", "Pay the share"
+    REFUND = "refund", "Refund a stake"
+
+
+class PotCallStatus(models.TextChoices):
+    QUEUED = "queued", "Queued"
+    SENT = "sent", "Sent"
+    DONE = "done", "Mined"
+    NOT_NEEDED = "not_needed", "Not needed any more"
+    REFUSED = "refused", "Refused by the relayer's limits"
+    FAILED = "failed", "Failed"
+
+
+ACTIVE_CALL_STATUSES = (PotCallStatus.QUEUED, PotCallStatus.SENT)
+
+
+class PotCall(models.Model):
+    """One call of the pot the site sends with the relayer's key (docs/protocol.md section 3): a
+    player's signed stake, or a step of the game anyone may take (a reveal, finalize, a payment, a
+    refund). Sent in the order queued; `key` names what it does, and one call per key is active at a
+    time, so a step queued twice (two workers, a task run again) is sent once."""
+
+    kind = models.CharField(max_length=16, choices=PotCallKind.choices)
+    key = models.CharField(max_length=80, help_text='What it does, e.g. "refund:7:12".')
+    challenge = models.ForeignKey("challenges.Challenge", on_delete=models.PROTECT, related_name="pot_calls")
+    signed_stake = models.OneToOneField(
+        "responses.SignedStake", null=True, blank=True, on_delete=models.PROTECT, related_name="call"
     )
-    # Set when a rescan no longer finds the log in the canonical chain (a reorg took it away).
-    removed = models.BooleanField(default=False)
+    data = models.TextField(help_text="The calldata, 0x hex.")
+    gas = models.PositiveIntegerField()
+    status = models.CharField(max_length=16, choices=PotCallStatus.choices, default=PotCallStatus.QUEUED)
+    code = models.CharField(max_length=32, blank=True)
+    reason = models.CharField(max_length=300, blank=True)
+    transaction_hash = models.CharField(max_length=66, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
-        ordering = ["-block_number", "-log_index"]
+        ordering = ["id"]
         constraints = [
-            models.UniqueConstraint(fields=["transaction_hash", "log_index"], name="payment_tx_log_unique"),
-            models.CheckConstraint(condition=Q(amount_units__gte=0), name="payment_amount_nonnegative"),
+            models.UniqueConstraint(
+                fields=["key"], condition=Q(status__in=["queued", "sent"]), name="pot_call_one_active_per_key"
+            ),
         ]
         indexes = [
-            models.Index(fields=["block_number"], name="payment_block"),
-            models.Index(fields=["transaction_hash"], name="payment_tx"),
+            models.Index(fields=["status", "id"], name="pot_call_queue"),
+            models.Index(fields=["key", "-id"], name="pot_call_key"),
         ]
 
     def __str__(self) -> str:
-        return f"Payment {self.transaction_hash}#{self.log_index} ({self.amount_units} units)"
-
-
-class ChainCursor(models.Model):
-    """Where the indexer stopped: the last block it scanned, by name (one row per scan), and that
-    block's time: resolution waits until it is after the challenge's close (responses/barrier.py),
-    so every payment mined in the open window is in the ledger before staff resolve."""
-
-    name = models.CharField(max_length=64, unique=True)
-    block_number = models.BigIntegerField()
-    block_time = models.DateTimeField(null=True, blank=True)
-    updated_at = models.DateTimeField(auto_now=True)
-
-    def __str__(self) -> str:
-        return f"{self.name} at block {self.block_number}"
+        return f"{self.key} ({self.status})"
 
 
 class RelayerAccount(models.Model):
@@ -107,23 +136,23 @@ class RelayTxStatus(models.TextChoices):
 
 
 class RelayTxKind(models.TextChoices):
-    STAKE = "stake", "A player's authorization"
+    CALL = "call", "A call of the pot"
     # A 0-value transfer to itself that takes the nonce of a stuck stake no longer worth sending.
     FILLER = "filler", "Nonce filler"
 
 
 class RelayTransaction(models.Model):
-    """One nonce the relayer used: the claim it carries (None only for a filler that never carried
+    """One nonce the relayer used: the pot call it carries (None only for a filler that never carried
     one), every transaction sent under it (a re-send with higher fees, or a filler that replaces
     it, has a new hash: `attempts`), the fees of the latest, and what the receipt said."""
 
     account = models.ForeignKey(RelayerAccount, on_delete=models.PROTECT, related_name="transactions")
     nonce = models.BigIntegerField()
-    response = models.ForeignKey(
-        "responses.Response", null=True, blank=True, on_delete=models.SET_NULL, related_name="relay_transactions"
+    call = models.ForeignKey(
+        "PotCall", null=True, blank=True, on_delete=models.SET_NULL, related_name="relay_transactions"
     )
     # The kind of the latest attempt, then of the one that was mined.
-    kind = models.CharField(max_length=8, choices=RelayTxKind.choices, default=RelayTxKind.STAKE)
+    kind = models.CharField(max_length=8, choices=RelayTxKind.choices, default=RelayTxKind.CALL)
     # The latest attempt's hash; once mined, the mined one's.
     transaction_hash = models.CharField(max_length=66)
     # Every attempt, oldest first: {"hash", "kind", "maxFeePerGas", "maxPriorityFeePerGas", "raw", "at"}.
@@ -135,7 +164,7 @@ class RelayTransaction(models.Model):
     # gas_limit x max_fee_per_gas of the latest attempt: what it may cost at most while in flight.
     max_cost_wei = models.DecimalField(max_digits=78, decimal_places=0)
     status = models.CharField(max_length=8, choices=RelayTxStatus.choices, default=RelayTxStatus.SENT)
-    # Why a filler replaced the stake (a relay_reasons code), applied to the claim once it is mined.
+    # Why a filler replaced the call (a relay reason code), applied to the call once it is mined.
     replaced_because = models.CharField(max_length=24, blank=True)
     sent_at = models.DateTimeField()
     resent_at = models.DateTimeField(null=True, blank=True)

@@ -1,10 +1,17 @@
 """Salted SHA-256 commitments (docs/protocol.md section 1). The salt keeps a 6-decimal coordinate from
 being brute-forced off a public chain; the bound chain, challenge and sender stop a commitment
-from being replayed elsewhere. After resolution anyone can recompute both."""
+from being replayed elsewhere. After resolution anyone can recompute both.
+
+Version 2 (guess_commitment, solution_commitment) is what the pot recomputes from a reveal
+(contracts/GeopoemPot.sol, guessCommitment and solutionCommitment): sha256 of ABI-encoded integers,
+not of the decimal text, because the contract cannot parse text cheaply but can encode integers. The
+v1 text commitments stay for the callers of the treasury design until those go."""
 
 import hashlib
 import re
 import secrets
+
+from .abi import address_word, bytes32_word, int_word, tag_word, uint_word
 
 SALT_PATTERN = re.compile(r"^[0-9a-f]{64}$", re.ASCII)
 
@@ -22,11 +29,58 @@ def _sha256_hex(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def guess_commitment(*, chain_id: int, challenge_id: int, submitter_address: str, text: str, salt: str) -> str:
+GUESS_TAG = "geopoem:guess:v2"
+SOLUTION_TAG = "geopoem:solution:v2"
+
+
+def _salt_word(salt: str) -> bytes:
+    if not is_salt(salt):
+        raise ValueError(f"a salt is 64 lowercase hex characters, not {salt!r}")
+    return bytes32_word(salt)
+
+
+def guess_commitment(
+    *, chain_id: int, pot: str, challenge_id: int, payer: str, lat_e6: int, lon_e6: int, salt: str
+) -> str:
+    """sha256(abi.encode(bytes32 "geopoem:guess:v2", chainId, pot, challengeId, payer, int256 latE6,
+    int256 lonE6, bytes32 salt)): eight words. The payer is in it so that a commitment copied from the
+    chain and staked by someone else can never be opened with the first player's reveal; the pot and
+    the chain so that it cannot be replayed on another pot."""
+    words = (
+        tag_word(GUESS_TAG),
+        uint_word(chain_id),
+        address_word(pot),
+        uint_word(challenge_id),
+        address_word(payer),
+        int_word(lat_e6),
+        int_word(lon_e6),
+        _salt_word(salt),
+    )
+    return hashlib.sha256(b"".join(words)).hexdigest()
+
+
+def solution_commitment(*, chain_id: int, pot: str, challenge_id: int, lat_e6: int, lon_e6: int, salt: str) -> str:
+    """sha256(abi.encode(bytes32 "geopoem:solution:v2", chainId, pot, challengeId, int256 latE6,
+    int256 lonE6, bytes32 salt)): seven words."""
+    words = (
+        tag_word(SOLUTION_TAG),
+        uint_word(chain_id),
+        address_word(pot),
+        uint_word(challenge_id),
+        int_word(lat_e6),
+        int_word(lon_e6),
+        _salt_word(salt),
+    )
+    return hashlib.sha256(b"".join(words)).hexdigest()
+
+
+def guess_commitment_v1(*, chain_id: int, challenge_id: int, submitter_address: str, text: str, salt: str) -> str:
+    """The treasury design's text commitment; goes with its callers."""
     return _sha256_hex(f"geopoem:guess:v1|{chain_id}|{challenge_id}|{submitter_address.lower()}|{text}|{salt}")
 
 
-def solution_commitment(*, challenge_id: int, text: str, salt: str) -> str:
+def solution_commitment_v1(*, challenge_id: int, text: str, salt: str) -> str:
+    """The treasury design's text commitment; goes with its callers."""
     return _sha256_hex(f"geopoem:solution:v1|{challenge_id}|{text}|{salt}")
 
 

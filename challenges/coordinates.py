@@ -65,3 +65,35 @@ def parse_coordinates(text: object) -> Coordinates:
 
 def canonical_coordinates(text: object) -> str:
     return parse_coordinates(text).text
+
+
+def _micro(number: str) -> int:
+    """A canonical decimal string (at most PRECISION places) times 10^6, on its digits."""
+    negative = number.startswith("-")
+    whole, _, fraction = number.lstrip("-").partition(".")
+    value = int(whole) * 10**PRECISION + int(fraction.ljust(PRECISION, "0"))
+    return -value if negative else value
+
+
+def micro_degrees(text: object) -> tuple[int, int]:
+    """(lat_e6, lon_e6): the canonical coordinates of `text` in micro-degrees, the integers the pot's
+    commitments and its scoring take (challenges/geometry.py). Computed on the canonical decimal
+    strings, so "48.8584, 2.2945" is exactly (48858400, 2294500); input that is not canonical is
+    canonicalised (truncated) first, as the server stores it."""
+    coordinates = parse_coordinates(text)
+    return _micro(format_decimal(coordinates.lat)), _micro(format_decimal(coordinates.lon))
+
+
+def _number_from_micro(value: int) -> str:
+    whole, fraction = divmod(abs(value), 10**PRECISION)
+    return truncate_number(f"{'-' if value < 0 else ''}{whole}.{fraction:0{PRECISION}d}")
+
+
+def text_from_micro(lat_e6: int, lon_e6: int) -> str:
+    """The canonical "lat, lon" text of a point in micro-degrees: the inverse of micro_degrees.
+    Refused (CoordinateError) out of range, where no canonical text exists."""
+    if not (
+        -90 * 10**PRECISION <= lat_e6 <= 90 * 10**PRECISION and -180 * 10**PRECISION <= lon_e6 <= 180 * 10**PRECISION
+    ):
+        raise CoordinateError
+    return f"{_number_from_micro(lat_e6)}, {_number_from_micro(lon_e6)}"

@@ -1,6 +1,8 @@
+"""A challenge: what staff write, the terms it is opened on in the pot (docs/protocol.md section 2),
+and what the chain has said of it since (filled by the chain app's follower, chain/pot/follow.py)."""
+
 from decimal import Decimal
 
-from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.db.models.functions import Lower
@@ -10,9 +12,7 @@ from .sanitize import sanitize_html
 
 class ChallengeStatus(models.TextChoices):
     DRAFT = "draft", "Draft"
-    ACTIVE = "active", "Active"
-    CLOSED = "closed", "Closed"
-    RESOLVED = "resolved", "Resolved"
+    PUBLISHED = "published", "Published"
 
 
 class Challenge(models.Model):
@@ -20,33 +20,30 @@ class Challenge(models.Model):
     poem_text = models.TextField(help_text="Sanitised HTML.")
     instructions_text = models.TextField(blank=True, help_text="Sanitised HTML.")
     proximity_threshold_m = models.PositiveIntegerField(
-        null=True, blank=True, help_text="Metres. Empty is shown 'Not specified' and scored as 0 m."
+        null=True, blank=True, help_text="Metres. Empty is shown 'Not specified' and opened as 0 m: an exact hit."
     )
-    # Secrets until resolution: the canonical "lat, lon" and its salt. Only the hash is public.
+    # Secrets until the solution is revealed on chain: the canonical "lat, lon" and its salt. The
+    # commitment (docs/protocol.md section 1) binds the chain and the pot, so it is computed again at
+    # publish for the pot configured then.
     solution = models.CharField(max_length=64)
     solution_salt = models.CharField(max_length=64)
     solution_sha256 = models.CharField(max_length=64)
 
+    # The terms staff choose; fixed on chain at publish.
+    min_stake = models.DecimalField(max_digits=20, decimal_places=6, default=Decimal("1"))
+    bond = models.DecimalField(max_digits=20, decimal_places=6, default=Decimal("0"))
+    closes_at = models.DateTimeField(null=True, blank=True, help_text="When the pot stops taking stakes.")
+    solution_deadline = models.DateTimeField(null=True, blank=True)
+    guess_window_seconds = models.PositiveIntegerField(default=86_400)
+
     status = models.CharField(max_length=16, choices=ChallengeStatus.choices, default=ChallengeStatus.DRAFT)
-    start_timestamp = models.DateTimeField(null=True, blank=True)
-    closed_at = models.DateTimeField(null=True, blank=True)
-    resolved_at = models.DateTimeField(null=True, blank=True)
-
-    # Confirmed claims only; moved atomically by verification.
-    staked_sum = models.DecimalField(max_digits=20, decimal_places=6, default=Decimal("0"))
-    response_count = models.PositiveIntegerField(default=0)
-
-    is_demo = models.BooleanField(default=False, help_text="Seeded demonstration data, not a real challenge.")
+    opens_at = models.DateTimeField(null=True, blank=True, help_text="Set at publish: stakes are taken from here.")
     created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
         ordering = ["-id"]
-        constraints = [
-            models.UniqueConstraint(
-                fields=["status"], condition=Q(status="active"), name="challenge_at_most_one_active"
-            ),
-        ]
-        indexes = [models.Index(fields=["status", "-resolved_at"], name="challenge_status_resolved")]
+        indexes = [models.Index(fields=["status", "-closes_at"], name="challenge_status_closes")]
 
     def __str__(self) -> str:
         return f"Challenge #{self.pk}: {self.poem_title}"
@@ -61,151 +58,96 @@ class Challenge(models.Model):
         super().save(*args, **kwargs)
 
     @property
-    def is_resolved(self) -> bool:
-        return self.status == ChallengeStatus.RESOLVED
-
-    @property
     def is_published(self) -> bool:
-        """Published once: the commitment players saw can no longer change."""
+        """Published once: the terms players saw can no longer change."""
         return self.status != ChallengeStatus.DRAFT
 
 
-class ResolutionStatus(models.TextChoices):
-    RUNNING = "running", "Resolving"
-    DONE = "done", "Resolved"
-
-
-class ChallengeResolution(models.Model):
-    """One resolution run of a challenge, written when staff start it and moved by the worker.
-
-    The one-to-one key is the guard against a second start: two clicks, two tabs or two staff
-    members insert the same row and the database refuses the second. `last_response_id` is where the
-    scoring got to (every confirmed response with a smaller or equal id is scored): each chunk moves it in
-    the same transaction as its UPDATE, so a worker killed mid-way leaves a consistent point to resume
-    from, and `scored` counts every response exactly once whatever the number of restarts."""
-
-    challenge = models.OneToOneField(Challenge, on_delete=models.PROTECT, related_name="resolution")
-    status = models.CharField(max_length=16, choices=ResolutionStatus.choices, default=ResolutionStatus.RUNNING)
-    total = models.PositiveIntegerField(help_text="Confirmed responses to score.")
-    scored = models.PositiveIntegerField(default=0)
-    correct = models.PositiveIntegerField(default=0)
-    last_response_id = models.BigIntegerField(default=0)
-    started_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    started_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-    payouts = models.PositiveIntegerField(default=0, help_text="Payout rows created when it finished.")
-    runs = models.PositiveIntegerField(default=0, help_text="Times a worker picked it up (more than 1: resumed).")
-
-    class Meta:
-        indexes = [models.Index(fields=["status", "updated_at"], name="resolution_status_updated")]
-
-    def __str__(self) -> str:
-        return f"Resolution of challenge #{self.challenge_id}: {self.scored} of {self.total}"
-
-
-class PayoutKind(models.TextChoices):
-    EARLIEST = "earliest", "Earliest correct response (40 %)"
-    HIGHEST = "highest", "Highest staked correct response (40 %)"
-    OPERATIONS = "operations", "Operations (20 %)"
-
-
-class PayoutStatus(models.TextChoices):
-    DUE = "due", "Due: send it and record the transaction"
-    VERIFYING = "verifying", "Recorded: being verified on chain"
-    PAID = "paid", "Paid: verified on chain"
-    FAILED = "failed", "Failed verification: record the right transaction"
-    KEPT = "kept", "Kept in the treasury: nothing to send"
-
-
-class Payout(models.Model):
-    """One prize of a resolved challenge. Created at resolution with the exact amount; staff send
-    it from the treasury and record the transaction; the worker marks it paid only once the chain
-    shows a USDC Transfer from the treasury to `address` for exactly `amount`."""
-
-    challenge = models.ForeignKey(Challenge, on_delete=models.PROTECT, related_name="payouts")
-    kind = models.CharField(max_length=16, choices=PayoutKind.choices)
-    response = models.ForeignKey(
-        "responses.Response", null=True, blank=True, on_delete=models.PROTECT, related_name="payouts"
-    )
-    address = models.CharField(max_length=42, help_text="Checksummed recipient.")
-    amount = models.DecimalField(max_digits=20, decimal_places=6, help_text="USDC, exact.")
-    status = models.CharField(max_length=16, choices=PayoutStatus.choices, default=PayoutStatus.DUE)
-    transaction_hash = models.CharField(max_length=66, blank=True, help_text="Lowercase 0x hash, recorded by staff.")
-    recorded_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="recorded_payouts"
-    )
-    recorded_at = models.DateTimeField(null=True, blank=True)
-    failure_code = models.CharField(max_length=32, blank=True)
-    failure_reason = models.CharField(max_length=300, blank=True)
-    block_number = models.BigIntegerField(null=True, blank=True)
-    log_index = models.IntegerField(null=True, blank=True)
-    verified_at = models.DateTimeField(null=True, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
-
-    class Meta:
-        ordering = ["challenge_id", "id"]
-        constraints = [
-            models.UniqueConstraint(fields=["challenge", "kind"], name="payout_one_per_prize"),
-            # A transaction pays one prize: it cannot be recorded against a second one.
-            models.UniqueConstraint(
-                fields=["transaction_hash"], condition=~Q(transaction_hash=""), name="payout_tx_hash_unique"
-            ),
-            models.CheckConstraint(
-                condition=Q(transaction_hash=Lower("transaction_hash")), name="payout_tx_hash_lowercase"
-            ),
-            models.CheckConstraint(condition=Q(amount__gt=0), name="payout_amount_positive"),
-        ]
-        indexes = [models.Index(fields=["status", "updated_at"], name="payout_status_updated")]
-
-    def __str__(self) -> str:
-        return f"{self.get_kind_display()} of challenge #{self.challenge_id}: {self.amount} USDC"
-
-
-class AnchorStatus(models.TextChoices):
+class OpeningStatus(models.TextChoices):
     QUEUED = "queued", "Queued: waiting for the worker to send it"
     SENT = "sent", "Sent: waiting for the transaction to be deep enough"
-    CONFIRMED = "confirmed", "Confirmed on chain"
+    CONFIRMED = "confirmed", "Opened on chain"
     FAILED = "failed", "Failed: see the error, then retry"
 
 
-class ChallengeAnchor(models.Model):
-    """The anchor of a published challenge's terms in the registry contract (docs/protocol.md
-    section 6). Written when staff publish (challenges/services.py, anchor_queue) and moved by the
-    worker (chain/anchors.py) through the services below it; the challenge is open to claims only
-    once this is `confirmed` (challenges/selectors.py, challenge_is_open). A demonstration challenge
-    has none.
+class PotOpening(models.Model):
+    """The operator's `open` of a published challenge in the pot (docs/protocol.md section 2, "Terms,
+    opened once"). The exact terms are fixed here when it is queued, so a retry sends exactly what the
+    first attempt sent; the worker moves it (chain/pot/opening.py). Players can stake only once it is
+    `confirmed` (the pot's Opened event CHAIN_CONFIRMATIONS deep, with these terms)."""
 
-    The values to anchor are fixed here when it is queued, from the published challenge, so a retry
-    sends exactly what the first attempt sent."""
-
-    challenge = models.OneToOneField(Challenge, on_delete=models.PROTECT, related_name="anchor")
-    status = models.CharField(max_length=16, choices=AnchorStatus.choices, default=AnchorStatus.QUEUED)
-    registry_address = models.CharField(max_length=42, help_text="Checksummed registry contract.")
-    solution_sha256 = models.CharField(max_length=64)
+    challenge = models.OneToOneField(Challenge, on_delete=models.PROTECT, related_name="opening")
+    status = models.CharField(max_length=16, choices=OpeningStatus.choices, default=OpeningStatus.QUEUED)
+    pot_address = models.CharField(max_length=42, help_text="Checksummed pot contract.")
+    # The Terms tuple as sent (docs/protocol.md section 2): hex without 0x for the hashes, ints.
+    terms = models.JSONField()
+    # keccak of the terms (docs/protocol.md section 2): what every signed stake binds.
+    terms_digest = models.CharField(max_length=64, blank=True)
     terms_sha256 = models.CharField(max_length=64)
-    opens_at = models.BigIntegerField(help_text="Unix seconds: the opening time, floored.")
-    proximity_threshold_m = models.PositiveIntegerField(help_text="Metres; 0 when the challenge has none.")
 
-    transaction_hash = models.CharField(max_length=66, blank=True, help_text="Lowercase 0x hash of the anchor.")
+    transaction_hash = models.CharField(max_length=66, blank=True)
     sender_address = models.CharField(max_length=42, blank=True)
     nonce = models.BigIntegerField(null=True, blank=True)
     sent_at = models.DateTimeField(null=True, blank=True)
     block_number = models.BigIntegerField(null=True, blank=True)
-    block_hash = models.CharField(max_length=66, blank=True)
-    block_timestamp = models.DateTimeField(null=True, blank=True)
     confirmed_at = models.DateTimeField(null=True, blank=True)
-
-    attempts = models.PositiveIntegerField(default=0, help_text="Transactions sent (re-sends included).")
+    attempts = models.PositiveIntegerField(default=0)
     last_error = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
-        indexes = [models.Index(fields=["status", "updated_at"], name="anchor_status_updated")]
+        indexes = [models.Index(fields=["status", "updated_at"], name="opening_status_updated")]
 
     def __str__(self) -> str:
-        return f"Anchor of challenge #{self.challenge_id}: {self.status}"
+        return f"Opening of challenge #{self.challenge_id}: {self.status}"
+
+
+class PotState(models.Model):
+    """What the pot's events say of a challenge, as of the latest block the follower read: rebuilt
+    from the events on every change (chain/pot/follow.py), never written by anything else. Times
+    are the chain's (block timestamps)."""
+
+    challenge = models.OneToOneField(Challenge, on_delete=models.CASCADE, related_name="pot")
+    opened_block = models.BigIntegerField(null=True, blank=True)
+    opened_transaction = models.CharField(max_length=66, blank=True)
+    terms_digest = models.CharField(max_length=64, blank=True)
+    # Confirmed stakes (CHAIN_CONFIRMATIONS deep): the pot players see as staked.
+    staked_units = models.DecimalField(max_digits=78, decimal_places=0, default=0)
+    stake_count = models.PositiveIntegerField(default=0)
+    # The first block the follower saw at or after closesAt: the solution is revealed once it is deep.
+    close_block = models.BigIntegerField(null=True, blank=True)
+    solution_lat_e6 = models.IntegerField(null=True, blank=True)
+    solution_lon_e6 = models.IntegerField(null=True, blank=True)
+    solution_block = models.BigIntegerField(null=True, blank=True)
+    guess_deadline = models.DateTimeField(null=True, blank=True)
+    # The best correct guesses revealed so far (sequence numbers; null: none).
+    earliest_seq = models.PositiveIntegerField(null=True, blank=True)
+    highest_seq = models.PositiveIntegerField(null=True, blank=True)
+    finalized_block = models.BigIntegerField(null=True, blank=True)
+    # Every payment the pot owed is made: prizes and share, or every refund.
+    settled = models.BooleanField(default=False)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"Pot state of challenge #{self.challenge_id}"
+
+
+class ChainClock(models.Model):
+    """The latest block the follower read: its number and timestamp are the site's "now" for every
+    rule the pot judges by block time (the phases of docs/protocol.md 3.6). One row."""
+
+    block_number = models.BigIntegerField()
+    block_hash = models.CharField(max_length=66)
+    block_time = models.DateTimeField()
+    # The highest block deep enough to count (CHAIN_CONFIRMATIONS below the head, or the finalized one).
+    confirmed_block = models.BigIntegerField()
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=Q(block_hash=Lower("block_hash")), name="clock_hash_lowercase"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Block {self.block_number} at {self.block_time:%Y-%m-%d %H:%M:%S}"

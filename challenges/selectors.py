@@ -1,130 +1,106 @@
-"""Reads of challenges, and the SQL distance every score is computed with (resolution decides
-`is_correct` with it; responses/selectors.py computes it again on read)."""
+"""Reads of challenges: the chain's clock, a challenge's phase (docs/protocol.md 3.6), and the
+challenges the public answers show."""
 
-import math
-from decimal import Decimal
+from __future__ import annotations
 
-from django.db.models import CharField, F, FloatField, Func, Q, QuerySet, Value
-from django.db.models.functions import ASin, Cast, Cos, Least, Power, Radians, Sin, Sqrt
+from datetime import datetime, timedelta
 
-from .models import AnchorStatus, Challenge, ChallengeAnchor, ChallengeResolution, ChallengeStatus
-from .scoring import EARTH_RADIUS_M
+from django.conf import settings
+from django.db.models import QuerySet
+from django.utils import timezone
 
-
-class CoordinatePart(Func):
-    """Latitude (part 1) or longitude (part 2) of a canonical "lat, lon" text, still as text."""
-
-    output_field = CharField()
-
-    def __init__(self, expression, *, part: int) -> None:
-        self.part = part
-        super().__init__(expression)
-
-    def as_sql(self, compiler, connection, function=None, template=None, arg_joiner=None, **extra_context):
-        text, params = compiler.compile(self.source_expressions[0])
-        return f"split_part({text}, ', ', {int(self.part)})", params
-
-    def as_sqlite(self, compiler, connection, **extra_context):  # make run's fallback database
-        text, params = compiler.compile(self.source_expressions[0])
-        if self.part == 1:
-            return f"substr({text}, 1, instr({text}, ', ') - 1)", params * 2
-        return f"substr({text}, instr({text}, ', ') + 2)", params * 2
+from .models import ChainClock, Challenge, ChallengeStatus, OpeningStatus, PotState
 
 
-def solution_part_sql(*, field: str, part: int):
-    """Latitude (1) or longitude (2) of a canonical "lat, lon" text column, as a double."""
-    return Cast(CoordinatePart(F(field), part=part), FloatField())
+class Phase:
+    OPENING = "opening"  # published; its open not yet on chain deep enough (never shown to players)
+    OPEN = "open"
+    CLOSED = "closed"
+    REVEALING = "revealing"
+    FINAL = "final"
+    PAID = "paid"
+    ABORTED = "aborted"
 
 
-def solution_value_sql(*, text: str, part: int):
-    """The same number as `solution_part_sql`, from the text known in Python: PostgreSQL parses the
-    same decimal digits with the same function, so both give the same double to the last bit."""
-    return Cast(Value(text.split(", ")[part - 1]), FloatField())
+def chain_clock() -> ChainClock | None:
+    return ChainClock.objects.filter(pk=1).first()
 
 
-def distance_sql(*, lat, lon):
-    """Haversine, in metres, from each row's submission to the point (lat, lon) given as SQL double
-    expressions. One expression serves resolution (which decides `is_correct` with it) and every
-    read of a distance (which computes it again per page), so what a page shows is exactly what
-    decided correctness: same expression, same database, same doubles."""
-    phi1 = Radians(Cast(F("submission_lat"), FloatField()))
-    lambda1 = Radians(Cast(F("submission_lon"), FloatField()))
-    phi2, lambda2 = Radians(lat), Radians(lon)
-    half_dphi = (phi1 - phi2) / Value(2.0)
-    half_dlambda = (lambda1 - lambda2) / Value(2.0)
-    a = Power(Sin(half_dphi), 2) + Cos(phi1) * Cos(phi2) * Power(Sin(half_dlambda), 2)
-    return Value(2.0 * EARTH_RADIUS_M) * ASin(Sqrt(Least(Value(1.0), a)))
+def chain_now(clock: ChainClock | None = None) -> datetime:
+    """The time the pot judges by: the latest block the follower read (the wall clock until it read
+    one)."""
+    clock = clock if clock is not None else chain_clock()
+    return clock.block_time if clock is not None else timezone.now()
 
 
-def distance_to_solution_sql(*, solution: str):
-    """Distance to a challenge's solution known in Python (resolution, a one-challenge export)."""
-    return distance_sql(lat=solution_value_sql(text=solution, part=1), lon=solution_value_sql(text=solution, part=2))
+def _state(challenge: Challenge) -> PotState | None:
+    try:
+        return challenge.pot
+    except PotState.DoesNotExist:
+        return None
 
 
-def latitude_band(*, solution: str, threshold_m: int) -> tuple[Decimal, Decimal]:
-    """The latitudes a correct guess can have: a great-circle distance is at least the earth's
-    radius times the difference of latitudes, so no response outside (solution latitude ± threshold
-    / radius) can be within the threshold. Widened by two micro-degrees (about 0.2 m) so that the
-    rounding of the haversine in doubles can never put a correct response outside. Resolution reads
-    only this band through the (challenge, submission_lat) index; the haversine still decides."""
-    lat = Decimal(solution.split(", ")[0])
-    degrees = math.degrees(threshold_m / EARTH_RADIUS_M)
-    margin = Decimal(math.ceil(degrees * 1_000_000) + 2) / 1_000_000
-    return lat - margin, lat + margin
+def _opened(challenge: Challenge) -> bool:
+    try:
+        return challenge.opening.status == OpeningStatus.CONFIRMED
+    except Challenge.opening.RelatedObjectDoesNotExist:
+        return False
 
 
-def distance_to_own_solution_sql():
-    """Distance to each row's own challenge's solution (a page that spans challenges): needs the
-    challenge joined."""
-    return distance_sql(
-        lat=solution_part_sql(field="challenge__solution", part=1),
-        lon=solution_part_sql(field="challenge__solution", part=2),
+def challenge_phase(challenge: Challenge, *, now: datetime) -> str:
+    """The phase of docs/protocol.md 3.6 at the chain's time `now`."""
+    state = _state(challenge)
+    if challenge.status != ChallengeStatus.PUBLISHED or not _opened(challenge) or state is None:
+        return Phase.OPENING
+    assert challenge.closes_at is not None and challenge.solution_deadline is not None  # set at publish
+    if state.solution_block is not None:
+        if state.guess_deadline is not None and now < state.guess_deadline:
+            return Phase.REVEALING
+        return Phase.PAID if state.settled else Phase.FINAL
+    if now < challenge.closes_at:
+        return Phase.OPEN
+    if now < challenge.solution_deadline:
+        return Phase.CLOSED
+    return Phase.ABORTED
+
+
+def challenge_takes_stakes(*, challenge: Challenge, now: datetime | None = None) -> bool:
+    """Open, and not so close to the close that a relayed stake would arrive after it."""
+    now = now or max(chain_now(), timezone.now())
+    margin = timedelta(seconds=settings.STAKE_CLOSE_MARGIN_SECONDS / 2)
+    return challenge_phase(challenge, now=now) == Phase.OPEN and (
+        challenge.closes_at is not None and now < challenge.closes_at - margin
     )
 
 
-def challenge_resolution(*, challenge: Challenge) -> ChallengeResolution | None:
-    return ChallengeResolution.objects.filter(challenge=challenge).first()
+def _published() -> QuerySet[Challenge]:
+    return Challenge.objects.filter(
+        status=ChallengeStatus.PUBLISHED, opening__status=OpeningStatus.CONFIRMED
+    ).select_related("pot", "opening")
 
 
-# Open: active, and its terms anchored on chain deep enough (docs/protocol.md section 6), or a
-# demonstration challenge (never anchored). The anchor is `confirmed` only once it is
-# CHAIN_CONFIRMATIONS deep and holds the challenge's values (chain/anchors.py).
-OPEN = Q(status=ChallengeStatus.ACTIVE) & (Q(is_demo=True) | Q(anchor__status=AnchorStatus.CONFIRMED))
-
-
-def challenge_is_open(*, challenge_id: int) -> bool:
-    """Whether the challenge accepts claims now."""
-    return Challenge.objects.filter(OPEN, pk=challenge_id).exists()
-
-
-# Claims are taken for a challenge that was open at some time: close means that no payment mined
-# after it counts, not that no claim posted after it does (docs/protocol.md section 4, "Close, grace
-# period and resolution"). A claim posted once resolution started is stored too, and can only end
-# rejected (responses/barrier.py). A draft, or a challenge whose terms never reached the chain, was
-# never open: no payment for it can count.
-WAS_OPENED = Q(status__in=[ChallengeStatus.ACTIVE, ChallengeStatus.CLOSED, ChallengeStatus.RESOLVED]) & (
-    Q(is_demo=True) | Q(anchor__status=AnchorStatus.CONFIRMED)
-)
-
-
-def challenge_accepts_claims(*, challenge_id: int) -> bool:
-    """Whether a claim for the challenge is stored (and verified) now."""
-    return Challenge.objects.filter(WAS_OPENED, pk=challenge_id).exists()
-
-
-def challenge_get_active() -> Challenge | None:
-    """The open challenge shown to players: active and anchored (or a demonstration). An active
-    challenge whose anchor is still on its way is not shown."""
-    return Challenge.objects.filter(OPEN).select_related("anchor").first()
-
-
-def challenge_anchor(*, challenge: Challenge) -> ChallengeAnchor | None:
-    return ChallengeAnchor.objects.filter(challenge=challenge).first()
+def challenge_get_active(*, now: datetime | None = None) -> Challenge | None:
+    """The challenge shown on the Active tab: the open one (the newest, if several are), else the
+    newest that is closed or revealing (players see its phase and what comes next), else None."""
+    now = now or chain_now()
+    waiting = None
+    for challenge in _published().order_by("-closes_at", "-id")[:20]:
+        phase = challenge_phase(challenge, now=now)
+        if phase == Phase.OPEN:
+            return challenge
+        if waiting is None and phase in (Phase.CLOSED, Phase.REVEALING):
+            waiting = challenge
+    return waiting
 
 
 def challenge_list_resolved() -> QuerySet[Challenge]:
-    return (
-        Challenge.objects.filter(status=ChallengeStatus.RESOLVED)
-        .select_related("anchor")
-        .order_by("-resolved_at", "-id")
-    )
+    """Challenges whose solution is on chain, or that aborted (their solution deadline passed without
+    it), newest first. The abort is a matter of time, so the deadline is compared with the chain's."""
+    now = chain_now()
+    revealed = _published().filter(pot__solution_block__isnull=False)
+    aborted = _published().filter(pot__solution_block__isnull=True, solution_deadline__lte=now)
+    return (revealed | aborted).order_by("-closes_at", "-id")
+
+
+def challenge_published(*, challenge_id: int) -> Challenge | None:
+    return _published().filter(pk=challenge_id).first()

@@ -1,93 +1,59 @@
-from django.core.exceptions import ObjectDoesNotExist
-from drf_spectacular.utils import extend_schema_field
+"""A challenge as the API shows it (docs/protocol.md 3.6): what staff wrote, the terms it was opened
+on in the pot, what the chain has said of it, and its phase. The solution and its salt are null until
+the pot shows the solution revealed."""
+
+from decimal import Decimal
+
+from django.conf import settings
 from rest_framework import serializers
 
-from .models import AnchorStatus, Challenge
+from .coordinates import text_from_micro
+from .models import Challenge, PotState
+from .selectors import chain_now, challenge_phase
 
 
 def epoch_seconds(value) -> int | None:
     return int(value.timestamp()) if value else None
 
 
-class AnchorSerializer(serializers.Serializer):
-    """The schema of a challenge's `anchor` (docs/protocol.md section 6)."""
-
-    registry = serializers.CharField(help_text="The registry contract, checksummed.")
-    transactionHash = serializers.CharField()
-    blockNumber = serializers.IntegerField()
-    blockTimestamp = serializers.IntegerField(help_text="Unix seconds.")
-    termsSha256 = serializers.CharField()
+def _usdc(units) -> str:
+    return f"{Decimal(units or 0).scaleb(-settings.TOKEN_DECIMALS):.6f}"
 
 
-class ChallengeSerializer(serializers.ModelSerializer):
-    """The public face of a challenge. The solution and its salt are null until it is resolved."""
+class ChallengeSerializer(serializers.Serializer):
+    """Read-only: built from a challenge with its `pot` and `opening` (challenges/selectors.py)."""
 
-    poemTitle = serializers.CharField(source="poem_title")
-    poemText = serializers.CharField(source="poem_text")
-    instructionsText = serializers.CharField(source="instructions_text")
-    proximityThreshold = serializers.IntegerField(source="proximity_threshold_m", allow_null=True)
-    solutionSha256 = serializers.CharField(source="solution_sha256")
-    solutionReveal = serializers.SerializerMethodField()
-    solutionSalt = serializers.SerializerMethodField()
-    stakedSum = serializers.DecimalField(source="staked_sum", max_digits=20, decimal_places=6)
-    responseCount = serializers.IntegerField(source="response_count")
-    startTimestamp = serializers.SerializerMethodField()
-    closedTimestamp = serializers.SerializerMethodField()
-    resolvedTimestamp = serializers.SerializerMethodField()
-    isDemo = serializers.BooleanField(source="is_demo")
-    anchor = serializers.SerializerMethodField()
-
-    class Meta:
-        model = Challenge
-        fields = [
-            "id",
-            "poemTitle",
-            "poemText",
-            "instructionsText",
-            "proximityThreshold",
-            "solutionSha256",
-            "solutionReveal",
-            "solutionSalt",
-            "stakedSum",
-            "responseCount",
-            "startTimestamp",
-            "closedTimestamp",
-            "resolvedTimestamp",
-            "status",
-            "isDemo",
-            "anchor",
-        ]
-
-    def get_solutionReveal(self, obj: Challenge) -> str | None:
-        return obj.solution if obj.is_resolved else None
-
-    def get_solutionSalt(self, obj: Challenge) -> str | None:
-        return obj.solution_salt if obj.is_resolved else None
-
-    def get_startTimestamp(self, obj: Challenge) -> int | None:
-        return epoch_seconds(obj.start_timestamp)
-
-    def get_closedTimestamp(self, obj: Challenge) -> int | None:
-        """The end of the open window: a payment mined after it is `late` (whole seconds, floored,
-        as block times are)."""
-        return epoch_seconds(obj.closed_at)
-
-    def get_resolvedTimestamp(self, obj: Challenge) -> int | None:
-        return epoch_seconds(obj.resolved_at)
-
-    @extend_schema_field(AnchorSerializer(allow_null=True))
-    def get_anchor(self, obj: Challenge) -> dict | None:
-        """The anchor of the terms on chain once it is confirmed (docs/protocol.md section 6), else null."""
-        try:
-            anchor = obj.anchor
-        except ObjectDoesNotExist:
-            return None
-        if anchor.status != AnchorStatus.CONFIRMED:
-            return None
+    def to_representation(self, instance: Challenge) -> dict:
+        state: PotState | None = getattr(instance, "pot", None)
+        solution = (state.solution_lat_e6, state.solution_lon_e6) if state is not None else (None, None)
+        opening = getattr(instance, "opening", None)
         return {
-            "registry": anchor.registry_address,
-            "transactionHash": anchor.transaction_hash,
-            "blockNumber": anchor.block_number,
-            "blockTimestamp": epoch_seconds(anchor.block_timestamp),
-            "termsSha256": anchor.terms_sha256,
+            "id": instance.pk,
+            "poemTitle": instance.poem_title,
+            "poemText": instance.poem_text,
+            "instructionsText": instance.instructions_text,
+            "proximityThreshold": instance.proximity_threshold_m,
+            "solutionSha256": instance.solution_sha256,
+            # What the chain shows, never the database's secret: the two are the same for an honest
+            # site, and a verifier compares them.
+            "solutionReveal": (
+                text_from_micro(solution[0], solution[1])
+                if solution[0] is not None and solution[1] is not None
+                else None
+            ),
+            "solutionSalt": instance.solution_salt if solution[0] is not None else None,
+            "stakedSum": _usdc(state.staked_units if state else 0),
+            "responseCount": state.stake_count if state else 0,
+            "startTimestamp": epoch_seconds(instance.opens_at),
+            "closesTimestamp": epoch_seconds(instance.closes_at),
+            "solutionDeadline": epoch_seconds(instance.solution_deadline),
+            "guessWindowSeconds": instance.guess_window_seconds,
+            "guessDeadline": epoch_seconds(state.guess_deadline) if state else None,
+            "minStake": f"{instance.min_stake:.2f}",
+            "bond": f"{instance.bond:.2f}",
+            "termsSha256": opening.terms_sha256 if opening else None,
+            "termsDigest": (state.terms_digest or None) if state else None,
+            "openTransactionHash": (state.opened_transaction or None) if state else None,
+            "openBlockNumber": state.opened_block if state else None,
+            "phase": challenge_phase(instance, now=chain_now()),
         }

@@ -1,22 +1,22 @@
-"""Writes to challenges: creation with a salted commitment, the lifecycle, and the sums that
-verification moves. Resolution scores the responses, so it sits one layer up, in
-responses/resolution.py (docs/architecture.md, "Layers")."""
+"""Writes to challenges: creation with a salted commitment, publishing (which queues the pot's `open`),
+the opening's transitions that the chain app decides (chain/pot/opening.py), and the pot's state and
+the chain's clock that its follower writes (chain/pot/follow.py)."""
 
 import logging
 from datetime import datetime, timedelta
-from typing import TypedDict
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from challenges.coordinates import parse_coordinates
 from config.public_cache import public_answers_mark_stale
 
-from . import hooks
-from .commitments import new_salt, solution_commitment, terms_commitment
-from .models import AnchorStatus, Challenge, ChallengeAnchor, ChallengeStatus
+from .commitments import new_salt, solution_commitment
+from .coordinates import micro_degrees, parse_coordinates
+from .models import ChainClock, Challenge, ChallengeStatus, OpeningStatus, PotOpening, PotState
+from .ports import chain_port
+from .terms import TermsError, challenge_terms, terms_digest
 
 logger = logging.getLogger(__name__)
 
@@ -25,7 +25,29 @@ class ChallengeStateError(Exception):
     """A lifecycle step that the challenge's state does not allow. The message says why."""
 
 
-RESOLUTION_STARTED = "its resolution was already started; its progress is on the challenge's page."
+def _commit_solution(challenge: Challenge) -> None:
+    """The solution commitment for the pot configured now (docs/protocol.md section 1): the chain
+    and the pot are bound in, so a draft is committed again at publish."""
+    lat_e6, lon_e6 = micro_degrees(challenge.solution)
+    challenge.solution_sha256 = solution_commitment(
+        chain_id=settings.CHAIN_ID,
+        pot=settings.POT_ADDRESS or "0x" + "00" * 20,
+        challenge_id=challenge.pk,
+        lat_e6=lat_e6,
+        lon_e6=lon_e6,
+        salt=challenge.solution_salt,
+    )
+
+
+def challenge_set_solution(*, challenge: Challenge, solution: str) -> Challenge:
+    """Set (or, on a draft, change) the solution: canonical text, a new salt, the commitment."""
+    if challenge.status != ChallengeStatus.DRAFT:
+        raise ChallengeStateError("The solution of a published challenge cannot change.")
+    challenge.solution = parse_coordinates(solution).text
+    challenge.solution_salt = new_salt()
+    _commit_solution(challenge)
+    challenge.save(update_fields=["solution", "solution_salt", "solution_sha256", "updated_at"])
+    return challenge
 
 
 def challenge_create(
@@ -35,208 +57,133 @@ def challenge_create(
     instructions_text: str = "",
     proximity_threshold_m: int | None,
     solution: str,
-    is_demo: bool = False,
+    **terms,
 ) -> Challenge:
-    """A draft with its solution canonicalised and committed to under a fresh salt. The id is
-    part of the commitment, so the row is written first and the hash set in the same transaction."""
-    text = parse_coordinates(solution).text
+    """A draft with its solution canonicalised and committed to under a fresh salt. The id is part
+    of the commitment, so the row is written first and the hash set in the same transaction. `terms`:
+    min_stake, bond, closes_at, solution_deadline, guess_window_seconds (defaults from settings)."""
     with transaction.atomic():
         challenge = Challenge.objects.create(
             poem_title=poem_title,
             poem_text=poem_text,
             instructions_text=instructions_text,
             proximity_threshold_m=proximity_threshold_m,
-            solution=text,
+            solution=parse_coordinates(solution).text,
             solution_salt=new_salt(),
             solution_sha256="",
-            is_demo=is_demo,
+            bond=terms.pop("bond", settings.POT_BOND_USDC),
+            guess_window_seconds=terms.pop("guess_window_seconds", settings.POT_GUESS_WINDOW_SECONDS),
+            **terms,
         )
-        challenge_set_solution(challenge=challenge, solution=text)
-    return challenge
-
-
-def challenge_set_solution(*, challenge: Challenge, solution: str) -> Challenge:
-    """Set (or, on a draft, change) the solution: canonical text, a new salt, the commitment."""
-    if challenge.status != ChallengeStatus.DRAFT:
-        raise ChallengeStateError("The solution of a published challenge cannot change.")
-    challenge.solution = parse_coordinates(solution).text
-    challenge.solution_salt = new_salt()
-    challenge.solution_sha256 = solution_commitment(
-        challenge_id=challenge.pk, text=challenge.solution, salt=challenge.solution_salt
-    )
-    challenge.save(update_fields=["solution", "solution_salt", "solution_sha256"])
+        challenge_set_solution(challenge=challenge, solution=challenge.solution)
     return challenge
 
 
 def challenge_save(*, challenge: Challenge, solution: str = "") -> Challenge:
     """Staff's save of a challenge's form (responses/admin/challenge.py). A new one is written first
-    (the commitment binds the id), then committed to `solution`; an existing one is saved and, when
-    a different solution was typed (a draft: the admin refuses any change to a published one), gets
-    a new salt and commitment. One transaction."""
+    (the commitment binds the id), then committed to `solution`; an existing draft gets a new salt
+    and commitment when a different solution was typed. One transaction."""
     with transaction.atomic():
         if challenge.pk is None:
-            challenge.solution = solution
+            challenge.solution = parse_coordinates(solution).text
             challenge.solution_salt = new_salt()
             challenge.solution_sha256 = ""
             challenge.save()
-            challenge_set_solution(challenge=challenge, solution=solution)
+            challenge_set_solution(challenge=challenge, solution=challenge.solution)
         else:
             challenge.save()
-            if solution and solution != challenge.solution:
+            if solution and parse_coordinates(solution).text != challenge.solution:
                 challenge_set_solution(challenge=challenge, solution=solution)
         public_answers_mark_stale()
     return challenge
 
 
-def challenge_publish(*, challenge: Challenge) -> Challenge:
-    """Draft to active, with its opening time, and its terms queued to be anchored on chain
-    (docs/protocol.md section 6): one action for staff. The challenge accepts claims only once the
-    anchor is confirmed deep enough (challenges/selectors.py, challenge_is_open); a demonstration
-    challenge is never anchored. The database allows one active challenge; a second is refused by
-    name."""
+def challenge_publish(*, challenge: Challenge, now: datetime | None = None) -> Challenge:
+    """Draft to published: the opening time is now, the close and the deadlines fixed from what staff
+    chose (or the settings' defaults), the solution committed for the configured pot, and the pot's
+    `open` queued for the worker with exactly these terms. Players can stake once the open is on
+    chain CHAIN_CONFIRMATIONS deep. Terms the pot would refuse are refused here, by name."""
+    now = now or timezone.now()
     with transaction.atomic():
         challenge = Challenge.objects.select_for_update().get(pk=challenge.pk)
         if challenge.status != ChallengeStatus.DRAFT:
             raise ChallengeStateError(f"Only a draft can be published; this challenge is {challenge.status}.")
-        active = Challenge.objects.filter(status=ChallengeStatus.ACTIVE).first()
-        if active is not None:
-            raise ChallengeStateError(f"{active} is already active; close it before publishing another.")
-        challenge.status = ChallengeStatus.ACTIVE
-        challenge.start_timestamp = timezone.now()
+        if not settings.POT_ADDRESS:
+            raise ChallengeStateError("No pot is configured (POT_ADDRESS), so no challenge can open.")
+        challenge.opens_at = now.replace(microsecond=0)
+        if challenge.closes_at is None:
+            challenge.closes_at = challenge.opens_at + timedelta(seconds=settings.POT_DEFAULT_OPEN_SECONDS)
+        if challenge.solution_deadline is None:
+            challenge.solution_deadline = challenge.closes_at + timedelta(seconds=settings.POT_SOLUTION_DELAY_SECONDS)
+        _commit_solution(challenge)
         try:
-            with transaction.atomic():
-                challenge.save(update_fields=["status", "start_timestamp"])
-        except IntegrityError as exc:  # another publish won the race
-            raise ChallengeStateError("Another challenge was published at the same moment.") from exc
-        if not challenge.is_demo:
-            anchor_queue(challenge=challenge)
+            terms = challenge_terms(challenge=challenge, now=now)
+        except TermsError as exc:
+            raise ChallengeStateError(str(exc)) from exc
+        challenge.status = ChallengeStatus.PUBLISHED
+        challenge.save()
+        PotOpening.objects.create(
+            challenge=challenge,
+            pot_address=settings.POT_ADDRESS,
+            terms=terms.as_json(),
+            terms_digest=terms_digest(challenge.pk, terms),
+            terms_sha256=terms.terms_hash,
+        )
+        PotState.objects.get_or_create(challenge=challenge)
+        _announce_opening(challenge.pk)
         public_answers_mark_stale()
     return challenge
 
 
 def challenge_create_published(**fields) -> Challenge:
-    """challenge_create, then challenge_publish: the one way a ready-to-play challenge is made
-    outside the admin (the demo: responses/demo.py; the tests: conftest.py; bench/data.py;
-    load/run.py). Takes challenge_create's arguments."""
-    return challenge_publish(challenge=challenge_create(**fields))
+    """challenge_create, then challenge_publish: the one way a ready-to-play challenge is made outside
+    the admin (the local game: responses/management/commands/seed_demo.py; the tests; the bench)."""
+    now = fields.pop("now", None)
+    return challenge_publish(challenge=challenge_create(**fields), now=now)
 
 
-def challenge_close(*, challenge: Challenge) -> Challenge:
-    """Active to closed: payments mined after closed_at are late. Claims for payments mined before it
-    are still taken until resolution starts (docs/protocol.md section 4, "Close, grace period and
-    resolution")."""
-    with transaction.atomic():
-        challenge = Challenge.objects.select_for_update().get(pk=challenge.pk)
-        if challenge.status != ChallengeStatus.ACTIVE:
-            raise ChallengeStateError(f"Only an active challenge can be closed; this one is {challenge.status}.")
-        challenge.status = ChallengeStatus.CLOSED
-        challenge.closed_at = timezone.now()
-        challenge.save(update_fields=["status", "closed_at"])
-        public_answers_mark_stale()
-    return challenge
+# --- The opening (docs/protocol.md section 2, "Terms, opened once") -----------------------------
+# Each transition is one conditional UPDATE on the current status, so a task run twice cannot move
+# an opening backwards. The chain app decides them (chain/pot/opening.py); the admin calls
+# opening_retry.
 
 
-def challenge_stake_moved(*, challenge_id: int, stake, count: int) -> None:
-    """Move a challenge's staked sum and response count by a confirmed claim's stake (count +1) or a
-    claim that leaves the confirmed ones (its stake negated, count -1), in the caller's transaction.
-    F expressions: two claims confirmed at the same moment both count. The public answers
-    show the sums: they are made stale here (config/public_cache.py)."""
-    Challenge.objects.filter(pk=challenge_id).update(
-        staked_sum=F("staked_sum") + stake, response_count=F("response_count") + count
-    )
-    public_answers_mark_stale()
-
-
-# --- The anchor of a challenge's terms (docs/protocol.md section 6) ----------------------------
-# Each transition is one conditional UPDATE on the current status, so a task run twice (a lost
-# acknowledgement, the sweep) cannot move an anchor backwards. The chain app decides them
-# (chain/anchors.py); the admin calls anchor_retry.
-
-
-def _anchor_announce(challenge_id: int) -> None:
-    """After commit: the chain app's receiver queues the task (challenges/hooks.py)."""
-
+def _announce_opening(challenge_id: int) -> None:
     def send() -> None:
         try:
-            hooks.anchor_queued.send(sender=ChallengeAnchor, challenge_id=challenge_id)
+            chain_port().opening_queued(challenge_id=challenge_id)
         except Exception:  # noqa: BLE001 - the broker being down must not undo the publish
-            # The anchor stays queued; the beat's sweep (chain/tasks.py, sweep_anchors) queues it again.
-            logger.warning("could not queue the anchor of challenge %s", challenge_id)
+            # The opening stays queued; the beat's sweep (chain/tasks.py, sweep_openings) queues it again.
+            logger.warning("could not queue the opening of challenge %s", challenge_id)
 
     transaction.on_commit(send)
 
 
-class AnchorValues(TypedDict):
-    solution_sha256: str
-    terms_sha256: str
-    opens_at: int
-    proximity_threshold_m: int
-
-
-def anchor_values(*, challenge: Challenge) -> AnchorValues:
-    """What is anchored for a published challenge: its solution commitment, the terms hash of the
-    texts as the API serves them, the opening time floored to the second, the threshold (0: none)."""
-    if challenge.start_timestamp is None:
-        raise ChallengeStateError("Only a published challenge (one with an opening time) is anchored.")
-    return {
-        "solution_sha256": challenge.solution_sha256,
-        "terms_sha256": terms_commitment(
-            challenge_id=challenge.pk,
-            poem_title=challenge.poem_title,
-            poem_text=challenge.poem_text,
-            instructions_text=challenge.instructions_text,
-        ),
-        "opens_at": int(challenge.start_timestamp.timestamp()),
-        "proximity_threshold_m": challenge.proximity_threshold_m or 0,
-    }
-
-
-def anchor_queue(*, challenge: Challenge) -> ChallengeAnchor:
-    """The anchor of a just-published challenge, queued for the worker, with the values it will
-    send and the registry it goes to (ANCHOR_REGISTRY_ADDRESS, empty when unset: the worker then
-    fails it and says so). In the caller's transaction; the task is queued once it commits."""
-    if challenge.is_demo:
-        raise ChallengeStateError("A demonstration challenge is never anchored.")
-    anchor = ChallengeAnchor.objects.create(
-        challenge=challenge,
-        registry_address=settings.ANCHOR_REGISTRY_ADDRESS or "",
-        **anchor_values(challenge=challenge),
-    )
-    _anchor_announce(challenge.pk)
-    return anchor
-
-
-def anchor_sent(*, challenge_id: int, transaction_hash: str, sender_address: str, nonce: int | None) -> bool:
-    """Queued to sent: the worker sent the anchor transaction (or adopted one already on chain,
-    nonce None). Also sent to sent, for a re-send that replaced a dropped transaction."""
+def opening_sent(*, challenge_id: int, transaction_hash: str, sender_address: str, nonce: int) -> bool:
     return bool(
-        ChallengeAnchor.objects.filter(
-            challenge_id=challenge_id, status__in=[AnchorStatus.QUEUED, AnchorStatus.SENT]
+        PotOpening.objects.filter(
+            challenge_id=challenge_id, status__in=[OpeningStatus.QUEUED, OpeningStatus.SENT]
         ).update(
-            status=AnchorStatus.SENT,
+            status=OpeningStatus.SENT,
             transaction_hash=transaction_hash.lower(),
             sender_address=sender_address,
             nonce=nonce,
             sent_at=timezone.now(),
-            attempts=F("attempts") + (0 if nonce is None else 1),
+            attempts=F("attempts") + 1,
             last_error="",
             updated_at=timezone.now(),
         )
     )
 
 
-def anchor_confirmed(
-    *, challenge_id: int, transaction_hash: str, block_number: int, block_hash: str, block_timestamp: datetime
-) -> bool:
-    """Sent to confirmed: the anchor's log is CHAIN_CONFIRMATIONS deep and holds this challenge's
-    values. The challenge opens to claims; the public answers go stale (the active one shows it now)."""
-    changed = ChallengeAnchor.objects.filter(
-        challenge_id=challenge_id, status=AnchorStatus.SENT, transaction_hash=transaction_hash.lower()
+def opening_confirmed(*, challenge_id: int, transaction_hash: str, block_number: int) -> bool:
+    """The Opened event with these terms is CHAIN_CONFIRMATIONS deep: players may stake."""
+    changed = PotOpening.objects.filter(
+        challenge_id=challenge_id, status__in=[OpeningStatus.QUEUED, OpeningStatus.SENT, OpeningStatus.FAILED]
     ).update(
-        status=AnchorStatus.CONFIRMED,
+        status=OpeningStatus.CONFIRMED,
+        transaction_hash=transaction_hash.lower(),
         block_number=block_number,
-        block_hash=block_hash.lower(),
-        block_timestamp=block_timestamp,
         confirmed_at=timezone.now(),
         last_error="",
         updated_at=timezone.now(),
@@ -246,81 +193,78 @@ def anchor_confirmed(
     return bool(changed)
 
 
-def anchor_failed(*, challenge_id: int, error: str) -> bool:
-    """Queued or sent to failed: the chain refused it or holds other terms for this id. Staff read
-    the error in the admin and retry (anchor_retry) once it is fixed."""
+def opening_failed(*, challenge_id: int, error: str) -> bool:
     return bool(
-        ChallengeAnchor.objects.filter(
-            challenge_id=challenge_id, status__in=[AnchorStatus.QUEUED, AnchorStatus.SENT]
-        ).update(status=AnchorStatus.FAILED, last_error=error[:2000], updated_at=timezone.now())
+        PotOpening.objects.filter(
+            challenge_id=challenge_id, status__in=[OpeningStatus.QUEUED, OpeningStatus.SENT]
+        ).update(status=OpeningStatus.FAILED, last_error=error[:2000], updated_at=timezone.now())
     )
 
 
-def anchor_requeue(*, challenge_id: int, error: str) -> bool:
-    """Sent back to queued: its transaction was dropped (or stuck too long), so the next step checks
-    the registry again and sends anew."""
+def opening_requeue(*, challenge_id: int, error: str) -> bool:
+    """Sent back to queued: its transaction was dropped, so the next step sends anew."""
     return bool(
-        ChallengeAnchor.objects.filter(challenge_id=challenge_id, status=AnchorStatus.SENT).update(
-            status=AnchorStatus.QUEUED, last_error=error[:2000], updated_at=timezone.now()
+        PotOpening.objects.filter(challenge_id=challenge_id, status=OpeningStatus.SENT).update(
+            status=OpeningStatus.QUEUED, last_error=error[:2000], updated_at=timezone.now()
         )
     )
 
 
-def anchor_note(*, challenge_id: int, error: str) -> None:
-    """Record why a step could not finish (no node answered, ...) without changing the status: the
-    admin shows it, and the task tries again."""
-    ChallengeAnchor.objects.filter(
-        challenge_id=challenge_id, status__in=[AnchorStatus.QUEUED, AnchorStatus.SENT]
-    ).update(last_error=error[:2000], updated_at=timezone.now())
+def opening_note(*, challenge_id: int, error: str) -> None:
+    """Why a step could not finish (no node answered, ...): shown in the admin; the task tries again."""
+    PotOpening.objects.filter(challenge_id=challenge_id, status__in=[OpeningStatus.QUEUED, OpeningStatus.SENT]).update(
+        last_error=error[:2000], updated_at=timezone.now()
+    )
 
 
-def anchor_touch(*, challenge_id: int) -> None:
-    """A step ran and found nothing to do yet (the transaction is not deep enough): the sweep leaves
-    the anchor alone while its task is alive."""
-    ChallengeAnchor.objects.filter(
-        challenge_id=challenge_id, status__in=[AnchorStatus.QUEUED, AnchorStatus.SENT]
-    ).update(updated_at=timezone.now())
-
-
-def anchors_stale(*, older_than_seconds: float) -> list[int]:
-    """Challenge ids of anchors left queued or sent without a step for that long: a lost message or
-    a dead worker. The beat queues them again (chain/tasks.py, sweep_anchors)."""
+def openings_stale(*, older_than_seconds: float) -> list[int]:
     cutoff = timezone.now() - timedelta(seconds=older_than_seconds)
     return list(
-        ChallengeAnchor.objects.filter(
-            status__in=[AnchorStatus.QUEUED, AnchorStatus.SENT], updated_at__lt=cutoff
+        PotOpening.objects.filter(
+            status__in=[OpeningStatus.QUEUED, OpeningStatus.SENT], updated_at__lt=cutoff
         ).values_list("challenge_id", flat=True)
     )
 
 
-def anchor_is_stuck(*, anchor: ChallengeAnchor) -> bool:
-    """Queued or sent and not moved for CHAIN_SWEEP_STALE_SECONDS: staff may retry it."""
-    cutoff = timezone.now() - timedelta(seconds=settings.CHAIN_SWEEP_STALE_SECONDS)
-    return anchor.status in (AnchorStatus.QUEUED, AnchorStatus.SENT) and anchor.updated_at < cutoff
-
-
-def anchor_retryable(*, challenge: Challenge) -> bool:
-    """Whether staff may retry the challenge's anchor now: it failed, or it is stuck."""
-    anchor = ChallengeAnchor.objects.filter(challenge=challenge).first()
-    return anchor is not None and (anchor.status == AnchorStatus.FAILED or anchor_is_stuck(anchor=anchor))
-
-
-def anchor_retry(*, challenge: Challenge) -> ChallengeAnchor:
-    """Staff's "Retry anchor": a failed or stuck anchor goes back to queued, for the registry now
-    configured, and its task is queued. The values are those of the published challenge, as before;
-    the worker first looks for an anchor already on chain and adopts it when it holds the same
-    values (so a retry never sends twice what is already there)."""
+def opening_retry(*, challenge: Challenge) -> PotOpening:
+    """Staff's "Retry opening": a failed opening goes back to queued with the same terms."""
     with transaction.atomic():
-        anchor = ChallengeAnchor.objects.select_for_update().filter(challenge=challenge).first()
-        if anchor is None:
-            raise ChallengeStateError("This challenge has no anchor to retry.")
-        if anchor.status == AnchorStatus.CONFIRMED:
-            raise ChallengeStateError("This challenge's anchor is already confirmed on chain.")
-        if anchor.status != AnchorStatus.FAILED and not anchor_is_stuck(anchor=anchor):
-            raise ChallengeStateError("This challenge's anchor is on its way; retry it only if it fails or is stuck.")
-        anchor.status = AnchorStatus.QUEUED
-        anchor.registry_address = settings.ANCHOR_REGISTRY_ADDRESS or ""
-        anchor.last_error = ""
-        anchor.save(update_fields=["status", "registry_address", "last_error", "updated_at"])
-        _anchor_announce(challenge.pk)
-    return anchor
+        opening = PotOpening.objects.select_for_update().filter(challenge=challenge).first()
+        if opening is None:
+            raise ChallengeStateError("This challenge has no opening to retry.")
+        if opening.status != OpeningStatus.FAILED:
+            raise ChallengeStateError("This challenge's opening has not failed; nothing to retry.")
+        opening.status = OpeningStatus.QUEUED
+        opening.last_error = ""
+        opening.save(update_fields=["status", "last_error", "updated_at"])
+        _announce_opening(challenge.pk)
+    return opening
+
+
+# --- What the chain says (chain/pot/follow.py) -------------------------------------------------
+
+
+def pot_state_write(*, challenge_id: int, values: dict) -> bool:
+    """The pot's state of a challenge as the follower rebuilt it; True when it changed. The public
+    answers show it, so they go stale when it does."""
+    state, _ = PotState.objects.get_or_create(challenge_id=challenge_id)
+    changed = [name for name, value in values.items() if getattr(state, name) != value]
+    if not changed:
+        return False
+    for name in changed:
+        setattr(state, name, values[name])
+    state.save(update_fields=[*changed, "updated_at"])
+    public_answers_mark_stale()
+    return True
+
+
+def chain_clock_set(*, block_number: int, block_hash: str, block_time: datetime, confirmed_block: int) -> None:
+    ChainClock.objects.update_or_create(
+        pk=1,
+        defaults={
+            "block_number": block_number,
+            "block_hash": block_hash.lower(),
+            "block_time": block_time,
+            "confirmed_block": confirmed_block,
+        },
+    )

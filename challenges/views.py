@@ -1,20 +1,20 @@
-from django.http import HttpResponse
+from django.http import Http404, HttpResponse
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.request import Request
 
 from config.public_cache import PublicAnswerView, public_answer
 
-from .selectors import challenge_get_active, challenge_list_resolved
+from .selectors import challenge_get_active, challenge_list_resolved, challenge_published
 from .serializers import ChallengeSerializer
+
+CHALLENGE_SCHEMA = OpenApiResponse(description="A challenge (docs/protocol.md 3.6).")
 
 
 class ActiveChallengeView(PublicAnswerView):
-    @extend_schema(
-        operation_id="challenges_active",
-        responses={200: OpenApiResponse(ChallengeSerializer, description="The active challenge, or null.")},
-    )
+    @extend_schema(operation_id="challenges_active", responses={200: CHALLENGE_SCHEMA})
     def get(self, request: Request) -> HttpResponse:
-        """The challenge open for guesses, or `null` when there is none."""
+        """The challenge open for stakes; when none is, the latest still closed or revealing, with its
+        phase; else `null`."""
 
         def build():
             challenge = challenge_get_active()
@@ -28,12 +28,29 @@ class ActiveChallengeView(PublicAnswerView):
 
 
 class ResolvedChallengesView(PublicAnswerView):
-    @extend_schema(operation_id="challenges_resolved", responses={200: ChallengeSerializer(many=True)})
+    @extend_schema(operation_id="challenges_resolved", responses={200: CHALLENGE_SCHEMA})
     def get(self, request: Request) -> HttpResponse:
-        """Resolved challenges with their revealed solutions, newest first."""
+        """Challenges whose solution is on chain, or that aborted, newest first."""
         return public_answer(
-            self.public_name(), lambda: ChallengeSerializer(challenge_list_resolved(), many=True).data, request
+            self.public_name(), lambda: [ChallengeSerializer(c).data for c in challenge_list_resolved()], request
         )
 
     def public_name(self, **kwargs) -> str:
         return "resolved"
+
+
+class ChallengeView(PublicAnswerView):
+    @extend_schema(operation_id="challenges_one", responses={200: CHALLENGE_SCHEMA, 404: OpenApiResponse()})
+    def get(self, request: Request, challenge_id: int) -> HttpResponse:
+        """One published challenge, in any phase."""
+
+        def build():
+            challenge = challenge_published(challenge_id=challenge_id)
+            if challenge is None:
+                raise Http404
+            return ChallengeSerializer(challenge).data
+
+        return public_answer(self.public_name(challenge_id=challenge_id), build, request)
+
+    def public_name(self, **kwargs) -> str:
+        return f"challenge:{kwargs['challenge_id']}"

@@ -23,22 +23,21 @@ def public_config() -> dict:
         "explorerUrl": settings.CHAIN_EXPLORER_URL.rstrip("/"),
         "localChain": settings.CHAIN_IS_LOCAL,
         "usdcAddress": settings.USDC_ADDRESS,
-        "treasuryAddress": settings.TREASURY_ADDRESS,
-        # Where the 20 % operations share is paid; null: it is kept in the treasury (a verifier checks
-        # the operations payout against it, docs/protocol.md section 6).
-        "operationsAddress": settings.OPERATIONS_ADDRESS or None,
-        # The terms registry (docs/protocol.md section 6); null when unset (no challenge can open
-        # then, except a demonstration one).
-        "registryAddress": settings.ANCHOR_REGISTRY_ADDRESS or None,
+        # The pot (docs/protocol.md section 2) and the block it was deployed in: the page reads its
+        # terms and events from there, and holds it to the address pinned in its own code.
+        "potAddress": settings.POT_ADDRESS or None,
+        "potDeployBlock": settings.POT_DEPLOY_BLOCK,
         "tokenDecimals": settings.TOKEN_DECIMALS,
         "minStake": str(settings.STAKE_MIN),
         "stakeStep": str(settings.STAKE_STEP),
         "maxStake": str(settings.STAKE_MAX),
+        # The page stops offering stakes this long before a challenge's close (a stake mined after it
+        # would revert).
+        "stakeCloseMarginSeconds": settings.STAKE_CLOSE_MARGIN_SECONDS,
         "receiptPollIntervalMs": 2000,
         "receiptTimeoutMs": 60000,
-        # The page watches the head through the player's wallet and asks a pending claim's status
-        # quickly once its payment is this deep (docs/decisions.md "Following a pending claim");
-        # 0 when CHAIN_CONFIRMATIONS is "finalized": the page then polls plainly.
+        # A stake is confirmed this many blocks deep; the page follows it through the player's
+        # wallet and sends its guess then. 0 when CHAIN_CONFIRMATIONS is "finalized".
         "confirmations": _confirmations(),
         "socialLinks": settings.SOCIAL_LINKS,
         "videoIds": settings.VIDEO_IDS,

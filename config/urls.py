@@ -3,30 +3,21 @@ from django.contrib import admin
 from django.urls import path, re_path
 from drf_spectacular.views import SpectacularAPIView
 
-from chain.views import ChallengeUnclaimedView, PaymentAuthorizationView
-from challenges.views import ActiveChallengeView, ResolvedChallengesView
-from responses.status_views import AuthorizationClaimStatusView, ResponseStatusView
-from responses.views import ChallengeWinnersView, ResponseListCreateView
+from chain.views import PaymentAuthorizationView
+from challenges.views import ActiveChallengeView, ChallengeView, ResolvedChallengesView
+from responses.views import ChallengeWinnersView, GuessCreateView, ResponseListCreateView, StakeStatusView
 
 from . import health, views
 
 api = [
     path("api/challenges/active", ActiveChallengeView.as_view(), name="challenges-active"),
     path("api/challenges/resolved", ResolvedChallengesView.as_view(), name="challenges-resolved"),
+    path("api/challenges/<int:challenge_id>", ChallengeView.as_view(), name="challenges-one"),
     path("api/challenges/<int:challenge_id>/winners", ChallengeWinnersView.as_view(), name="challenges-winners"),
-    path("api/challenges/<int:challenge_id>/unclaimed", ChallengeUnclaimedView.as_view(), name="challenges-unclaimed"),
     path("api/responses", ResponseListCreateView.as_view(), name="responses"),
-    re_path(
-        r"^api/responses/(?P<transaction_hash>0x[0-9a-fA-F]{64})$",
-        ResponseStatusView.as_view(),
-        name="responses-status",
-    ),
+    path("api/responses/guess", GuessCreateView.as_view(), name="responses-guess"),
     # Malformed commitments reach the view too: a 400 that says so, not the 404 of an unknown path.
-    re_path(
-        r"^api/responses/authorization/(?P<commitment>[^/]*)$",
-        AuthorizationClaimStatusView.as_view(),
-        name="responses-authorization-status",
-    ),
+    re_path(r"^api/responses/(?P<commitment>[^/]+)$", StakeStatusView.as_view(), name="responses-status"),
     path("api/payments/authorization", PaymentAuthorizationView.as_view(), name="payments-authorization"),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
 ]

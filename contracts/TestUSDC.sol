@@ -4,8 +4,8 @@ pragma solidity 0.8.30;
 import {ECDSA} from "@openzeppelin/contracts/utils/cryptography/ECDSA.sol";
 import {IERC1271} from "@openzeppelin/contracts/interfaces/IERC1271.sol";
 
-/// @title Geopoem's test USDC: a minimal ERC-20 with 6 decimals, an open mint, and EIP-3009
-/// transfers by signed authorization as Circle's FiatToken v2.2 (USDC) has them.
+/// @title Geopoem's test USDC: a minimal ERC-20 with 6 decimals, an open mint, EIP-3009 transfers by
+/// signed authorization, a pause and a blacklist, as Circle's FiatToken v2.2 (USDC) has them.
 /// @notice For local nodes and tests only. Anyone may mint, so it must never back real money.
 /// @dev The authorizations follow Circle's stablecoin-evm (contracts/v2/EIP3009.sol, FiatTokenV2_2.sol,
 /// util/ECRecover.sol, util/SignatureChecker.sol): the same EIP-712 domain (name(), version "2", the
@@ -31,14 +31,35 @@ import {IERC1271} from "@openzeppelin/contracts/interfaces/IERC1271.sol";
 ///  7. A failed authorization (bad signature, time, nonce, or a balance too small) reverts whole:
 ///     no balance moves and the nonce stays unused.
 ///  8. Calldata after a function's ABI words is ignored (Geopoem's relayer appends a challenge id).
+///
+/// The pause and the blacklist are Circle's (v1 Pausable, v2.2 Blacklistable, FiatTokenV1/V2/V2_2):
+/// while paused, every transfer, approval, mint and authorization (cancellations included) reverts
+/// "Pausable: paused"; a blacklisted address can neither send, receive, approve nor be approved, nor
+/// sign or receive an authorization, nor call transfer, transferFrom or approve: "Blacklistable:
+/// account is blacklisted". Both are checked before anything else of the call, the signature and the
+/// payee of an authorization included, in Circle's order: paused, then each address (transfer: the
+/// caller, then `to`; transferFrom: the caller, `from`, `to`; approve: the caller, the spender; an
+/// authorization: `from`, `to`, not its submitter). As in v2.2 the blacklist is the top bit of the
+/// balance's slot, so its check costs what Circle's does (the balance's slot, read first, is then warm).
+/// Roles: FiatToken's owner appoints the pauser and the blacklister; this token has no owner and no
+/// constructor storage (it runs behind contracts/TestUSDCProxy.sol, or copied by anvil_setCode), so
+/// `configureRoles` appoints both once: the first call wins, for good, and it is meant to be made by
+/// the deployer right after deploying (anyone could make it first on a public chain: another reason
+/// this token never backs real money). Until then nobody can pause or blacklist.
 contract TestUSDC {
     string public constant name = "Test USD Coin";
     string public constant symbol = "USDC";
     uint8 public constant decimals = 6;
     uint256 public totalSupply;
 
-    mapping(address => uint256) public balanceOf;
+    /// Circle's balanceAndBlacklistStates: the balance in the low 255 bits, the blacklist in the top one.
+    mapping(address => uint256) private _balanceAndBlacklistStates;
     mapping(address => mapping(address => uint256)) public allowance;
+
+    /// Circle's Pausable keeps both in one slot: whoever may pause, and whether it is paused.
+    address public pauser;
+    bool public paused;
+    address public blacklister;
 
     // keccak256 of Circle's type strings, as EIP-712's typeHash.
     bytes32 public constant TRANSFER_WITH_AUTHORIZATION_TYPEHASH = keccak256(
@@ -54,6 +75,8 @@ contract TestUSDC {
     /// Circle's USDC signs under version "2"; wallets and Geopoem's server read both from the chain.
     string private constant VERSION = "2";
 
+    uint256 private constant BLACKLISTED = 1 << 255;
+
     /// secp256k1's order halved: a larger s is the malleable twin of a valid signature.
     uint256 private constant HALF_ORDER = 0x7FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF5D576E7357A4501DDFE92F46681B20A0;
 
@@ -64,28 +87,113 @@ contract TestUSDC {
     event Approval(address indexed owner, address indexed spender, uint256 value);
     event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce);
     event AuthorizationCanceled(address indexed authorizer, bytes32 indexed nonce);
+    event Pause();
+    event Unpause();
+    event PauserChanged(address indexed newAddress);
+    event Blacklisted(address indexed _account);
+    event UnBlacklisted(address indexed _account);
+    event BlacklisterChanged(address indexed newBlacklister);
 
-    function mint(address to, uint256 amount) external {
+    modifier whenNotPaused() {
+        require(!paused, "Pausable: paused");
+        _;
+    }
+
+    modifier notBlacklisted(address account) {
+        require(!_isBlacklisted(account), "Blacklistable: account is blacklisted");
+        _;
+    }
+
+    modifier onlyPauser() {
+        require(msg.sender == pauser, "Pausable: caller is not the pauser");
+        _;
+    }
+
+    modifier onlyBlacklister() {
+        require(msg.sender == blacklister, "Blacklistable: caller is not the blacklister");
+        _;
+    }
+
+    /// Appoint the pauser and the blacklister, once: the first call wins and nothing changes them later.
+    function configureRoles(address pauser_, address blacklister_) external {
+        require(pauser == address(0) && blacklister == address(0), "TestUSDC: roles already configured");
+        require(pauser_ != address(0), "Pausable: new pauser is the zero address");
+        require(blacklister_ != address(0), "Blacklistable: new blacklister is the zero address");
+        pauser = pauser_;
+        blacklister = blacklister_;
+        emit PauserChanged(pauser_);
+        emit BlacklisterChanged(blacklister_);
+    }
+
+    function pause() external onlyPauser {
+        paused = true;
+        emit Pause();
+    }
+
+    function unpause() external onlyPauser {
+        paused = false;
+        emit Unpause();
+    }
+
+    function isBlacklisted(address account) external view returns (bool) {
+        return _isBlacklisted(account);
+    }
+
+    function blacklist(address account) external onlyBlacklister {
+        _balanceAndBlacklistStates[account] |= BLACKLISTED;
+        emit Blacklisted(account);
+    }
+
+    function unBlacklist(address account) external onlyBlacklister {
+        _balanceAndBlacklistStates[account] &= ~BLACKLISTED;
+        emit UnBlacklisted(account);
+    }
+
+    function balanceOf(address account) external view returns (uint256) {
+        return _balanceOf(account);
+    }
+
+    /// Open to anyone (a test token), but paused and blacklisted as Circle's minters' mint is.
+    function mint(address to, uint256 amount) external whenNotPaused notBlacklisted(msg.sender) notBlacklisted(to) {
         require(to != address(0), "mint to zero");
         totalSupply += amount;
-        balanceOf[to] += amount;
+        _setBalance(to, _balanceOf(to) + amount);
         emit Transfer(address(0), to, amount);
     }
 
     /// Trailing calldata after the two ABI words (Geopoem's commitment, challenge id and time)
     /// is ignored by the ABI decoder, as with any standard ERC-20.
-    function transfer(address to, uint256 amount) external returns (bool) {
+    function transfer(address to, uint256 amount)
+        external
+        whenNotPaused
+        notBlacklisted(msg.sender)
+        notBlacklisted(to)
+        returns (bool)
+    {
         _transfer(msg.sender, to, amount);
         return true;
     }
 
-    function approve(address spender, uint256 amount) external returns (bool) {
+    function approve(address spender, uint256 amount)
+        external
+        whenNotPaused
+        notBlacklisted(msg.sender)
+        notBlacklisted(spender)
+        returns (bool)
+    {
         allowance[msg.sender][spender] = amount;
         emit Approval(msg.sender, spender, amount);
         return true;
     }
 
-    function transferFrom(address from, address to, uint256 amount) external returns (bool) {
+    function transferFrom(address from, address to, uint256 amount)
+        external
+        whenNotPaused
+        notBlacklisted(msg.sender)
+        notBlacklisted(from)
+        notBlacklisted(to)
+        returns (bool)
+    {
         uint256 allowed = allowance[from][msg.sender];
         if (allowed != type(uint256).max) {
             require(allowed >= amount, "insufficient allowance");
@@ -122,7 +230,7 @@ contract TestUSDC {
         uint8 v,
         bytes32 r,
         bytes32 s
-    ) external {
+    ) external whenNotPaused notBlacklisted(from) notBlacklisted(to) {
         _transferWithAuthorization(from, to, value, validAfter, validBefore, nonce, abi.encodePacked(r, s, v));
     }
 
@@ -136,7 +244,7 @@ contract TestUSDC {
         uint256 validBefore,
         bytes32 nonce,
         bytes memory signature
-    ) external {
+    ) external whenNotPaused notBlacklisted(from) notBlacklisted(to) {
         _transferWithAuthorization(from, to, value, validAfter, validBefore, nonce, signature);
     }
 
@@ -152,7 +260,7 @@ contract TestUSDC {
         uint8 v,
         bytes32 r,
         bytes32 s
-    ) external {
+    ) external whenNotPaused notBlacklisted(from) notBlacklisted(to) {
         _receiveWithAuthorization(from, to, value, validAfter, validBefore, nonce, abi.encodePacked(r, s, v));
     }
 
@@ -164,15 +272,21 @@ contract TestUSDC {
         uint256 validBefore,
         bytes32 nonce,
         bytes memory signature
-    ) external {
+    ) external whenNotPaused notBlacklisted(from) notBlacklisted(to) {
         _receiveWithAuthorization(from, to, value, validAfter, validBefore, nonce, signature);
     }
 
-    function cancelAuthorization(address authorizer, bytes32 nonce, uint8 v, bytes32 r, bytes32 s) external {
+    function cancelAuthorization(address authorizer, bytes32 nonce, uint8 v, bytes32 r, bytes32 s)
+        external
+        whenNotPaused
+    {
         _cancelAuthorization(authorizer, nonce, abi.encodePacked(r, s, v));
     }
 
-    function cancelAuthorization(address authorizer, bytes32 nonce, bytes memory signature) external {
+    function cancelAuthorization(address authorizer, bytes32 nonce, bytes memory signature)
+        external
+        whenNotPaused
+    {
         _cancelAuthorization(authorizer, nonce, signature);
     }
 
@@ -293,12 +407,28 @@ contract TestUSDC {
 
     function _transfer(address from, address to, uint256 amount) internal {
         require(to != address(0), "transfer to zero");
-        uint256 balance = balanceOf[from];
+        uint256 balance = _balanceOf(from);
         require(balance >= amount, "transfer amount exceeds balance");
         unchecked {
-            balanceOf[from] = balance - amount;
+            _setBalance(from, balance - amount);
         }
-        balanceOf[to] += amount;
+        _setBalance(to, _balanceOf(to) + amount);
         emit Transfer(from, to, amount);
+    }
+
+    function _isBlacklisted(address account) private view returns (bool) {
+        return _balanceAndBlacklistStates[account] & BLACKLISTED != 0;
+    }
+
+    function _balanceOf(address account) private view returns (uint256) {
+        return _balanceAndBlacklistStates[account] & ~BLACKLISTED;
+    }
+
+    /// v2.2's _setBalance: the top bit stays the blacklist's, and a blacklisted account's balance is
+    /// frozen (the modifiers refuse such an account before any call gets here).
+    function _setBalance(address account, uint256 balance) private {
+        require(balance < BLACKLISTED, "FiatTokenV2_2: Balance exceeds (2^255 - 1)");
+        require(!_isBlacklisted(account), "FiatTokenV2_2: Account is blacklisted");
+        _balanceAndBlacklistStates[account] = balance;
     }
 }

@@ -7,19 +7,28 @@ const path = require("path");
 const solc = require("solc");
 
 const here = __dirname;
-const sources = ["TestUSDC.sol", "TestDoubles.sol", "TermsRegistry.sol"];
-const input = {
-  language: "Solidity",
-  sources: Object.fromEntries(
-    sources.map((file) => [file, { content: fs.readFileSync(path.join(here, file), "utf8") }]),
-  ),
-  settings: {
-    optimizer: { enabled: true, runs: 200 },
-    // Paris: no PUSH0 etc. issues on any node the project targets; anvil and Sepolia accept it.
-    evmVersion: "paris",
-    outputSelection: { "*": { "*": ["abi", "evm.bytecode.object"] } },
-  },
-};
+// Two groups, each with its EVM target. The pot (and its library) needs Cancun: OpenZeppelin's
+// ReentrancyGuardTransient keeps its lock in transient storage (TSTORE/TLOAD), which anvil, Sepolia
+// and mainnet all run. The older contracts stay on Paris, as their bytecode always was (TestUSDC's
+// header says why it avoids `mcopy`).
+const groups = [
+  { evmVersion: "paris", sources: ["TestUSDC.sol", "TestUSDCProxy.sol", "TestDoubles.sol", "TermsRegistry.sol"] },
+  { evmVersion: "cancun", sources: ["GeoMath.sol", "GeopoemPot.sol"] },
+];
+
+function inputOf({ evmVersion, sources }) {
+  return {
+    language: "Solidity",
+    sources: Object.fromEntries(
+      sources.map((file) => [file, { content: fs.readFileSync(path.join(here, file), "utf8") }]),
+    ),
+    settings: {
+      optimizer: { enabled: true, runs: 200 },
+      evmVersion,
+      outputSelection: { "*": { "*": ["abi", "evm.bytecode.object"] } },
+    },
+  };
+}
 
 // `import "@openzeppelin/..."` resolves to node_modules (the version package.json pins); nothing else
 // may be imported.
@@ -33,23 +42,25 @@ function findImports(importPath) {
   }
 }
 
-const output = JSON.parse(solc.compile(JSON.stringify(input), { import: findImports }));
-const errors = (output.errors || []).filter((e) => e.severity === "error");
-for (const e of output.errors || []) console.error(e.formattedMessage);
-if (errors.length) process.exit(1);
-
 const outDir = path.join(here, "build");
 fs.mkdirSync(outDir, { recursive: true });
-for (const file of sources) {
-  for (const [name, contract] of Object.entries(output.contracts[file])) {
-    const artifact = {
-      contractName: name,
-      sourceName: `contracts/${file}`,
-      compiler: `solc-js ${solc.version()}`,
-      abi: contract.abi,
-      bytecode: "0x" + contract.evm.bytecode.object,
-    };
-    fs.writeFileSync(path.join(outDir, `${name}.json`), JSON.stringify(artifact, null, 2) + "\n");
-    console.log(`wrote contracts/build/${name}.json`);
+for (const group of groups) {
+  const output = JSON.parse(solc.compile(JSON.stringify(inputOf(group)), { import: findImports }));
+  const errors = (output.errors || []).filter((e) => e.severity === "error");
+  for (const e of output.errors || []) console.error(e.formattedMessage);
+  if (errors.length) process.exit(1);
+  for (const file of group.sources) {
+    for (const [name, contract] of Object.entries(output.contracts[file])) {
+      const artifact = {
+        contractName: name,
+        sourceName: `contracts/${file}`,
+        compiler: `solc-js ${solc.version()}`,
+        evmVersion: group.evmVersion,
+        abi: contract.abi,
+        bytecode: "0x" + contract.evm.bytecode.object,
+      };
+      fs.writeFileSync(path.join(outDir, `${name}.json`), JSON.stringify(artifact, null, 2) + "\n");
+      console.log(`wrote contracts/build/${name}.json`);
+    }
   }
 }

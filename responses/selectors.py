@@ -1,240 +1,283 @@
-"""Reads of claims: the public lists, a player's own claims, and the scores and winners computed
-from the correct responses (the only rows resolution writes), so their cost does not grow with
-the number of responses."""
+"""Reads of stakes as the API shows them (docs/protocol.md 3.4 and 3.5): a stake in the pot (from its
+Staked event), or a signed stake still on its way to it, with the guess the site holds (secret until
+the solution is on chain) and, once the challenge is final, what it won, was paid or refunded."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Iterable
 from decimal import Decimal
-from typing import TYPE_CHECKING, TypedDict
 
-from django.db import connection
-from django.db.models import BooleanField, Case, CharField, F, FloatField, Func, Q, QuerySet, Value, When
-from django.db.models.functions import Cast, Coalesce, NullIf, Round
+from django.conf import settings
+from django.db.models import QuerySet
 
-from challenges.models import Challenge, ChallengeStatus, Payout, PayoutStatus
-from challenges.scoring import PrizeSplit, prize_split
-from challenges.selectors import distance_to_own_solution_sql
+from challenges.models import Challenge, PotState
+from challenges.selectors import Phase, chain_clock, chain_now, challenge_phase
 
-from .models import PaymentMethod, Response, ResponseStatus
+from .models import Guess, PaymentKind, PotPayment, RelayStatus, SignedStake, Stake
 
-if TYPE_CHECKING:
-    from django_stubs_ext import WithAnnotations
+RELAYING = (RelayStatus.QUEUED, RelayStatus.SENT, RelayStatus.NOT_NEEDED)
 
 
-class ResponseScores(TypedDict):
-    """What responses_with_scores annotates on each row."""
-
-    distance_meters: float | None
-    correct: bool | None
+def usdc(units: int | Decimal | None) -> str:
+    """Token units as USDC with the token's 6 decimals, exactly."""
+    return f"{Decimal(units or 0).scaleb(-settings.TOKEN_DECIMALS):.6f}"
 
 
-if TYPE_CHECKING:
-    ScoredResponse = WithAnnotations[Response, ResponseScores]
+def _state(challenge: Challenge) -> PotState | None:
+    try:
+        return challenge.pot
+    except PotState.DoesNotExist:
+        return None
 
 
-def response_list_public(*, challenge_id: int | None = None, after_id: int = 0) -> QuerySet[Response]:
-    """Confirmed responses of resolved challenges only: nothing of an open challenge is public."""
-    responses = Response.objects.filter(
-        status=ResponseStatus.CONFIRMED, challenge__status=ChallengeStatus.RESOLVED, id__gt=after_id
-    )
-    if challenge_id is not None:
-        responses = responses.filter(challenge_id=challenge_id)
-    # Distance and correctness are computed for the page's rows only (LIMIT applies first).
-    return responses_with_scores(responses.select_related("challenge", "authorization")).order_by("id")
+class _Context:
+    """What every stake of one challenge needs, read once."""
 
+    def __init__(self, challenge: Challenge, *, confirmed_block: int) -> None:
+        self.challenge = challenge
+        self.state = _state(challenge)
+        self.confirmed_block = confirmed_block
+        self.revealed = self.state is not None and self.state.solution_block is not None
+        self.phase = challenge_phase(challenge, now=chain_now())
+        self.final = self.phase in (Phase.FINAL, Phase.PAID, Phase.ABORTED)
+        self.payments = list(PotPayment.objects.filter(challenge_id=challenge.pk)) if self.final else []
 
-def response_list_rejected(*, challenge_id: int | None = None, after_id: int = 0) -> QuerySet[Response]:
-    """Rejected claims of resolved challenges, oldest first: after resolution every claim is public
-    so that a verifier can account for every payment naming the challenge (docs/protocol.md
-    section 6, "Completeness"). Before resolution nothing, as for the confirmed list."""
-    claims = Response.objects.filter(
-        status=ResponseStatus.REJECTED, challenge__status=ChallengeStatus.RESOLVED, id__gt=after_id
-    )
-    if challenge_id is not None:
-        claims = claims.filter(challenge_id=challenge_id)
-    return claims.select_related("challenge", "authorization").order_by("id")
-
-
-def response_list_by_address(
-    *, address: str, challenge_id: int | None = None, before_id: int | None = None
-) -> QuerySet[Response]:
-    """The claims `address` made, any status, newest first (My submissions on another device):
-    the confirmed claims naming it, and the others only once a read of their transaction showed the
-    payer's own claim (Response.sent_by_submitter: sent from this address, carrying the claim's
-    guess). Anyone can write any address into a claim, on a made-up hash or on a transaction the
-    address sent for something else; none of those is ever listed, at any status, so nobody can put
-    claims into someone else's list. The serializer hides coordinates until the challenge is resolved."""
-
-    # The very condition of the partial index response_submitter_listed (responses/models.py).
-    claims = Response.objects.filter(submitter_address__iexact=address).filter(
-        Q(status=ResponseStatus.CONFIRMED) | Q(sent_by_submitter=True)
-    )
-    if challenge_id is not None:
-        claims = claims.filter(challenge_id=challenge_id)
-    if before_id is not None:
-        claims = claims.filter(id__lt=before_id)
-    # The distance is computed for the page's rows only (LIMIT applies first): the claim's outcome.
-    return responses_with_scores(claims.select_related("challenge", "authorization")).order_by("-id")
-
-
-def response_get_by_hash(*, transaction_hash: str, commitment: str | None = None) -> Response | None:
-    """The claim a player asks about. With its commitment (the page computes it from the guess it
-    kept): that claim, whatever its status. Without (links made before several claims could name a
-    hash): the confirmed claim; else the only claim; else None, since which of several waiting
-    claims is the asker's cannot be told."""
-    claims = responses_with_scores(
-        Response.objects.select_related("challenge", "authorization").filter(transaction_hash=transaction_hash.lower())
-    )
-    if commitment is not None:
-        return claims.filter(commitment=commitment.lower()).first()
-    confirmed = claims.filter(status=ResponseStatus.CONFIRMED).first()
-    if confirmed is not None:
-        return confirmed
-    first_two = list(claims.order_by("id")[:2])
-    return first_two[0] if len(first_two) == 1 else None
-
-
-def response_get_by_authorization(*, commitment: str) -> Response | None:
-    """The claim paid by authorization whose commitment (its authorization's nonce) this is: there is
-    at most one (responses/models.py, response_one_claim_per_authorization)."""
-    return (
-        responses_with_scores(Response.objects.select_related("challenge", "authorization"))
-        .filter(commitment=commitment.lower(), payment_method=PaymentMethod.AUTHORIZATION)
-        .first()
-    )
-
-
-def responses_with_scores(queryset: QuerySet[Response]) -> QuerySet[ScoredResponse]:
-    """Annotate `distance_meters` and `correct` (the public contract of a scored response): both
-    None unless the response is confirmed and its challenge resolved. The distance is computed per
-    row read (a page is at most a thousand), `correct` is the flag resolution wrote on the correct
-    responses (False for every other confirmed response of a resolved challenge)."""
-    scored = Q(status=ResponseStatus.CONFIRMED, challenge__status=ChallengeStatus.RESOLVED)
-    return queryset.annotate(
-        distance_meters=Case(
-            When(scored, then=distance_to_own_solution_sql()), default=None, output_field=FloatField()
-        ),
-        correct=Case(
-            When(scored, then=Coalesce(F("is_correct"), Value(False))), default=None, output_field=BooleanField()
-        ),
-    )
-
-
-def response_export_rows(*, challenge: Challenge):
-    """Every response of a challenge in chain order as the staff CSV shows it (after the record
-    and id columns of the export header): text-ready columns, so PostgreSQL can write the CSV."""
-    text: dict[str, CharField] = {"output_field": CharField()}
-    timestamp = Func(
-        F("submission_timestamp"),
-        template="to_char(%(expressions)s AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"+00:00\"')",
-        **text,
-    )
-    if connection.vendor != "postgresql":
-        timestamp = Cast(F("submission_timestamp"), CharField())
-    columns = {
-        "c_record": Value("response", **text),
-        "c_id": F("id"),
-        "c_challenge": F("challenge_id"),
-        "c_kind": Value(None, **text),
-        "c_status": F("status"),
-        "c_reason": NullIf(F("rejection_code"), Value("")),
-        "c_address": F("submitter_address"),
-        "c_text": F("submission_text"),
-        "c_amount": F("submission_stake"),
-        "c_hash": F("transaction_hash"),
-        "c_block": F("block_number"),
-        "c_tx_index": F("transaction_index"),
-        "c_log_index": F("log_index"),
-        "c_time": timestamp,
-        "c_distance": Case(
-            When(distance_meters__isnull=False, then=Cast(Round(F("distance_meters"), 2), CharField())),
-            default=None,
-            **text,
-        ),
-        "c_correct": Case(
-            When(correct=True, then=Value("True")), When(correct=False, then=Value("False")), default=None, **text
-        ),
-    }
-    responses = responses_with_scores(
-        Response.objects.filter(challenge=challenge).select_related("challenge", "authorization")
-    )
-    return (
-        responses.annotate(**columns)
-        .order_by("block_number", "transaction_index", "log_index", "id")
-        .values_list(*columns)
-    )
-
-
-@dataclass(frozen=True)
-class Winners:
-    challenge: Challenge
-    earliest: ScoredResponse | None
-    highest: ScoredResponse | None
-    split: PrizeSplit
-
-    @property
-    def earliest_prize(self) -> Decimal | None:
-        return self.split.earliest if self.earliest else None
-
-    @property
-    def highest_prize(self) -> Decimal | None:
-        return self.split.highest if self.highest else None
-
-    @property
-    def operations(self) -> Decimal:
-        """The 20 % share; with no correct response nothing is allocated at all."""
-        return self.split.operations if self.earliest else Decimal("0")
-
-    @property
-    def unallocated(self) -> Decimal:
-        """What nobody is due: the rounding dust, or the whole pot when no response is correct."""
-        return self.split.total - self.operations - (self.earliest_prize or 0) - (self.highest_prize or 0)
-
-
-def challenge_winners(*, challenge: Challenge) -> Winners:
-    correct = responses_with_scores(
-        Response.objects.filter(challenge=challenge, status=ResponseStatus.CONFIRMED, is_correct=True)
-    ).select_related("challenge", "authorization")
-    earliest = correct.order_by("block_number", "transaction_index", "log_index").first()
-    highest = correct.order_by("-submission_stake", "block_number", "transaction_index", "log_index").first()
-    return Winners(challenge=challenge, earliest=earliest, highest=highest, split=prize_split(challenge.staked_sum))
-
-
-# How far along a payout is, least first: a response that won both prizes shows the one less far along.
-_PAYOUT_PROGRESS: list[str] = [
-    PayoutStatus.FAILED,
-    PayoutStatus.DUE,
-    PayoutStatus.VERIFYING,
-    PayoutStatus.PAID,
-    PayoutStatus.KEPT,
-]
-
-
-def response_outcomes(*, responses: list[Response]) -> dict[int, dict]:
-    """The outcome of each confirmed claim of a resolved challenge among `responses` (rows of
-    responses_with_scores), by id: {isCorrect, distanceMeters, prize, payoutStatus,
-    payoutTransactionHash} (docs/protocol.md section 6, "What the player sees"). Claims not
-    confirmed, or of a challenge not resolved, have none. One query for the payouts of the page.
-    A response that won both prizes shows their sum, the status of the one less far along, and the
-    transaction of the earliest prize once paid (else of the highest)."""
-    scored = [r for r in responses if r.status == ResponseStatus.CONFIRMED and r.challenge.is_resolved]
-    payouts: dict[int | None, list[Payout]] = {}
-    if scored:
-        rows = Payout.objects.filter(response_id__in=[r.pk for r in scored]).order_by("kind")
-        for payout in rows:
-            payouts.setdefault(payout.response_id, []).append(payout)
-    outcomes = {}
-    for response in scored:
-        won = payouts.get(response.pk, [])
-        status = min((p.status for p in won), key=_PAYOUT_PROGRESS.index, default=None)
-        paid = [p.transaction_hash for p in won if p.status == PayoutStatus.PAID]
-        distance = getattr(response, "distance_meters", None)
-        outcomes[response.pk] = {
-            "isCorrect": bool(response.is_correct),
-            "distanceMeters": distance,
-            "prize": f"{sum((p.amount for p in won), Decimal(0)):.6f}",
-            "payoutStatus": status,
-            "payoutTransactionHash": paid[0] if paid else None,
+    def outcome(self, stake: Stake | None) -> dict | None:
+        if not self.final or stake is None or self.state is None:
+            return None
+        won = []
+        if self.phase != Phase.ABORTED:
+            if self.state.earliest_seq == stake.seq:
+                won.append(PaymentKind.EARLIEST.value)
+            if self.state.highest_seq == stake.seq:
+                won.append(PaymentKind.HIGHEST.value)
+        paid_kinds = {p.kind for p in self.payments}
+        prize = sum(int(p.amount_units) for p in self.payments if p.kind in won)
+        refund = next((p for p in self.payments if p.kind == PaymentKind.REFUND and p.seq == stake.seq), None)
+        return {
+            "prize": usdc(prize),
+            "prizes": won,
+            "paid": all(kind in paid_kinds for kind in won),
+            "refund": usdc(int(refund.amount_units) + int(refund.bond_units)) if refund else None,
         }
-    return outcomes
+
+
+def stake_view(context: _Context, *, stake: Stake | None, signed: SignedStake | None, guess: Guess | None) -> dict:
+    """One stake's API shape; `stake` (on chain) or `signed` (on its way) or both."""
+    source = stake if stake is not None else signed
+    assert source is not None
+    if stake is not None:
+        status = "confirmed" if stake.block_number <= context.confirmed_block else "pending"
+    else:
+        assert signed is not None
+        status = {"refused": "refused", "failed": "failed"}.get(str(signed.relay_status), "relaying")
+    shown = guess is not None and context.revealed
+    if shown and guess is not None:
+        correct: bool | None = guess.is_correct
+        distance = f"{guess.distance_m:.2f}" if guess.distance_m is not None else None
+    else:
+        correct = stake.revealed_correct if stake is not None and context.revealed else None
+        distance = None
+    return {
+        "id": stake.seq if stake is not None else None,
+        "challengeId": context.challenge.pk,
+        "submitterAddress": source.payer,
+        "submissionStake": usdc(source.amount_units),
+        "commitment": source.commitment,
+        "status": status,
+        "transactionHash": stake.transaction_hash if stake else None,
+        "blockNumber": stake.block_number if stake else None,
+        "logIndex": stake.log_index if stake else None,
+        "submissionTimestamp": int(stake.block_time.timestamp()) if stake else None,
+        "paymentMethod": "authorization" if signed is not None else "approval",
+        "authorization": (
+            {
+                "validBefore": signed.valid_before,
+                "relayStatus": signed.relay_status,
+                "relayCode": signed.relay_code,
+                "relayReason": signed.relay_reason,
+                "relayTransactionHash": signed.relay_transaction_hash or None,
+            }
+            if signed is not None
+            else None
+        ),
+        "guessReceived": guess is not None,
+        "submissionText": guess.text if shown and guess else None,
+        "submissionSalt": guess.salt if shown and guess else None,
+        "revealed": stake is not None and stake.revealed_correct is not None,
+        "isCorrect": correct,
+        "distanceMeters": distance,
+        "outcome": context.outcome(stake),
+    }
+
+
+def _confirmed_block() -> int:
+    clock = chain_clock()
+    return clock.confirmed_block if clock is not None else -1
+
+
+def _guesses(challenge_id: int, keys: Iterable[tuple[str, str]]) -> dict[tuple[str, str], Guess]:
+    keys = list(keys)
+    if not keys:
+        return {}
+    commitments = {c for _, c in keys}
+    rows = Guess.objects.filter(challenge_id=challenge_id, commitment__in=commitments)
+    return {(g.payer, g.commitment): g for g in rows}
+
+
+def _signed_for(challenge_id: int, keys: Iterable[tuple[str, str]]) -> dict[tuple[str, str], SignedStake]:
+    commitments = {c for _, c in keys}
+    rows = SignedStake.objects.filter(challenge_id=challenge_id, commitment__in=commitments)
+    return {(s.payer, s.commitment): s for s in rows}
+
+
+def stake_by_commitment(*, commitment: str) -> dict | None:
+    """The stake with this commitment (the lowest sequence when several share it), or the signed stake
+    with it still on its way."""
+    stake = (
+        Stake.objects.filter(commitment=commitment).select_related("challenge").order_by("challenge_id", "seq").first()
+    )
+    signed: SignedStake | None
+    if stake is not None:
+        challenge = stake.challenge
+        key = (stake.payer, stake.commitment)
+        signed = _signed_for(challenge.pk, [key]).get(key)
+    else:
+        signed = SignedStake.objects.filter(commitment=commitment).select_related("challenge").order_by("id").first()
+        if signed is None:
+            return None
+        challenge = signed.challenge
+        key = (signed.payer, signed.commitment)
+    context = _Context(challenge, confirmed_block=_confirmed_block())
+    return stake_view(context, stake=stake, signed=signed, guess=_guesses(challenge.pk, [key]).get(key))
+
+
+def stakes_by_address(*, address: str, challenge_id: int | None = None, after_id: int | None, limit: int) -> list[dict]:
+    """A payer's stakes, newest first: first the signed stakes not in the pot (yet), then a page of the
+    stakes in the pot (keyset on the row id, newest first)."""
+    confirmed = _confirmed_block()
+    stakes: QuerySet[Stake] = Stake.objects.filter(payer=address).select_related("challenge")
+    signed_rows: QuerySet[SignedStake] = SignedStake.objects.filter(payer=address).select_related("challenge")
+    if challenge_id is not None:
+        stakes = stakes.filter(challenge_id=challenge_id)
+        signed_rows = signed_rows.filter(challenge_id=challenge_id)
+    if after_id is not None:
+        stakes = stakes.filter(pk__lt=after_id)
+    page = list(stakes.order_by("-pk")[: limit + 1])
+    out: list[dict] = []
+    contexts: dict[int, _Context] = {}
+
+    def context_of(challenge: Challenge) -> _Context:
+        if challenge.pk not in contexts:
+            contexts[challenge.pk] = _Context(challenge, confirmed_block=confirmed)
+        return contexts[challenge.pk]
+
+    if after_id is None:
+        in_pot = set(Stake.objects.filter(payer=address).values_list("challenge_id", "payer", "commitment"))
+        for signed in signed_rows.order_by("-pk")[:limit]:
+            if (signed.challenge_id, signed.payer, signed.commitment) not in in_pot:
+                guess = _guesses(signed.challenge_id, [(signed.payer, signed.commitment)]).get(
+                    (signed.payer, signed.commitment)
+                )
+                out.append(stake_view(context_of(signed.challenge), stake=None, signed=signed, guess=guess))
+    for stake in page:
+        key = (stake.payer, stake.commitment)
+        view = stake_view(
+            context_of(stake.challenge),
+            stake=stake,
+            signed=_signed_for(stake.challenge_id, [key]).get(key),
+            guess=_guesses(stake.challenge_id, [key]).get(key),
+        )
+        view["_row"] = stake.pk
+        out.append(view)
+    return out
+
+
+def stakes_public(*, challenge_id: int | None, after_id: int, limit: int) -> list[dict]:
+    """Every stake of the challenges whose solution is on chain, with the guesses the site holds, in
+    order (row id ascending, which is sequence order within a challenge)."""
+    stakes = (
+        Stake.objects.filter(challenge__pot__solution_block__isnull=False, pk__gt=after_id)
+        .select_related("challenge", "challenge__pot", "challenge__opening")
+        .order_by("pk")
+    )
+    if challenge_id is not None:
+        stakes = stakes.filter(challenge_id=challenge_id)
+    rows = list(stakes[: limit + 1])
+    confirmed = _confirmed_block()
+    contexts: dict[int, _Context] = {}
+    by_challenge: dict[int, list[Stake]] = {}
+    for stake in rows:
+        by_challenge.setdefault(stake.challenge_id, []).append(stake)
+    guesses: dict[tuple[int, str, str], Guess] = {}
+    signed: dict[tuple[int, str, str], SignedStake] = {}
+    for cid, group in by_challenge.items():
+        keys = [(s.payer, s.commitment) for s in group]
+        guesses.update({(cid, *k): g for k, g in _guesses(cid, keys).items()})
+        signed.update({(cid, *k): s for k, s in _signed_for(cid, keys).items()})
+    out = []
+    for stake in rows:
+        if stake.challenge_id not in contexts:
+            contexts[stake.challenge_id] = _Context(stake.challenge, confirmed_block=confirmed)
+        key = (stake.challenge_id, stake.payer, stake.commitment)
+        view = stake_view(contexts[stake.challenge_id], stake=stake, signed=signed.get(key), guess=guesses.get(key))
+        view["_row"] = stake.pk
+        out.append(view)
+    return out
+
+
+def challenge_winners(*, challenge: Challenge) -> dict:
+    """The winners as the pot holds them (the best correct reveals so far; fixed once final), the
+    prizes, and every payment and refund the pot made (docs/protocol.md 3.5)."""
+    context = _Context(challenge, confirmed_block=_confirmed_block())
+    state = context.state
+    stakes = (
+        {
+            s.seq: s
+            for s in Stake.objects.filter(
+                challenge_id=challenge.pk, seq__in=[x for x in (state.earliest_seq, state.highest_seq) if state and x]
+            )
+        }
+        if state is not None
+        else {}
+    )
+
+    def view(seq: int | None) -> dict | None:
+        stake = stakes.get(seq) if seq else None
+        if stake is None:
+            return None
+        key = (stake.payer, stake.commitment)
+        return stake_view(
+            context,
+            stake=stake,
+            signed=_signed_for(challenge.pk, [key]).get(key),
+            guess=_guesses(challenge.pk, [key]).get(key),
+        )
+
+    pot = int(state.staked_units) if state is not None else 0
+    prize = pot * 40 // 100
+    has_winner = state is not None and state.earliest_seq is not None and context.phase != Phase.ABORTED
+    payments = PotPayment.objects.filter(challenge_id=challenge.pk)
+    return {
+        "challengeId": challenge.pk,
+        "phase": context.phase,
+        "final": context.final,
+        "guessDeadline": int(state.guess_deadline.timestamp()) if state is not None and state.guess_deadline else None,
+        "earliest": view(state.earliest_seq) if has_winner and state else None,
+        "highest": view(state.highest_seq) if has_winner and state else None,
+        "prizes": {
+            "earliest": usdc(prize if has_winner else 0),
+            "highest": usdc(prize if has_winner else 0),
+            "share": usdc(pot - 2 * prize if has_winner else 0),
+        },
+        "payments": [
+            {
+                "kind": p.kind,
+                "seq": p.seq,
+                "to": p.to,
+                "amount": usdc(int(p.amount_units) + int(p.bond_units)),
+                "transactionHash": p.transaction_hash,
+            }
+            for p in payments
+        ],
+    }

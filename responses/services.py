@@ -1,324 +1,274 @@
-"""Writes to responses: a claim's life. A claim starts `pending` (response_create); the chain
-verification (chain/verification.py) reads the chain, decides, and moves it with response_confirm,
-response_reject or response_unconfirm, which move the challenge's sums in the same transaction.
+"""Writes of responses: a signed stake a player asks the site to relay (docs/protocol.md 3.1), the guess
+of a stake in the pot (3.2), the relay's progress the chain app's relayer reports, and the projections
+of the pot's events its follower rebuilds (chain/pot/projection.py)."""
 
-A stake's hash is public (in the mempool before it is mined), so anyone can post a claim on it.
-Any number of claims may wait on one hash; only the one whose commitment the calldata carries can
-confirm (docs/protocol.md, section 3). A claim the chain already shows cannot match is refused at
-once and nothing is stored: posting first gains a stranger nothing."""
+from __future__ import annotations
 
-import logging
-from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import timedelta
 from decimal import Decimal
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from challenges.commitments import guess_commitment, new_salt
-from challenges.coordinates import parse_coordinates
-from challenges.models import Challenge
-from challenges.selectors import challenge_accepts_claims
-from challenges.services import challenge_stake_moved
+from challenges.commitments import guess_commitment
+from challenges.coordinates import micro_degrees, parse_coordinates
+from challenges.geometry import is_correct
+from challenges.scoring import haversine_m
+from challenges.selectors import chain_clock, chain_now, challenge_published, challenge_takes_stakes
+from config.public_cache import public_answers_mark_stale
 
-from . import barrier, hooks
-from .exceptions import exception_record
-from .models import ExceptionKind, PaymentMethod, Response, ResponseStatus
-from .reasons import REASON_SENTENCES, Reason
-from .reopening import response_reopen_on_repost
+from .models import Guess, PotPayment, RelayStatus, SignedStake, Stake
+from .ports import SignedStakeRequest, chain_port
 
-logger = logging.getLogger(__name__)
+# --- A signed stake to relay (docs/protocol.md 3.1) ------------------------------------------
 
 
 class ChallengeNotFound(Exception):
     pass
 
 
-class ChallengeNotOpen(Exception):
-    pass
+class ChallengeNotTakingStakes(Exception):
+    """Not open (or about to close): a relayed stake could only revert."""
 
 
-class TransactionAlreadyUsed(Exception):
-    pass
+class CommitmentAlreadySigned(Exception):
+    """This payer signed a stake with this commitment before, with another amount or signature."""
 
 
-class ClaimCannotMatch(Exception):
-    """The transaction, read at POST time, shows the claim can never be confirmed."""
+class StakeRefused(Exception):
+    """The signature or the chain shows the stake can never be taken (422)."""
 
-    def __init__(self, code: str) -> None:
-        super().__init__(code)
+    def __init__(self, code: str, sentence: str) -> None:
+        super().__init__(sentence)
         self.code = code
+        self.sentence = sentence
+
+
+class AuthorizationsUnsupported(Exception):
+    """The token takes no EIP-3009 authorizations (409)."""
+
+
+class AuthorizationsUnavailable(Exception):
+    """The token's domain cannot be read right now (503; may pass)."""
+
+
+class BelowChallengeMinimum(ValueError):
+    def __init__(self, minimum: Decimal) -> None:
+        super().__init__(f"The minimum stake of this challenge is {minimum.normalize():f} USDC.")
 
 
 @dataclass(frozen=True)
-class ClaimResult:
-    response: Response
+class SignedStakeResult:
+    signed_stake: SignedStake
     created: bool
 
 
-def _enqueue_verification(response_id: int) -> None:
-    hooks.queue_verification(response_id)
+def _same(request: SignedStakeRequest, stored: SignedStake) -> bool:
+    return (request.amount_units, request.valid_after, request.valid_before, request.signature) == (
+        int(stored.amount_units),
+        stored.valid_after,
+        stored.valid_before,
+        stored.signature,
+    )
 
 
-def guess_fields(*, challenge_id: int, text: str, submitter_address: str, salt: str | None = None) -> dict:
-    """The guess columns of a Response row: the canonical text and its coordinates (raises
-    CoordinateError), the salt (a fresh one when None) and the commitment the payment carries
-    (docs/protocol.md, section 1). The one way a row is built: response_create, the demo
-    (responses/demo.py), the tests (conftest.py) and the benchmarks (bench/data.py) all call it."""
-    coordinates = parse_coordinates(text)
-    salt = new_salt() if salt is None else salt
-    return {
-        "submission_text": coordinates.text,
-        "submission_lat": coordinates.lat,
-        "submission_lon": coordinates.lon,
-        "submission_salt": salt,
-        "commitment": guess_commitment(
-            chain_id=settings.CHAIN_ID,
-            challenge_id=challenge_id,
-            submitter_address=submitter_address,
-            text=coordinates.text,
-            salt=salt,
-        ),
+def signed_stake_submit(*, request: SignedStakeRequest, stake: Decimal) -> SignedStakeResult:
+    """Store a signed stake and queue it for the relayer, or say why not. The identical stake posted
+    again (a retry after a lost answer, also many at once) returns the stored one."""
+    challenge = challenge_published(challenge_id=request.challenge_id)
+    if challenge is None:
+        raise ChallengeNotFound
+    stored = SignedStake.objects.filter(
+        challenge_id=request.challenge_id, payer=request.payer, commitment=request.commitment
+    ).first()
+    if stored is not None:
+        if not _same(request, stored):
+            raise CommitmentAlreadySigned
+        return SignedStakeResult(stored, created=False)
+    if not challenge_takes_stakes(challenge=challenge):
+        raise ChallengeNotTakingStakes
+    if stake < challenge.min_stake:
+        raise BelowChallengeMinimum(challenge.min_stake)
+    port = chain_port()
+    check = port.check_signed_stake(request)
+    if check.unsupported:
+        raise AuthorizationsUnsupported
+    if check.unavailable:
+        raise AuthorizationsUnavailable
+    if check.refusal_code:
+        raise StakeRefused(check.refusal_code, check.refusal_sentence)
+    admission = port.relay_admit(payer=request.payer)
+    try:
+        with transaction.atomic():
+            row = SignedStake.objects.create(
+                challenge_id=request.challenge_id,
+                payer=request.payer,
+                amount_units=request.amount_units,
+                commitment=request.commitment,
+                nonce=check.nonce,
+                valid_after=request.valid_after,
+                valid_before=request.valid_before,
+                signature=request.signature,
+                relay_status=admission.status,
+                relay_code=admission.code,
+                relay_reason=admission.reason,
+            )
+            if admission.status == RelayStatus.QUEUED:
+                port.signed_stake_stored(signed_stake_id=row.pk)
+    except IntegrityError:  # the same stake posted at the same moment: the other insert won
+        stored = SignedStake.objects.get(
+            challenge_id=request.challenge_id, payer=request.payer, commitment=request.commitment
+        )
+        if not _same(request, stored):
+            raise CommitmentAlreadySigned from None
+        return SignedStakeResult(stored, created=False)
+    return SignedStakeResult(row, created=True)
+
+
+# Where each relay status may be reached from: a relayer that runs twice, or late, cannot move a
+# signed stake backwards. `queued` is only ever the first status.
+_MAY_FOLLOW: dict[str, tuple[str, ...]] = {
+    RelayStatus.SENT: (RelayStatus.QUEUED, RelayStatus.SENT),
+    RelayStatus.REFUSED: (RelayStatus.QUEUED,),
+    RelayStatus.NOT_NEEDED: (RelayStatus.QUEUED, RelayStatus.SENT),
+    RelayStatus.FAILED: (RelayStatus.QUEUED, RelayStatus.SENT),
+}
+
+
+def signed_stake_relay_moved(
+    *, signed_stake_id: int, status: str, code: str = "", reason: str = "", transaction_hash: str = ""
+) -> bool:
+    """Move a signed stake's relay to `status`; True when this call moved it."""
+    fields: dict[str, object] = {
+        "relay_status": status,
+        "relay_code": code,
+        "relay_reason": reason[:300],
+        "updated_at": timezone.now(),
     }
+    if transaction_hash:
+        fields["relay_transaction_hash"] = transaction_hash.lower()
+    return bool(SignedStake.objects.filter(pk=signed_stake_id, relay_status__in=_MAY_FOLLOW[status]).update(**fields))
+
+
+# --- The guess of a stake in the pot (docs/protocol.md 3.2) ------------------------------------
+
+
+class GuessDoesNotOpenCommitment(Exception):
+    """The text and salt do not open the commitment with this payer bound in (422)."""
+
+
+class StakeNotConfirmed(Exception):
+    """No stake of this payer with this commitment is confirmed in the pot yet (409, may pass)."""
+
+
+class GuessWindowClosing(Exception):
+    """Too late for the site to reveal it on chain (409): the player may reveal it themselves."""
 
 
 @dataclass(frozen=True)
-class Guess:
-    """A posted claim's guess, before its payment is looked at: the challenge (which exists), the
-    row's guess columns (guess_fields, with the commitment) and what a replay must match."""
-
-    challenge: Challenge
-    fields: dict
-    stake: Decimal
-    address: str
-    salt: str
-
-    @property
-    def commitment(self) -> str:
-        return self.fields["commitment"]
-
-    def same_as(self, existing: Response) -> bool:
-        """The stored claim is this very claim (a retry after a lost answer), as far as the guess goes."""
-        return (
-            existing.challenge_id == self.challenge.pk
-            and existing.submission_text == self.fields["submission_text"]
-            and existing.submission_stake == self.stake
-            and existing.submitter_address == self.address
-            and existing.submission_salt == self.salt
-        )
+class GuessResult:
+    guess: Guess
+    created: bool
 
 
-def claim_guess(
-    *, challenge_id: int, submission_text: str, submission_stake: Decimal, submitter_address: str, submission_salt: str
-) -> Guess:
-    """The guess of a claim about to be stored, however it is paid; raises ChallengeNotFound."""
-    challenge = Challenge.objects.filter(pk=challenge_id).first()
+def guess_submit(*, challenge_id: int, payer: str, commitment: str, text: str, salt: str) -> GuessResult:
+    """Keep the guess of the payer's stake(s) with `commitment`, once one is confirmed in the pot."""
+    challenge = challenge_published(challenge_id=challenge_id)
     if challenge is None:
         raise ChallengeNotFound
-    fields = guess_fields(
-        challenge_id=challenge.pk, text=submission_text, submitter_address=submitter_address, salt=submission_salt
+    canonical = parse_coordinates(text).text
+    lat_e6, lon_e6 = micro_degrees(canonical)
+    opened = guess_commitment(
+        chain_id=settings.CHAIN_ID,
+        pot=settings.POT_ADDRESS,
+        challenge_id=challenge_id,
+        payer=payer,
+        lat_e6=lat_e6,
+        lon_e6=lon_e6,
+        salt=salt,
     )
-    return Guess(challenge, fields, submission_stake, submitter_address, submission_salt)
-
-
-def claim_accepted(guess: Guess) -> None:
-    """Raise ChallengeNotOpen unless the challenge takes new claims: open now, or closed or resolved
-    after it was open (a payment mined in the window may still count until resolution starts, and
-    one claimed later is recorded: responses/barrier.py)."""
-    if not challenge_accepts_claims(challenge_id=guess.challenge.pk):
-        raise ChallengeNotOpen
-
-
-def claim_insert(
-    guess: Guess,
-    *,
-    insert: Callable[[], Response],
-    announce: Callable[[int], None],
-    replay: Callable[[], ClaimResult | None],
-) -> ClaimResult:
-    """Store a new claim: `insert` writes its rows in one transaction that holds off a resolution
-    start (responses/barrier.py), and `announce` runs with its id once committed (its verification,
-    its relay). A unique constraint violated meanwhile (the same claim posted at the same moment by
-    another request) ends in `replay`: the stored claim, or None when there is none to replay."""
+    if opened != commitment:
+        raise GuessDoesNotOpenCommitment
+    stored = Guess.objects.filter(challenge_id=challenge_id, payer=payer, commitment=commitment).first()
+    if stored is not None:
+        return GuessResult(stored, created=False)
+    clock = chain_clock()
+    confirmed = clock.confirmed_block if clock is not None else -1
+    if not Stake.objects.filter(
+        challenge_id=challenge_id, payer=payer, commitment=commitment, block_number__lte=confirmed
+    ).exists():
+        raise StakeNotConfirmed
+    state = challenge.pot
+    if state.finalized_block is not None or (
+        state.guess_deadline is not None
+        and chain_now(clock) >= state.guess_deadline - timedelta(seconds=settings.GUESS_ACCEPT_MARGIN_SECONDS)
+    ):
+        raise GuessWindowClosing
     try:
         with transaction.atomic():
-            barrier.claim_insert_lock(challenge_id=guess.challenge.pk)
-            response = insert()
-            transaction.on_commit(lambda: announce(response.pk))
+            guess = Guess.objects.create(
+                challenge_id=challenge_id,
+                payer=payer,
+                commitment=commitment,
+                text=canonical,
+                salt=salt,
+                lat_e6=lat_e6,
+                lon_e6=lon_e6,
+            )
     except IntegrityError:
-        replayed = replay()
-        if replayed is None:
-            raise
-        return replayed
-    return ClaimResult(response=response, created=True)
-
-
-def response_create(
-    *,
-    challenge_id: int,
-    submission_text: str,
-    submission_stake: Decimal,
-    transaction_hash: str,
-    submitter_address: str,
-    submission_salt: str,
-    client: object | None = None,
-) -> ClaimResult:
-    """Store a pending claim and queue its verification once the row is committed.
-
-    One row per (transaction hash, commitment): re-posting the very same claim (a retry after a
-    lost answer) returns the stored one, re-opened when it was rejected not_found or reorged and its
-    transaction is now mined (responses/reopening.py). Another claim on a hash that already has a confirmed claim
-    is refused. Otherwise the transaction is read (bounded: chain/checks.py, claim_check_at_post,
-    through responses/hooks.py; `client` is the chain client it reads with, None for the default)
-    and a claim it shows cannot match is refused with the reason code; when the chain cannot be read
-    the claim is stored pending, so a paying player's claim is never lost to an RPC outage.
-    A claim paid by a signed authorization instead: responses/authorizations.py."""
-    transaction_hash = transaction_hash.lower()
-    guess = claim_guess(
-        challenge_id=challenge_id,
-        submission_text=submission_text,
-        submission_stake=submission_stake,
-        submitter_address=submitter_address,
-        submission_salt=submission_salt,
-    )
-
-    def stored() -> Response | None:
-        return Response.objects.filter(
-            transaction_hash=transaction_hash, commitment=guess.commitment, payment_method=PaymentMethod.TRANSFER
-        ).first()
-
-    existing = stored()
-    if existing is not None:
-        return _replay_or_refuse(existing, guess, client=client)
-    if Response.objects.filter(transaction_hash=transaction_hash, status=ResponseStatus.CONFIRMED).exists():
-        raise TransactionAlreadyUsed
-    claim_accepted(guess)
-    read = hooks.claim_check(
-        transaction_hash=transaction_hash,
-        submitter_address=submitter_address,
-        commitment=guess.commitment,
-        challenge_id=guess.challenge.pk,
-        client=client,
-    )
-    if read.code is not None:
-        raise ClaimCannotMatch(read.code)
-
-    def insert() -> Response:
-        return Response.objects.create(
-            challenge=guess.challenge,
-            **guess.fields,
-            submission_stake=submission_stake,
-            transaction_hash=transaction_hash,
-            submitter_address=submitter_address,
-            sent_by_submitter=read.sent_by_submitter,
-            sender_nonce=read.nonce,
+        return GuessResult(Guess.objects.get(challenge_id=challenge_id, payer=payer, commitment=commitment), False)
+    if state.solution_lat_e6 is not None:
+        guesses_score(
+            challenge_id=challenge_id,
+            solution=(state.solution_lat_e6, state.solution_lon_e6),
+            threshold_m=challenge.proximity_threshold_m or 0,
         )
-
-    def replay() -> ClaimResult | None:
-        existing = stored()
-        return None if existing is None else _replay_or_refuse(existing, guess, client=client)
-
-    return claim_insert(guess, insert=insert, announce=_enqueue_verification, replay=replay)
+        guess.refresh_from_db()
+    return GuessResult(guess, created=True)
 
 
-def _replay_or_refuse(existing: Response, guess: Guess, *, client: object | None) -> ClaimResult:
-    if not guess.same_as(existing):
-        raise TransactionAlreadyUsed
-    # A claim rejected not_found or reorged whose transaction is mined after all is verified again.
-    return ClaimResult(response=response_reopen_on_repost(existing, client=client), created=False)
+def guesses_score(*, challenge_id: int, solution: tuple[int | None, int | None] | None, threshold_m: int) -> int:
+    """The pot's verdict (the integer rule) and the haversine of every guess of the challenge that has
+    none, once the solution is on chain; cleared when it is not (a reorg took it). Returns the rows
+    written. A guess's verdict is what the pot will say when it is revealed, so the worker reveals
+    exactly the winners (chain/pot/steps.py)."""
+    guesses = Guess.objects.filter(challenge_id=challenge_id)
+    if solution is None or solution[0] is None or solution[1] is None:
+        return guesses.exclude(is_correct=None).update(is_correct=None, distance_m=None)
+    lat, lon = solution[0], solution[1]
+    pending = list(guesses.filter(is_correct=None))
+    for guess in pending:
+        guess.is_correct = is_correct((guess.lat_e6, guess.lon_e6), (lat, lon), threshold_m)
+        metres = haversine_m(guess.lat_e6 / 1e6, guess.lon_e6 / 1e6, lat / 1e6, lon / 1e6)
+        guess.distance_m = Decimal(f"{metres:.2f}")
+    Guess.objects.bulk_update(pending, ["is_correct", "distance_m"])
+    if pending:
+        public_answers_mark_stale()
+    return len(pending)
 
 
-# --- Status changes: the chain decides (chain/verification.py), these write ---------------------
-# Each is one conditional UPDATE on the current status, so two workers deciding the same claim at
-# once cannot count its stake twice: exactly one UPDATE matches, and only that one moves the
-# challenge's staked sum and response count (challenges/services.py, challenge_stake_moved). Once
-# the challenge's resolution has started none of them moves the sums (responses/barrier.py).
+# --- Projections of the pot's events (chain/pot/projection.py) ----------------------------------
 
 
-def response_confirm(
-    *,
-    response: Response,
-    submission_timestamp,
-    block_number: int,
-    block_hash: str,
-    transaction_index: int,
-    log_index: int,
-) -> bool:
-    """A pending claim to confirmed at its place on chain; True when this call moved it. After the
-    challenge's resolution started it is rejected `after_resolution` instead and an exception is
-    recorded for staff (False): the sums the prizes were computed from stay as they are."""
-    with transaction.atomic():
-        if barrier.resolution_started_locked(challenge_id=response.challenge_id):
-            if response_reject(response=response, code=Reason.AFTER_RESOLUTION):
-                exception_record(response=response, kind=ExceptionKind.AFTER_RESOLUTION)
-            return False
-        changed = Response.objects.filter(pk=response.pk, status=ResponseStatus.PENDING).update(
-            status=ResponseStatus.CONFIRMED,
-            submission_timestamp=submission_timestamp,
-            block_number=block_number,
-            block_hash=block_hash,
-            transaction_index=transaction_index,
-            log_index=log_index,
-            rejection_code="",
-            rejection_reason="",
-            reorged_at=None,
-            updated_at=timezone.now(),
-        )
-        if changed:
-            challenge_stake_moved(challenge_id=response.challenge_id, stake=response.submission_stake, count=1)
-    return bool(changed)
+def stakes_rebuild(*, challenge_id: int, from_block: int, rows: list[dict]) -> None:
+    """The stakes of blocks `from_block` and later, as the events now say (earlier blocks are final)."""
+    Stake.objects.filter(challenge_id=challenge_id, block_number__gte=from_block).delete()
+    Stake.objects.bulk_create([Stake(challenge_id=challenge_id, **row) for row in rows])
+    public_answers_mark_stale()
 
 
-def response_reject(*, response: Response, code: str) -> bool:
-    """A pending claim to rejected with its reason code and sentence; True when this call moved it."""
-    changed = Response.objects.filter(pk=response.pk, status=ResponseStatus.PENDING).update(
-        status=ResponseStatus.REJECTED,
-        rejection_code=code,
-        rejection_reason=REASON_SENTENCES[code],
-        updated_at=timezone.now(),
-    )
-    return bool(changed)
+def stakes_mark_revealed(*, challenge_id: int, verdicts: dict[int, bool]) -> None:
+    """The pot's verdict of every stake whose guess was revealed on chain; none for the others."""
+    stakes = Stake.objects.filter(challenge_id=challenge_id)
+    stakes.exclude(seq__in=list(verdicts)).exclude(revealed_correct=None).update(revealed_correct=None)
+    for verdict in (True, False):
+        seqs = [seq for seq, correct in verdicts.items() if correct is verdict]
+        stakes.filter(seq__in=seqs).exclude(revealed_correct=verdict).update(revealed_correct=verdict)
 
 
-def response_unconfirm(*, response: Response) -> bool:
-    """A confirmed claim whose block left the canonical chain back to pending; its stake leaves the
-    challenge's sums in the same transaction. Conditional on the block hash it was confirmed in, so
-    a claim re-confirmed meanwhile in a new block is left alone. True when this call moved it.
-    After the challenge's resolution started the claim stays confirmed and counted, and an exception
-    of kind `reorged` is recorded for staff (False): the verifiers report its missing payment."""
-    with transaction.atomic():
-        if barrier.resolution_started_locked(challenge_id=response.challenge_id):
-            still = Response.objects.filter(
-                pk=response.pk, status=ResponseStatus.CONFIRMED, block_hash=response.block_hash
-            ).exists()
-            if still:
-                exception_record(response=response, kind=ExceptionKind.REORGED)
-            return False
-        now = timezone.now()
-        changed = Response.objects.filter(
-            pk=response.pk, status=ResponseStatus.CONFIRMED, block_hash=response.block_hash
-        ).update(
-            status=ResponseStatus.PENDING,
-            reorged_at=now,
-            submission_timestamp=None,
-            block_number=None,
-            block_hash="",
-            transaction_index=None,
-            log_index=None,
-            updated_at=now,
-        )
-        if changed:
-            challenge_stake_moved(challenge_id=response.challenge_id, stake=-response.submission_stake, count=-1)
-    return bool(changed)
-
-
-def response_mark_sent_by_submitter(*, response: Response, nonce: int | None) -> bool:
-    """Record that a read of the claim's transaction showed the payer's own claim (sent from its
-    address, carrying its commitment): it is then listed for the address whatever its status
-    (responses/selectors.py, response_list_by_address). Set once, never taken back."""
-    changed = Response.objects.filter(pk=response.pk, sent_by_submitter=False).update(
-        sent_by_submitter=True, sender_nonce=nonce
-    )
-    response.sent_by_submitter = True
-    return bool(changed)
+def payments_rebuild(*, challenge_id: int, from_block: int, rows: list[dict]) -> None:
+    PotPayment.objects.filter(challenge_id=challenge_id, block_number__gte=from_block).delete()
+    PotPayment.objects.bulk_create([PotPayment(challenge_id=challenge_id, **row) for row in rows])
+    public_answers_mark_stale()

@@ -1,3 +1,7 @@
+"""The stakes' API (docs/protocol.md section 3): a signed stake to relay, the guess of a stake in the
+pot, a stake's status, a payer's stakes, the public list once the solution is on chain, and the
+winners. Thin: the services and selectors decide."""
+
 import logging
 import re
 
@@ -12,93 +16,104 @@ from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from challenges.models import Challenge, ChallengeStatus
-from challenges.payouts import paid_payout_hashes, payouts_public
+from challenges.money import token_units
 from config.api_errors import ApiError
 from config.api_security import CsrfProtected
 from config.client_ip import client_key
+from config.conditional import conditional_json
 from config.public_cache import PublicAnswerView, public_answer
+from config.renderers import NullableJSONRenderer
 
 from . import pagination
-from .authorizations import (
-    AuthorizationAlreadyUsed,
-    AuthorizationsUnavailable,
-    AuthorizationsUnsupported,
-    PostedAuthorization,
-    response_create_by_authorization,
-)
-from .exceptions import exceptions_of
 from .parsers import DecimalJSONParser
-from .reasons import REASON_SENTENCES
-from .selectors import (
-    challenge_winners,
-    response_list_by_address,
-    response_list_public,
-    response_list_rejected,
-    response_outcomes,
-)
+from .ports import SignedStakeRequest
+from .selectors import challenge_winners, stake_by_commitment, stakes_by_address, stakes_public
 from .serializers import (
-    ClaimSerializer,
-    RejectedResponseSerializer,
-    ResolutionExceptionSerializer,
-    ResponseCreateInputSerializer,
-    ResponseSerializer,
-    ScoredResponseSerializer,
-    WinnerSerializer,
+    GuessInputSerializer,
+    SignedStakeInputSerializer,
+    StakeSerializer,
     WinnersSerializer,
+    address_value,
 )
 from .services import (
+    AuthorizationsUnavailable,
+    AuthorizationsUnsupported,
+    BelowChallengeMinimum,
     ChallengeNotFound,
-    ChallengeNotOpen,
-    ClaimCannotMatch,
-    TransactionAlreadyUsed,
-    claim_guess,
-    response_create,
+    ChallengeNotTakingStakes,
+    CommitmentAlreadySigned,
+    GuessDoesNotOpenCommitment,
+    GuessWindowClosing,
+    StakeNotConfirmed,
+    StakeRefused,
+    guess_submit,
+    signed_stake_submit,
 )
 
-# What a claim that is not stored answers, beside a 422 with its reason (docs/protocol.md 3.3, 3.3a).
-CLAIM_REFUSALS: dict[type[Exception], tuple[int, str]] = {
+logger = logging.getLogger(__name__)
+COMMITMENT = re.compile(r"^[0-9a-f]{64}$", re.ASCII)
+ERROR_SCHEMA = OpenApiResponse(description='{"message": "...", "errors": {...}}')
+REFUSED_SCHEMA = OpenApiResponse(description='{"message": "<the sentence>", "errors": {}, "code": "<code>"}')
+
+STAKE_REFUSALS: dict[type[Exception], tuple[int, str]] = {
     ChallengeNotFound: (404, "Challenge not found."),
-    ChallengeNotOpen: (409, "This challenge is not accepting submissions."),
-    TransactionAlreadyUsed: (409, "This transaction has already been used for a submission."),
-    AuthorizationAlreadyUsed: (409, "This authorization has already been used for a submission."),
+    ChallengeNotTakingStakes: (409, "This challenge is not accepting stakes."),
+    CommitmentAlreadySigned: (409, "This guess commitment was already signed with another amount or signature."),
     AuthorizationsUnsupported: (409, "This token does not accept payment authorizations."),
     AuthorizationsUnavailable: (503, "Payment authorizations cannot be checked right now."),
 }
+GUESS_REFUSALS: dict[type[Exception], tuple[int, str, str]] = {
+    ChallengeNotFound: (404, "Challenge not found.", ""),
+    GuessDoesNotOpenCommitment: (
+        422,
+        "These coordinates and salt do not open this stake's commitment.",
+        "commitment_mismatch",
+    ),
+    StakeNotConfirmed: (
+        409,
+        "This stake is not confirmed in the pot yet; the page sends the guess once it is.",
+        "stake_not_confirmed",
+    ),
+    GuessWindowClosing: (
+        409,
+        "The guess window is closing: Geopoem could not reveal this guess in time. Reveal it on chain yourself.",
+        "guess_window_closing",
+    ),
+}
 
-ERROR_SCHEMA = OpenApiResponse(description='{"message": "...", "errors": {...}}')
-REFUSED_SCHEMA = OpenApiResponse(
-    description='The chain shows this claim can never be confirmed; nothing was stored: {"message": "<the reason\'s '
-    'sentence>", "errors": {}, "code": "<code>"}. A transaction: wrong_sender, commitment_mismatch or '
-    "challenge_mismatch; an authorization: invalid_authorization, authorization_window, authorization_cancelled or "
-    "insufficient_balance."
-)
-CONFLICT_SCHEMA = OpenApiResponse(
-    description="The challenge is not accepting submissions; or the same guess with another stake; or a transaction or "
-    'an authorization already used for a submission; or a token without payment authorizations: {"message", "errors"}.'
-)
-UNAVAILABLE_SCHEMA = OpenApiResponse(
-    description='Payment authorizations cannot be checked right now: {"message", "errors"}.'
-)
-ADDRESS = re.compile(r"^0x[0-9a-fA-F]{40}$", re.ASCII)
-logger = logging.getLogger(__name__)
 
-
-class ClaimThrottle(ScopedRateThrottle):
-    """The per-client claim throttle, counted in the cache (Redis in production). When the cache is
-    unreachable the claim is let through: a player who paid must not lose the claim to a 500 while
-    Redis restarts (tests/reliability/test_faults.py::test_redis_stopped_while_claims_arrive)."""
+class StakeThrottle(ScopedRateThrottle):
+    """The per-client throttle of the POSTs, counted in the cache (Redis in production). When the cache
+    is unreachable the request is let through: a player's signed stake must not be lost to a 500 while
+    Redis restarts."""
 
     def allow_request(self, request, view) -> bool:
         try:
             return super().allow_request(request, view)
         except Exception as exc:  # noqa: BLE001 - any cache failure: count nothing, refuse nothing
-            logger.warning("claim throttle skipped: cache unavailable (%s)", type(exc).__name__)
+            logger.warning("stake throttle skipped: cache unavailable (%s)", type(exc).__name__)
             return True
 
     def get_ident(self, request) -> str:
-        # Behind TRUSTED_PROXY_HOPS proxies (a forged X-Forwarded-For is not read); an IPv6 client
-        # counted by its /64, which it holds whole.
         return client_key(request)
+
+
+def _challenge_param(request: Request) -> int | None:
+    raw = request.query_params.get("challengeId")
+    if raw is not None and not pagination.is_whole_number(raw):
+        raise ApiError("challengeId must be a whole number.", errors={"challengeId": ["Not a number."]})
+    return int(raw) if raw else None
+
+
+def _page(request: Request, views: list[dict], *, limit: int, direction: str) -> tuple[list[dict], dict[str, str]]:
+    """A keyset page of stake views carrying their row id under "_row" (removed here)."""
+    rows = [v for v in views if "_row" in v]
+    headers: dict[str, str] = {}
+    if len(rows) > limit:
+        last = rows[limit - 1]["_row"]
+        views = views[: views.index(rows[limit - 1]) + 1]
+        headers["Link"] = f'<{pagination.next_link(request, last, direction)}>; rel="next"'
+    return [{k: v for k, v in view.items() if k != "_row"} for view in views], headers
 
 
 class ResponseListCreateView(APIView):
@@ -106,7 +121,7 @@ class ResponseListCreateView(APIView):
     throttle_scope = "response_create"
 
     def get_throttles(self):
-        return [ClaimThrottle()] if self.request.method == "POST" else []
+        return [StakeThrottle()] if self.request.method == "POST" else []
 
     def get_permissions(self):
         return [CsrfProtected()] if self.request.method == "POST" else []
@@ -114,140 +129,151 @@ class ResponseListCreateView(APIView):
     @extend_schema(
         operation_id="responses_list",
         parameters=[
-            OpenApiParameter(
-                "challengeId", {"type": "integer", "minimum": 0}, description="Only this challenge's responses."
-            ),
-            OpenApiParameter(
-                "limit",
-                {"type": "integer", "minimum": 1, "maximum": pagination.MAX_LIMIT},
-                description=f"Page size, 1 to {pagination.MAX_LIMIT}.",
-            ),
-            OpenApiParameter("cursor", OpenApiTypes.STR, description="From the previous page's Link header."),
+            OpenApiParameter("challengeId", {"type": "integer", "minimum": 0}, description="Only this challenge."),
             OpenApiParameter(
                 "address",
                 {"type": "string", "pattern": "^0x[0-9a-fA-F]{40}$"},
-                description="Instead: every claim naming this payer address, any status, newest first, "
-                "coordinates only once the challenge is resolved (My submissions on another device). "
-                "Claims rejected as not the payer's (wrong_sender, commitment_mismatch) are left out. "
-                "With challengeId too: only that challenge's. Each claim carries its `outcome` once the "
-                "challenge is resolved.",
+                description="Instead: this payer's stakes, newest first, signed ones not in the pot yet included.",
             ),
-            OpenApiParameter(
-                "status",
-                {"type": "string", "enum": ["confirmed", "rejected"], "default": "confirmed"},
-                description="confirmed (default): the scored responses. rejected: the rejected claims of "
-                "resolved challenges with their texts, salts and rejectionCode (same fields as a claim, plus "
-                "submissionSalt, blockNumber, transactionIndex, logIndex where known), so that every payment "
-                "naming a challenge can be accounted for (docs/protocol.md section 6). Nothing before "
-                "resolution.",
-            ),
+            OpenApiParameter("limit", {"type": "integer", "minimum": 1, "maximum": pagination.MAX_LIMIT}),
+            OpenApiParameter("cursor", OpenApiTypes.STR, description="From the previous page's Link header."),
         ],
-        responses={
-            200: OpenApiResponse(
-                ScoredResponseSerializer(many=True),
-                description="status=confirmed: scored responses; status=rejected: RejectedResponse objects; "
-                "address=: Claim objects (with outcome).",
-            ),
-            400: ERROR_SCHEMA,
-        },
+        responses={200: StakeSerializer(many=True), 400: ERROR_SCHEMA},
     )
     def get(self, request: Request) -> ApiResponse:
-        """Confirmed responses of resolved challenges, oldest first; next page in the Link header.
-        `status=rejected`: their rejected claims instead. With `address`: that payer's claims of any
-        status, newest first (docs/protocol.md, sections 3 and 6)."""
-        wanted = request.query_params.get("status", "confirmed")
-        if wanted not in ("confirmed", "rejected"):
-            raise ApiError("status must be confirmed or rejected.", errors={"status": ["Not a listed status."]})
+        """Every stake of the challenges whose solution is on chain, with the guesses the site holds, in
+        order; the next page in the Link header. With `address`: that payer's stakes (docs/protocol.md
+        3.4 and 3.5)."""
+        challenge_id = _challenge_param(request)
+        limit = pagination.read_limit(request)
         if "address" in request.query_params:
-            return self._by_address(request)  # every status of that payer's claims: `status` is not read
-        raw_challenge = request.query_params.get("challengeId")
-        if raw_challenge is not None and not pagination.is_whole_number(raw_challenge):
-            raise ApiError("challengeId must be a whole number.", errors={"challengeId": ["Not a number."]})
-        limit = pagination.read_limit(request)
-        after_id = pagination.read_cursor(request) or 0
-        challenge_id = int(raw_challenge) if raw_challenge else None
-        listing = response_list_rejected if wanted == "rejected" else response_list_public
-        serializer = RejectedResponseSerializer if wanted == "rejected" else ScoredResponseSerializer
-        page, headers = pagination.keyset_page(
-            request, listing(challenge_id=challenge_id, after_id=after_id), limit=limit
-        )
-        return ApiResponse(serializer(page, many=True).data, headers=headers)
-
-    def _by_address(self, request: Request) -> ApiResponse:
-        address = request.query_params["address"]
-        if not ADDRESS.match(address):
-            raise ApiError(
-                "address must be 0x followed by 40 hexadecimal characters.", errors={"address": ["Not an address."]}
-            )
-        raw_challenge = request.query_params.get("challengeId")
-        if raw_challenge is not None and not pagination.is_whole_number(raw_challenge):
-            raise ApiError("challengeId must be a whole number.", errors={"challengeId": ["Not a number."]})
-        limit = pagination.read_limit(request)
-        before = pagination.read_cursor(request, "before")
-        claims = response_list_by_address(
-            address=address, challenge_id=int(raw_challenge) if raw_challenge else None, before_id=before
-        )
-        page, headers = pagination.keyset_page(request, claims, limit=limit, direction="before")
-        # Coordinates and the outcome only once the challenge is resolved.
-        outcomes = response_outcomes(responses=page)
-        return ApiResponse(ClaimSerializer(page, many=True, context={"outcomes": outcomes}).data, headers=headers)
+            try:
+                address = address_value(request.query_params["address"])
+            except Exception:  # noqa: BLE001 - a ValidationError: the same 400 as a malformed body
+                raise ApiError(
+                    "address must be 0x followed by 40 hexadecimal characters.", errors={"address": ["Not an address."]}
+                ) from None
+            before = pagination.read_cursor(request, "before")
+            views = stakes_by_address(address=address, challenge_id=challenge_id, after_id=before, limit=limit)
+            page, headers = _page(request, views, limit=limit, direction="before")
+        else:
+            after = pagination.read_cursor(request) or 0
+            views = stakes_public(challenge_id=challenge_id, after_id=after, limit=limit)
+            page, headers = _page(request, views, limit=limit, direction="after")
+        return ApiResponse(page, headers=headers)
 
     @extend_schema(
         operation_id="responses_create",
-        request=ResponseCreateInputSerializer,
+        request=SignedStakeInputSerializer,
         responses={
-            201: ResponseSerializer,
-            200: ResponseSerializer,
+            201: StakeSerializer,
+            200: StakeSerializer,
             400: ERROR_SCHEMA,
             403: ERROR_SCHEMA,
             404: ERROR_SCHEMA,
-            409: CONFLICT_SCHEMA,
+            409: ERROR_SCHEMA,
             413: ERROR_SCHEMA,
-            422: REFUSED_SCHEMA,
             415: ERROR_SCHEMA,
+            422: REFUSED_SCHEMA,
             429: ERROR_SCHEMA,
-            503: UNAVAILABLE_SCHEMA,
+            503: ERROR_SCHEMA,
         },
     )
     def post(self, request: Request) -> ApiResponse:
-        """Record a claim for a stake transaction (`transactionHash`) or for a signed authorization
-        Geopoem's relayer sends (`authorization`). It is `pending` until the chain confirms it.
-        Re-posting the identical claim answers 200 with the stored one; another claim on a hash whose
-        claim is confirmed, or on an authorization already claimed, answers 409; a claim the chain
-        shows cannot match answers 422 with its reason code and is not stored (docs/protocol.md,
-        sections 3.3 and 3.3a)."""
-        serializer = ResponseCreateInputSerializer(data=request.data)
+        """A stake the player signed, for Geopoem's relayer to put in the pot (docs/protocol.md 3.1). No
+        guess: the page sends it once the stake is in the pot. The identical stake posted again
+        answers 200; one the signature or the chain shows can never be taken answers 422 with a code."""
+        serializer = SignedStakeInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
-        claim = {
-            "challenge_id": data["challengeId"],
-            "submission_text": data["submissionText"],
-            "submission_stake": data["submissionStake"],
-            "submitter_address": data["submitterAddress"],
-            "submission_salt": data["submissionSalt"],
-        }
-        signed = data.get("authorization")
+        signed = data["authorization"]
+        stake = data["submissionStake"]
+        stake_request = SignedStakeRequest(
+            challenge_id=data["challengeId"],
+            payer=data["submitterAddress"],
+            amount_units=token_units(stake),
+            commitment=data["commitment"],
+            valid_after=signed["validAfter"],
+            valid_before=signed["validBefore"],
+            signature=signed["signature"],
+        )
         try:
-            if signed is None:
-                result = response_create(**claim, transaction_hash=data["transactionHash"])
-            else:
-                posted = PostedAuthorization(
-                    valid_after=signed["validAfter"], valid_before=signed["validBefore"], signature=signed["signature"]
-                )
-                result = response_create_by_authorization(guess=claim_guess(**claim), authorization=posted)
-        except ClaimCannotMatch as refusal:
-            raise ApiError(REASON_SENTENCES[refusal.code], status_code=422, code=refusal.code) from None
-        except tuple(CLAIM_REFUSALS) as refusal:
-            status_code, message = CLAIM_REFUSALS[type(refusal)]
+            result = signed_stake_submit(request=stake_request, stake=stake)
+        except StakeRefused as refusal:
+            raise ApiError(refusal.sentence, status_code=422, code=refusal.code) from None
+        except BelowChallengeMinimum as exc:
+            raise ApiError(str(exc), errors={"submissionStake": [str(exc)]}) from None
+        except tuple(STAKE_REFUSALS) as refusal:
+            status_code, message = STAKE_REFUSALS[type(refusal)]
             raise ApiError(message, status_code=status_code) from None
-        body = ResponseSerializer(result.response, context={"reveal_text": True}).data
+        body = stake_by_commitment(commitment=result.signed_stake.commitment)
         return ApiResponse(body, status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK)
+
+
+class GuessCreateView(APIView):
+    parser_classes = [DecimalJSONParser]
+    throttle_scope = "response_create"
+
+    def get_throttles(self):
+        return [StakeThrottle()]
+
+    def get_permissions(self):
+        return [CsrfProtected()]
+
+    @extend_schema(
+        operation_id="responses_guess",
+        request=GuessInputSerializer,
+        responses={
+            201: StakeSerializer,
+            200: StakeSerializer,
+            400: ERROR_SCHEMA,
+            409: REFUSED_SCHEMA,
+            422: REFUSED_SCHEMA,
+        },
+    )
+    def post(self, request: Request) -> ApiResponse:
+        """The guess of the payer's stake in the pot, once confirmed (docs/protocol.md 3.2): kept secret
+        until the solution is revealed, then published and, if it wins, revealed on chain."""
+        serializer = GuessInputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        try:
+            result = guess_submit(
+                challenge_id=data["challengeId"],
+                payer=data["submitterAddress"],
+                commitment=data["commitment"],
+                text=data["submissionText"],
+                salt=data["submissionSalt"],
+            )
+        except tuple(GUESS_REFUSALS) as refusal:
+            status_code, message, code = GUESS_REFUSALS[type(refusal)]
+            raise ApiError(message, status_code=status_code, code=code) from None
+        body = stake_by_commitment(commitment=result.guess.commitment)
+        return ApiResponse(body, status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK)
+
+
+class StakeStatusView(APIView):
+    @extend_schema(
+        operation_id="responses_status",
+        responses={200: StakeSerializer, 304: None, 400: ERROR_SCHEMA, 404: ERROR_SCHEMA},
+    )
+    def get(self, request: Request, commitment: str) -> HttpResponse:
+        """The stake with this guess commitment (docs/protocol.md 3.4); ETag and 304."""
+        if not COMMITMENT.match(commitment):
+            raise ApiError(
+                "The commitment must be 64 lowercase hexadecimal characters.",
+                errors={"commitment": ["Not a commitment."]},
+            )
+        body = stake_by_commitment(commitment=commitment)
+        if body is None:
+            raise ApiError("No stake with this commitment.", status_code=404)
+        return conditional_json(request, NullableJSONRenderer().render(body))
 
 
 class ChallengeWinnersView(PublicAnswerView):
     @extend_schema(operation_id="challenges_winners", responses={200: WinnersSerializer, 404: OpenApiResponse()})
     def get(self, request: Request, challenge_id: int) -> HttpResponse:
-        """Both winners of a resolved challenge with distances and prizes, and the operations share."""
+        """The winners as the pot holds them, the prizes, and every payment and refund it made."""
         return public_answer(self.public_name(challenge_id=challenge_id), lambda: self.build(challenge_id), request)
 
     def public_name(self, **kwargs) -> str:
@@ -255,30 +281,5 @@ class ChallengeWinnersView(PublicAnswerView):
 
     @staticmethod
     def build(challenge_id: int) -> dict:
-        challenge = get_object_or_404(Challenge, pk=challenge_id, status=ChallengeStatus.RESOLVED)
-        winners = challenge_winners(challenge=challenge)
-        # A prize's payout transaction is public once the chain has shown it paid (challenges/payouts.py).
-        paid = paid_payout_hashes(challenge=challenge)
-
-        def winner(response, prize, kind):
-            if response is None:
-                return None
-            context = {"prize": prize, "payout_transaction_hash": paid.get(kind)}
-            return WinnerSerializer(response, context=context).data
-
-        return {
-            "challengeId": challenge.pk,
-            "proximityThreshold": challenge.proximity_threshold_m,
-            "totalStaked": str(challenge.staked_sum),
-            "responseCount": challenge.response_count,
-            "earliest": winner(winners.earliest, winners.earliest_prize, "earliest"),
-            "highest": winner(winners.highest, winners.highest_prize, "highest"),
-            "operations": str(winners.operations),
-            "unallocated": str(winners.unallocated),
-            # Every prize and how far its payment got (docs/protocol.md section 6, "Payouts"). A payout's
-            # change makes this answer stale (config/public_cache.py).
-            "payouts": payouts_public(challenge=challenge),
-            # What the chain changed after resolution started, which moved no sum (responses/barrier.py);
-            # recording one makes this answer stale (responses/exceptions.py).
-            "exceptions": ResolutionExceptionSerializer(exceptions_of(challenge=challenge), many=True).data,
-        }
+        challenge = get_object_or_404(Challenge, pk=challenge_id, status=ChallengeStatus.PUBLISHED)
+        return challenge_winners(challenge=challenge)

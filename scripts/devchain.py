@@ -1,17 +1,19 @@
 #!/usr/bin/env python3
 """The local chain of `make run` and of the end-to-end suite.
 
-    devchain.py serve              anvil on 127.0.0.1, the project's test USDC deployed and minted,
-                                   the treasury set to a development account, the terms registry
-                                   deployed and owned by the development operator key, the
-                                   development relayer key given ETH (never USDC), migrations and
-                                   the demo data; then writes var/devchain.env and waits on anvil
-                                   (honcho's `chain` process of Procfile.dev).
+    devchain.py serve              anvil on 127.0.0.1, the project's test USDC deployed behind its
+                                   proxy and minted, the pot deployed at its pinned address and owned
+                                   by the development operator key, the development relayer key
+                                   given ETH (never USDC), migrations and the local game; then
+                                   writes var/devchain.env and waits on anvil (honcho's `chain`
+                                   process of Procfile.dev).
     devchain.py exec -- CMD ...    waits until `serve` of this run has written var/devchain.env,
                                    loads it into the environment and becomes CMD (web, worker, beat).
-    devchain.py deploy --rpc URL   deploys the test USDC and the terms registry to a running node,
-                                   mints to the given accounts and prints the addresses (and the
-                                   operator key) as JSON (the e2e suite's fixture).
+    devchain.py warp SECONDS       moves the running local chain's clock forward and mines a block:
+                                   past a challenge's close, or its guess window, without waiting.
+    devchain.py deploy --rpc URL   deploys the test USDC and the pot to a running node, mints to the
+                                   given accounts and prints the addresses (and the keys) as JSON
+                                   (the e2e suite's fixture).
 
 Raw JSON-RPC over urllib on purpose: anvil's accounts are unlocked, so `eth_sendTransaction` is all
 it takes, and the script starts in milliseconds without importing web3.
@@ -40,31 +42,34 @@ ENV_FILE = VAR / "devchain.env"
 STATE_FILE = VAR / "anvil-state.json"
 DEPLOY_FILE = VAR / "devchain.json"
 ARTIFACT = ROOT / "contracts" / "build" / "TestUSDC.json"
-REGISTRY_ARTIFACT = ROOT / "contracts" / "build" / "TermsRegistry.json"
+PROXY_ARTIFACT = ROOT / "contracts" / "build" / "TestUSDCProxy.json"
 NODE_MODULES = ROOT / "node_modules"
 # anvil's default development key #0 (the mnemonic "test test ... junk" every Foundry user shares):
 # public knowledge, worthless outside a local node, printed so a player can import it into MetaMask.
 DEV_ACCOUNT_0 = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
 DEV_KEY_0 = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80"
 
-# The development operator key (docs/protocol.md section 6, "The key"): it owns the local terms
-# registry and pays its gas. Not one of anvil's accounts, so it is never minted USDC: it holds ETH
-# only, given by anvil_setBalance. Fixed (sha256 of "geopoem devchain operator"), so a node restored
-# from var/anvil-state.json keeps the registry it owns across restarts. Worthless outside a local node.
+# The development operator key: it owns the local pot (its only power: to open challenges) and pays
+# the gas of `open`. Not one of anvil's accounts, so it is never minted USDC: it holds ETH only,
+# given by anvil_setBalance. Fixed (sha256 of "geopoem devchain operator"), so the pot's address,
+# which follows from its owner, is the same on every machine. Worthless outside a local node.
 DEV_OPERATOR_KEY = "0x3f7de0d18821a7a3a19dcc07133406e6d77da608c2a269b0d98b84b878d83241"
 DEV_OPERATOR = "0xC2A009D8621D65B32456B4B18386229109cdaD21"
 OPERATOR_ETH_WEI = 100 * 10**18
-# The development relayer key (docs/protocol.md section 2a, "The relayer"): it sends the players'
-# signed authorizations and pays their gas. Like the operator, not one of anvil's accounts: ETH only,
+# The development relayer key (docs/protocol.md section 3): it sends the players' signed stakes and
+# the game's steps, and pays their gas. Like the operator, not one of anvil's accounts: ETH only,
 # never USDC. Fixed (sha256 of "geopoem devchain relayer"), worthless outside a local node.
 DEV_RELAYER_KEY = "0x285502597a0e9d3a2147b1ab6cdfc62b6becbcc823c1519adaaa50a5fdf05657"
 DEV_RELAYER = "0xA4b8B3A45487De138d5Fd75Cd7b74b6B9155f2fC"
-OWNER_SELECTOR = "0x8da5cb5b"  # owner()
+# The token's proxy admin may not call through the proxy (as Circle's): an address nothing else uses.
+PROXY_ADMIN = "0x000000000000000000000000000000000000dEaD"
 
 DEFAULT_CHAIN_ID = 31337
 TOKEN_DECIMALS = 6
 MINT_USDC = Decimal("10000")
-TREASURY_INDEX = 9  # the last of anvil's ten development accounts; players use 0..8
+# The pot's share receiver and sweep receiver: the last of anvil's ten development accounts; players
+# use 0..8.
+HOUSE_INDEX = 9
 MINT_SELECTOR = "0x40c10f19"  # mint(address,uint256)
 BALANCE_SELECTOR = "0x70a08231"  # balanceOf(address)
 
@@ -120,22 +125,40 @@ def token_balance(url: str, token: str, owner: str) -> int:
     return int(rpc(url, "eth_call", [{"to": token, "data": BALANCE_SELECTOR + _word(owner)}, "latest"]), 16)
 
 
+def _deploy(url: str, deployer: str, artifact: Path, args: str = "") -> str:
+    data = json.loads(artifact.read_text())["bytecode"] + args
+    return send_and_wait(url, {"from": deployer, "data": data, "gas": hex(4_000_000)})["contractAddress"]
+
+
 def deploy_token(url: str, deployer: str) -> str:
-    artifact = json.loads(ARTIFACT.read_text())
-    receipt = send_and_wait(url, {"from": deployer, "data": artifact["bytecode"], "gas": hex(3_000_000)})
-    return receipt["contractAddress"]
+    """TestUSDC behind TestUSDCProxy (as Circle's USDC is a proxy), its roles given to the deployer."""
+    from eth_utils import keccak
+
+    implementation = _deploy(url, deployer, ARTIFACT)
+    proxy = _deploy(url, deployer, PROXY_ARTIFACT, _word(implementation) + _word(PROXY_ADMIN))
+    selector = "0x" + keccak(text="configureRoles(address,address)")[:4].hex()
+    send_and_wait(url, {"from": deployer, "to": proxy, "data": selector + _word(deployer) + _word(deployer)})
+    return proxy
 
 
-def deploy_registry(url: str, deployer: str, owner: str) -> str:
-    """TermsRegistry with `owner` as its owner (the constructor's one argument)."""
-    artifact = json.loads(REGISTRY_ARTIFACT.read_text())
-    data = artifact["bytecode"] + _word(owner)
-    receipt = send_and_wait(url, {"from": deployer, "data": data, "gas": hex(3_000_000)})
-    return receipt["contractAddress"]
+def deploy_pot(url: str, deployer: str, *, token: str, house: str) -> tuple[str, int]:
+    """The pot through the CREATE2 factory (chain/pot/deploy.py): its address follows from its code,
+    the token and the fixed development keys, so it is the one pinned for the local chain. Returns
+    (address, deploy block); a node restored from its state file already holds it."""
+    sys.path.insert(0, str(ROOT))
+    from chain.pot.deploy import CREATE2_FACTORY, factory_calldata, initcode, pot_address
 
-
-def registry_owner(url: str, registry: str) -> str:
-    return "0x" + rpc(url, "eth_call", [{"to": registry, "data": OWNER_SELECTOR}, "latest"])[-40:]
+    code = initcode(token=token, operator=DEV_OPERATOR, share_receiver=house, sweep_receiver=house)
+    address = pot_address(code)
+    if rpc(url, "eth_getCode", [address, "latest"]) == "0x":
+        tx = {"from": deployer, "to": CREATE2_FACTORY, "data": factory_calldata(code), "gas": hex(6_000_000)}
+        receipt = send_and_wait(url, tx)
+        block = int(receipt["blockNumber"], 16)
+        if rpc(url, "eth_getCode", [address, "latest"]) == "0x":
+            raise RuntimeError(f"the CREATE2 factory did not deploy the pot at {address}")
+    else:
+        block = 0
+    return address, block
 
 
 def fund_operator(url: str, operator: str) -> None:
@@ -148,32 +171,21 @@ def mint(url: str, token: str, sender: str, to: str, units: int) -> None:
     send_and_wait(url, {"from": sender, "to": token, "data": MINT_SELECTOR + _word(to) + _word(units)})
 
 
-def setup_chain(
-    url: str, *, mint_to: list[str] | None = None, treasury: str | None = None, known: dict | None = None
-) -> dict:
-    """Deploy (or find, on a node restored from its state file) the test USDC, and mint to players.
-
-    Returns what the web server and the worker need to know about the chain."""
+def setup_chain(url: str, *, mint_to: list[str] | None = None, known: dict | None = None) -> dict:
+    """Deploy (or find, on a node restored from its state file) the test USDC and the pot, and mint
+    to players. Returns what the web server and the worker need to know about the chain."""
     chain_id = wait_for_node(url)
     accounts = rpc(url, "eth_accounts")
-    treasury = treasury or accounts[TREASURY_INDEX]
-    players = mint_to if mint_to is not None else [a for i, a in enumerate(accounts) if i != TREASURY_INDEX]
+    house = accounts[HOUSE_INDEX]
+    players = mint_to if mint_to is not None else [a for i, a in enumerate(accounts) if i != HOUSE_INDEX]
     known = known or {}
     token = known.get("usdcAddress")
     deployed = bool(token) and known.get("chainId") == chain_id and rpc(url, "eth_getCode", [token, "latest"]) != "0x"
     if not deployed:
         token = deploy_token(url, accounts[0])
-    # The terms registry, owned by the development operator key; kept when the restored node still
-    # holds the one this key owns (its anchors survive a restart with the database).
-    registry = known.get("registryAddress")
-    kept = (
-        bool(registry)
-        and known.get("chainId") == chain_id
-        and rpc(url, "eth_getCode", [registry, "latest"]) != "0x"
-        and registry_owner(url, registry).lower() == DEV_OPERATOR.lower()
-    )
-    if not kept:
-        registry = deploy_registry(url, accounts[0], DEV_OPERATOR)
+    pot, block = deploy_pot(url, accounts[0], token=token, house=house)
+    if block == 0 and known.get("potAddress", "").lower() == pot.lower():
+        block = int(known.get("potDeployBlock", 0))
     fund_operator(url, DEV_OPERATOR)
     fund_operator(url, DEV_RELAYER)
     units = int(MINT_USDC * 10**TOKEN_DECIMALS)
@@ -187,8 +199,9 @@ def setup_chain(
     return {
         "chainId": chain_id,
         "usdcAddress": to_checksum_address(token),
-        "treasuryAddress": to_checksum_address(treasury),
-        "registryAddress": to_checksum_address(registry),
+        "potAddress": pot,
+        "potDeployBlock": block,
+        "houseAddress": to_checksum_address(house),
         "operatorAddress": DEV_OPERATOR,
         "operatorKey": DEV_OPERATOR_KEY,
         "relayerAddress": DEV_RELAYER,
@@ -209,11 +222,15 @@ def chain_env(info: dict, rpc_url: str) -> dict[str, str]:
         "CHAIN_EXPLORER_URL": os.environ.get("DEVCHAIN_EXPLORER_URL", ""),
         "CHAIN_IS_LOCAL": "true",
         "USDC_ADDRESS": info["usdcAddress"],
-        "TREASURY_ADDRESS": info["treasuryAddress"],
+        "POT_ADDRESS": info["potAddress"],
+        "POT_DEPLOY_BLOCK": str(info["potDeployBlock"]),
+        "POT_OPERATOR_KEY": info["operatorKey"],
         "CHAIN_CONFIRMATIONS": os.environ.get("DEVCHAIN_CONFIRMATIONS", "1"),
-        "ANCHOR_REGISTRY_ADDRESS": info["registryAddress"],
-        "ANCHOR_OPERATOR_KEY": info["operatorKey"],
         "RELAYER_KEY": info["relayerKey"],
+        # A local game you can play to the end in an evening: the close in 30 minutes, the shortest
+        # guess window the pot allows (1 hour); `devchain.py warp` moves the clock past either.
+        "POT_DEFAULT_OPEN_SECONDS": os.environ.get("DEVCHAIN_OPEN_SECONDS", "1800"),
+        "POT_GUESS_WINDOW_SECONDS": os.environ.get("DEVCHAIN_GUESS_WINDOW_SECONDS", "3600"),
     }
 
 
@@ -314,9 +331,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
             DEPLOY_FILE.write_text(json.dumps(info, indent=2) + "\n")
             values = chain_env(info, url)
             print(f"devchain: anvil at {url}, chain id {info['chainId']}, a block every {args.block_time} s")
-            print(f"devchain: test USDC {info['usdcAddress']}, treasury {info['treasuryAddress']}")
-            print(f"devchain: terms registry {info['registryAddress']}, owned by {info['operatorAddress']} (ETH only)")
-            print(f"devchain: relayer {info['relayerAddress']} (ETH only) sends players' signed authorizations")
+            print(f"devchain: test USDC {info['usdcAddress']}")
+            pot, owner = info["potAddress"], info["operatorAddress"]
+            print(f"devchain: pot {pot} (block {info['potDeployBlock']}), owned by the operator {owner} (ETH only)")
+            print(f"devchain: relayer {info['relayerAddress']} (ETH only) sends players' signed stakes and the steps")
             print(f"devchain: {MINT_USDC} USDC and 10000 ETH on each of {len(info['players'])} development accounts")
             print(f"devchain: MetaMask: import development account #0 {DEV_ACCOUNT_0} with key {DEV_KEY_0}")
         else:
@@ -355,8 +373,18 @@ def cmd_exec(args: argparse.Namespace) -> int:
 
 
 def cmd_deploy(args: argparse.Namespace) -> int:
-    info = setup_chain(args.rpc, mint_to=args.mint_to, treasury=args.treasury)
+    info = setup_chain(args.rpc, mint_to=args.mint_to)
     print(json.dumps(info))
+    return 0
+
+
+def cmd_warp(args: argparse.Namespace) -> int:
+    url = f"http://{args.host}:{args.port}"
+    rpc(url, "evm_increaseTime", [args.seconds])
+    rpc(url, "evm_mine", [])
+    block = rpc(url, "eth_getBlockByNumber", ["latest", False])
+    clock = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(int(block["timestamp"], 16)))
+    print(f"devchain: the local chain's clock is now {clock}")
     return 0
 
 
@@ -372,14 +400,17 @@ def main(argv: list[str] | None = None) -> int:
     run = sub.add_parser("exec")
     run.add_argument("--timeout", type=float, default=180.0)
     run.add_argument("command", nargs=argparse.REMAINDER)
+    warp = sub.add_parser("warp")
+    warp.add_argument("seconds", type=int)
+    warp.add_argument("--host", default=os.environ.get("ANVIL_HOST", "127.0.0.1"))
+    warp.add_argument("--port", type=int, default=int(os.environ.get("ANVIL_PORT", "8545")))
     deploy = sub.add_parser("deploy")
     deploy.add_argument("--rpc", required=True)
     deploy.add_argument("--mint-to", nargs="*", default=None)
-    deploy.add_argument("--treasury", default=None)
     args = parser.parse_args(argv)
     if args.action == "exec" and args.command and args.command[0] == "--":
         args.command = args.command[1:]
-    return {"serve": cmd_serve, "exec": cmd_exec, "deploy": cmd_deploy}[args.action](args)
+    return {"serve": cmd_serve, "exec": cmd_exec, "deploy": cmd_deploy, "warp": cmd_warp}[args.action](args)
 
 
 if __name__ == "__main__":

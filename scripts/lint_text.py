@@ -40,7 +40,7 @@ DOCS_PATH = re.compile(r"(?<![\w/.-])docs/[\w./-]*\w\.md")
 # that starts with a letter, a digit or a backtick (so the closing quote of a string is not one).
 QUOTED_TITLE = re.compile(r'[,:]?[ ]?(?:section[ ])?"([\w`][^"]*(?:"[^"]+")*?)"(?=[^\w"]|$)')
 SECTION_NUMBER = re.compile(r",?[ ]sections?[ ](\d+(?:\.\d+)?[a-z]?)")
-HEADED_DOCS = {"docs/architecture.md", "docs/chain.md", "docs/reliability.md"}
+HEADED_DOCS = {"docs/architecture.md", "docs/reliability.md", "docs/deploy.md", "docs/settings.md"}
 NUMBERED_DOCS = {"docs/protocol.md", "docs/performance.md"}
 # A comment or string that goes on over a line break: the break, the next line's comment marker, and
 # a string literal closed and reopened (implicit concatenation) read as one space or nothing.

@@ -27,7 +27,7 @@ from chain.authorization import (
     address_topic,
     recover_signer,
 )
-from challenges.commitments import guess_commitment
+from challenges.commitments import guess_commitment_v1
 
 TREASURY = "0x" + "7e" * 20
 TRANSFER = "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef"
@@ -171,8 +171,13 @@ def test_the_posted_claim_carries_the_payers_own_signature_of_its_stake_bound_to
     claim = signed_claim(domain=domain, info=info, challenge_id=7, payer=payer, n=3)
     body = claim.body
     assert body["submitterAddress"] == payer.address and body["submissionStake"] == "1.04"
-    assert claim.commitment == guess_commitment(chain_id=31337, challenge_id=7, submitter_address=payer.address,
-                                                text=body["submissionText"], salt=body["submissionSalt"])  # fmt: skip
+    assert claim.commitment == guess_commitment_v1(
+        chain_id=31337,
+        challenge_id=7,
+        submitter_address=payer.address,
+        text=body["submissionText"],
+        salt=body["submissionSalt"],
+    )
     signed = body["authorization"]
     authorization = TransferAuthorization(
         payer.address, TREASURY, 1_040_000, 0, signed["validBefore"], claim.commitment

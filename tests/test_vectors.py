@@ -43,18 +43,23 @@ def test_stakes(vectors):
             assert str(caught.value) == case["message"] == MIN_STAKE_MESSAGE
 
 
-# The server's commitments and the standalone verifier's (verify_challenge.py, standard library only)
+# The server's v1 commitments and the standalone verifier's (verify_challenge.py, standard library only)
 # must both agree with the vectors.
 BOTH_COMMITMENTS = pytest.mark.parametrize(
-    "commitments", [challenges.commitments, verify_challenge], ids=["server", "verify_challenge.py"]
+    ("guess_commitment", "solution_commitment"),
+    [
+        (challenges.commitments.guess_commitment_v1, challenges.commitments.solution_commitment_v1),
+        (verify_challenge.guess_commitment, verify_challenge.solution_commitment),
+    ],
+    ids=["server", "verify_challenge.py"],
 )
 
 
 @BOTH_COMMITMENTS
-def test_guess_commitments(vectors, commitments):
+def test_guess_commitments(vectors, guess_commitment, solution_commitment):
     for case in vectors["guessCommitments"]:
         assert (
-            commitments.guess_commitment(
+            guess_commitment(
                 chain_id=case["chainId"],
                 challenge_id=case["challengeId"],
                 submitter_address=case["submitterAddress"],
@@ -72,13 +77,10 @@ def test_guess_commitment_ignores_address_case_but_binds_chain(vectors):
 
 
 @BOTH_COMMITMENTS
-def test_solution_commitments(vectors, commitments):
+def test_solution_commitments(vectors, guess_commitment, solution_commitment):
     for case in vectors["solutionCommitments"]:
         text, salt = case["text"], case["salt"]
-        assert (
-            commitments.solution_commitment(challenge_id=case["challengeId"], text=text, salt=salt)
-            == (case["commitment"])
-        )
+        assert solution_commitment(challenge_id=case["challengeId"], text=text, salt=salt) == (case["commitment"])
 
 
 def test_prize_splits(vectors):

@@ -19,8 +19,7 @@ from eth_account.messages import _hash_eip191_message, encode_typed_data
 from web3 import Web3
 from web3.types import RPCEndpoint, TxParams
 
-from chain.contracts import contract_at
-from chain.transfers import to_bytes
+from chain.node.contracts import contract_at
 
 TRANSFER = "TransferWithAuthorization"
 RECEIVE = "ReceiveWithAuthorization"
@@ -49,6 +48,13 @@ TYPES: dict[str, list[dict[str, str]]] = {
 _AUTHORIZATION_ARGS = "address,address,uint256,uint256,uint256,bytes32"
 _VRS, _BYTES = "uint8,bytes32,bytes32", "bytes"
 SECP256K1_N = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141
+
+
+def to_bytes(value: bytes | str) -> bytes:
+    """The bytes of a hash or data given as bytes or 0x text."""
+    if isinstance(value, bytes | bytearray | memoryview):
+        return bytes(value)
+    return bytes.fromhex(value[2:] if value[:2] in ("0x", "0X") else value)
 
 
 def new_nonce() -> str:

@@ -11,8 +11,8 @@ from eth_account.messages import hash_domain
 from web3 import Web3
 from web3.types import RPCEndpoint
 
-from chain.contracts import contract_at, deploy, mint
-from chain.transfers import to_bytes
+from chain.node.contracts import contract_at, deploy, mint
+from devtools.processes import ANVIL_CHAIN_ID
 
 from .authorizations import (
     RECEIVE,
@@ -23,9 +23,10 @@ from .authorizations import (
     new_nonce,
     recover_signer,
     split_signature,
+    to_bytes,
     typed_data_digest,
 )
-from .conftest import ANVIL_CHAIN_ID
+from .token_support import token_chain, token_node  # noqa: F401  (the token's world, not the pot's)
 
 pytestmark = pytest.mark.integration
 

@@ -24,25 +24,29 @@ def explorer_url(kind: str, value: str) -> str:
     return f"{settings.CHAIN_EXPLORER_URL.rstrip('/')}/{kind}/{value}"
 
 
-def tx_link(tx_hash: str) -> str:
-    if not tx_hash:
+def chain_link(kind: str, value: str) -> str:
+    """A transaction ("tx") or an address linked to the explorer when CHAIN_EXPLORER_URL is set; else
+    the value as text (a local chain has no explorer, and a link to /tx/... on the site is a 404)."""
+    if not value:
         return "-"
+    if not settings.CHAIN_EXPLORER_URL:
+        return format_html("<code>{}</code>", value)
     return format_html(
-        '<a href="{}" target="_blank" rel="noopener noreferrer">{}</a>', explorer_url("tx", tx_hash), tx_hash
+        '<a href="{}" target="_blank" rel="noopener noreferrer">{}</a>', explorer_url(kind, value), value
     )
+
+
+def tx_link(tx_hash: str) -> str:
+    return chain_link("tx", tx_hash)
 
 
 def address_link(address: str) -> str:
-    if not address:
-        return "-"
-    return format_html(
-        '<a href="{}" target="_blank" rel="noopener noreferrer">{}</a>', explorer_url("address", address), address
-    )
+    return chain_link("address", address)
 
 
 class ChainSearchMixin(AdminMixinBase):
-    """Search by transaction hash or address in whatever case staff paste: hashes are stored
-    lowercase, addresses checksummed. `address_field` names the model's address column."""
+    """Search by transaction hash or address in whatever case staff paste: hashes and addresses are
+    stored lowercase. `address_field` names the model's address column."""
 
     address_field = ""
 

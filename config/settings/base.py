@@ -102,6 +102,16 @@ TEMPLATES = [
 # SQLite under var/ is the embedded default; DATABASE_URL selects PostgreSQL.
 DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'geopoem.sqlite3'}")}
 DATABASES["default"]["ATOMIC_REQUESTS"] = False
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # The embedded database of `make run`: the web process, the worker and beat write at once (a
+    # player's stakes, the follower every half second, the relayer). WAL lets readers go on beside
+    # the one writer, IMMEDIATE takes the write lock when a transaction starts (a read lock upgraded
+    # later is what failed as "database is locked"), and a writer waits up to 20 s for its turn.
+    DATABASES["default"]["OPTIONS"] = {
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        "transaction_mode": "IMMEDIATE",
+        "timeout": 20,
+    }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -301,3 +311,11 @@ LOGGING = {
 }
 # The worker logs through LOGGING above (and so through the redacting formatter), not Celery's own.
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+
+# An error tracker for the web process and the worker, when the operator names one (Sentry's DSN);
+# nothing is sent without it, and every event is redacted as the logs are (config/error_tracking.py).
+SENTRY_DSN = env("SENTRY_DSN", default="")
+SENTRY_ENVIRONMENT = env("SENTRY_ENVIRONMENT", default=f"chain-{CHAIN_ID}")  # noqa: F405
+from config.error_tracking import error_tracking_init  # noqa: E402
+
+error_tracking_init(SENTRY_DSN, environment=SENTRY_ENVIRONMENT)

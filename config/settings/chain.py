@@ -1,7 +1,7 @@
-"""The settings of the money and the chain: stakes, the chain and its nodes, verification and its
-retries, the beat's sweeper, indexer and head watcher, the terms' anchor, resolution, and the Celery
-beat schedule that runs them. Part of base.py, which imports every name here (`from .chain import *`)
-after it has read `.env` into the environment, so `env` below sees the same variables."""
+"""The settings of the money and the chain: stakes, the chain and its nodes, the pot and its terms,
+the follower of its events, the relayer, and the Celery beat schedule that runs them. Part of
+base.py, which imports every name here (`from .chain import *`) after it has read `.env` into the
+environment, so `env` below sees the same variables."""
 
 from decimal import Decimal
 
@@ -32,60 +32,61 @@ CHAIN_EXPLORER_URL = env("CHAIN_EXPLORER_URL", default=PUBLIC_EXPLORERS.get(CHAI
 # explains the local MetaMask set-up instead of Sepolia's faucets.
 CHAIN_IS_LOCAL = env.bool("CHAIN_IS_LOCAL", default=CHAIN_ID in (1337, 31337))
 CHAIN_RPC_TIMEOUT_SECONDS = env.float("CHAIN_RPC_TIMEOUT_SECONDS", default=10.0)
-# The check of a claim against its transaction while the POST waits (chain/checks.py, claim_check_at_post):
-# one RPC call per node with this timeout; a node that does not answer in time leaves the claim pending.
+# The chain's checks of a signed stake while its POST waits (chain/pot/admission.py): one JSON-RPC
+# batch per node with this timeout; when no node answers in time the stake is stored and the relayer
+# checks again before it spends gas.
 CHAIN_POST_CHECK_TIMEOUT_SECONDS = env.float("CHAIN_POST_CHECK_TIMEOUT_SECONDS", default=2.0)
 USDC_ADDRESS = env("USDC_ADDRESS", default="0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238")
-TREASURY_ADDRESS = env("TREASURY_ADDRESS", default="0x0000000000000000000000000000000000000000")
-# Where the 20 % operations share is sent; empty keeps it in the treasury (nothing to send).
-OPERATIONS_ADDRESS = env("OPERATIONS_ADDRESS", default="")
+# The pot (docs/protocol.md section 2): the one contract per chain that holds every stake, its
+# deploy block (the follower and the verifiers read its events from there) and the operator key
+# that owns it, whose only power is to open challenges (it holds gas money, and USDC only when a
+# bond is set). Empty: no challenge can open. The pot's address for each chain is also pinned in the
+# repository (verify_challenge.py and frontend/src/config.ts, PINNED_POTS).
+POT_ADDRESS = env("POT_ADDRESS", default="")
+POT_DEPLOY_BLOCK = env.int("POT_DEPLOY_BLOCK", default=0)
+POT_OPERATOR_KEY = env("POT_OPERATOR_KEY", default="")
+# The terms staff do not type: the solution must be revealed within POT_SOLUTION_DELAY_SECONDS of
+# the close (or every stake is refunded with the bond), guesses may be revealed for
+# POT_GUESS_WINDOW_SECONDS after it, and POT_BOND_USDC is posted by the operator at open (0: none).
+# The pot bounds them: a guess window of 1 hour to 30 days, a solution deadline within 30 days.
+POT_SOLUTION_DELAY_SECONDS = env.int("POT_SOLUTION_DELAY_SECONDS", default=86_400)
+POT_GUESS_WINDOW_SECONDS = env.int("POT_GUESS_WINDOW_SECONDS", default=86_400)
+POT_BOND_USDC = Decimal(env.str("POT_BOND_USDC", default="0"))
+# How long a challenge is open when staff do not choose the close themselves.
+POT_DEFAULT_OPEN_SECONDS = env.int("POT_DEFAULT_OPEN_SECONDS", default=7 * 86_400)
+# The page stops offering stakes this long before the close (a stake mined after it would revert),
+# and the site stops taking guesses this long before the guess window ends (its worker must still
+# reveal them on chain: docs/protocol.md 3.2).
+STAKE_CLOSE_MARGIN_SECONDS = env.int("STAKE_CLOSE_MARGIN_SECONDS", default=60)
+GUESS_ACCEPT_MARGIN_SECONDS = env.int("GUESS_ACCEPT_MARGIN_SECONDS", default=300)
+# The gas limits of the site's calls of the pot: measured with forge behind a proxied token
+# (contracts/test/), with room; a fixed limit so that a call that would revert is still sent and its
+# receipt says so, rather than failing to estimate.
+POT_OPEN_GAS = env.int("POT_OPEN_GAS", default=400_000)
 # A whole number of blocks, or "finalized".
 CHAIN_CONFIRMATIONS = env("CHAIN_CONFIRMATIONS", default="2")
-# Verification (chain app). A claim whose transaction no node knows stays pending, retried with
-# exponential backoff and jitter, and becomes `not_found` only after CHAIN_NOT_FOUND_TIMEOUT_SECONDS.
-# A confirmed claim whose block left the chain gets CHAIN_REORG_TIMEOUT_SECONDS for its transaction to
-# return before it ends `reorged`. Retry countdowns stay far under the broker's visibility timeout.
-CHAIN_NOT_FOUND_TIMEOUT_SECONDS = env.int("CHAIN_NOT_FOUND_TIMEOUT_SECONDS", default=1800)
-CHAIN_REORG_TIMEOUT_SECONDS = env.int("CHAIN_REORG_TIMEOUT_SECONDS", default=900)
-CHAIN_VERIFY_RETRY_BASE_SECONDS = env.float("CHAIN_VERIFY_RETRY_BASE_SECONDS", default=2.0)
-CHAIN_VERIFY_RETRY_MAX_SECONDS = env.float("CHAIN_VERIFY_RETRY_MAX_SECONDS", default=60.0)
-CHAIN_VERIFY_MAX_RETRIES = env.int("CHAIN_VERIFY_MAX_RETRIES", default=500)
-# Beat: the sweeper re-queues claims pending longer than CHAIN_SWEEP_STALE_SECONDS without a check;
-# the indexer reads Transfer logs to the treasury in ranges of CHAIN_INDEX_MAX_BLOCKS from a stored
-# cursor (starting at CHAIN_INDEX_START_BLOCK, or near the head when 0) and rescans the last
-# CHAIN_REORG_DEPTH_BLOCKS; confirmed claims that deep are re-checked for reorgs.
+# The follower re-reads the pot's events of the last CHAIN_REORG_DEPTH_BLOCKS every round (a reorg
+# takes its events with it), and reads at most CHAIN_LOG_RANGE blocks per eth_getLogs.
+CHAIN_REORG_DEPTH_BLOCKS = env.int("CHAIN_REORG_DEPTH_BLOCKS", default=64)
+CHAIN_LOG_RANGE = env.int("CHAIN_LOG_RANGE", default=10_000)
+# The beat asks for the head every CHAIN_HEAD_INTERVAL_SECONDS and reads the pot's events when it
+# moved (one eth_blockNumber a beat, one eth_getLogs a new block).
+CHAIN_HEAD_INTERVAL_SECONDS = env.float("CHAIN_HEAD_INTERVAL_SECONDS", default=0.5)
+CHAIN_RPC_BATCH_SIZE = env.int("CHAIN_RPC_BATCH_SIZE", default=100)
 CHAIN_SWEEP_INTERVAL_SECONDS = env.float("CHAIN_SWEEP_INTERVAL_SECONDS", default=30.0)
 CHAIN_SWEEP_STALE_SECONDS = env.float("CHAIN_SWEEP_STALE_SECONDS", default=120.0)
-CHAIN_INDEX_INTERVAL_SECONDS = env.float("CHAIN_INDEX_INTERVAL_SECONDS", default=15.0)
-CHAIN_INDEX_MAX_BLOCKS = env.int("CHAIN_INDEX_MAX_BLOCKS", default=500)
-CHAIN_INDEX_START_BLOCK = env.int("CHAIN_INDEX_START_BLOCK", default=0)
-CHAIN_REORG_DEPTH_BLOCKS = env.int("CHAIN_REORG_DEPTH_BLOCKS", default=64)
-# The head watcher (docs/chain.md "Verification driven by blocks"): every CHAIN_HEAD_INTERVAL_SECONDS
-# the beat asks for the head; when it moved, every pending claim (up to CHAIN_HEAD_MAX_CLAIMS, oldest
-# check first) is re-checked from JSON-RPC batches of at most CHAIN_RPC_BATCH_SIZE calls.
-# RPC cost: one eth_blockNumber per interval whether or not anything is pending (2/s = 172,800 a day at
-# the default 0.5 s; 1 s halves it), plus one batch per new block while claims are pending. A claim is
-# confirmed up to one interval after the block that makes it deep enough: at 1 s the page showed it
-# p95 2.04 s after that block, at 0.5 s 0.96 s (the goal: 1.5 s, docs/performance.md section 5).
-CHAIN_HEAD_INTERVAL_SECONDS = env.float("CHAIN_HEAD_INTERVAL_SECONDS", default=0.5)
-CHAIN_HEAD_MAX_CLAIMS = env.int("CHAIN_HEAD_MAX_CLAIMS", default=1000)
-CHAIN_RPC_BATCH_SIZE = env.int("CHAIN_RPC_BATCH_SIZE", default=100)
-# The terms on chain (docs/protocol.md section 6): the registry contract every published challenge's
-# terms are anchored in before it accepts claims, and the operator key that owns it and pays the gas
-# (it holds only gas money, never USDC; it is not the treasury). Both empty: no challenge can open,
-# except a demonstration one. The worker re-sends an anchor whose transaction no node knows after
-# ANCHOR_RESEND_SECONDS, and while one waits for its depth it looks again every ANCHOR_POLL_SECONDS
-# (the beat's sweep, every CHAIN_SWEEP_INTERVAL_SECONDS, picks up an anchor whose task was lost).
-ANCHOR_REGISTRY_ADDRESS = env("ANCHOR_REGISTRY_ADDRESS", default="")
-ANCHOR_OPERATOR_KEY = env("ANCHOR_OPERATOR_KEY", default="")
-ANCHOR_RESEND_SECONDS = env.float("ANCHOR_RESEND_SECONDS", default=180.0)
-ANCHOR_POLL_SECONDS = env.float("ANCHOR_POLL_SECONDS", default=1.0)
+# A step of the game (a reveal, finalize, a payment, a refund) whose call failed is queued again no
+# sooner than this (a paused token, a node refusing): docs/protocol.md section 2, "Settlement".
+POT_STEP_RETRY_SECONDS = env.float("POT_STEP_RETRY_SECONDS", default=60.0)
+# The open transaction is sent again when no node knows it after POT_OPEN_RESEND_SECONDS.
+POT_OPEN_RESEND_SECONDS = env.float("POT_OPEN_RESEND_SECONDS", default=180.0)
 
-# Stakes paid by a signed EIP-3009 authorization, relayed (docs/protocol.md section 2a). The relayer
-# signs with RELAYER_KEY, whose address holds gas money only (never USDC; not the treasury's key nor
-# the operator's); without it, or with RELAY_ENABLED off, nothing is relayed and the page offers the
-# direct transfer first. An authorization is accepted for at most RELAY_AUTHORIZATION_SECONDS (plus
-# 60 s of clock slack) and at least RELAY_MIN_REMAINING_SECONDS; the relayer refuses a payer past
+# The relayer (docs/protocol.md section 3, "The relayer decides when") sends every call of the pot the
+# site makes but `open`: the players' signed stakes and the game's steps. It signs with RELAYER_KEY,
+# whose address holds gas money only (never USDC; not the operator's key); without it, or with
+# RELAY_ENABLED off, no signed stake is relayed and the page offers the stake by approval first. An
+# authorization is accepted for at most RELAY_AUTHORIZATION_SECONDS (plus 60 s of clock slack) and at
+# least RELAY_MIN_REMAINING_SECONDS; the relayer refuses a payer past
 # RELAY_MAX_PER_ADDRESS_PER_DAY stakes in 24 hours and stops once it spent RELAY_MAX_WEI_PER_DAY in
 # 24 hours; it logs an error and the admin shows an alarm below RELAY_BALANCE_ALARM_WEI; a
 # transaction not mined after RELAY_RESEND_SECONDS is sent again with fees RELAY_FEE_BUMP_PERCENT higher.
@@ -98,25 +99,15 @@ RELAY_MAX_WEI_PER_DAY = env.int("RELAY_MAX_WEI_PER_DAY", default=5 * 10**16)
 RELAY_BALANCE_ALARM_WEI = env.int("RELAY_BALANCE_ALARM_WEI", default=10**16)
 RELAY_RESEND_SECONDS = env.float("RELAY_RESEND_SECONDS", default=60.0)
 RELAY_FEE_BUMP_PERCENT = env.int("RELAY_FEE_BUMP_PERCENT", default=25)
-# The relayer's watcher (chain/relay_watch.py) runs every RELAY_WATCH_INTERVAL_SECONDS: receipts of
-# what is in flight, re-sends, the balance (read at least every minute), and a claim left queued
+# The relayer's watcher (chain/relayer/watch.py) runs every RELAY_WATCH_INTERVAL_SECONDS: receipts of
+# what is in flight, re-sends, the balance (read at least every minute), and a call left queued
 # longer than RELAY_SWEEP_STALE_SECONDS (its message lost) queued again for the sender.
 RELAY_WATCH_INTERVAL_SECONDS = env.float("RELAY_WATCH_INTERVAL_SECONDS", default=2.0)
 RELAY_SWEEP_STALE_SECONDS = env.float("RELAY_SWEEP_STALE_SECONDS", default=5.0)
 
-# Resolution runs in the worker in chunks of this many responses (one UPDATE each, and one step of
-# the admin's progress); a resolution with no progress for CHALLENGE_RESOLVE_STALE_SECONDS is queued
-# again by the beat (its worker died): it resumes at the last committed chunk.
-CHALLENGE_RESOLVE_CHUNK = env.int("CHALLENGE_RESOLVE_CHUNK", default=100_000)
-CHALLENGE_RESOLVE_STALE_SECONDS = env.float("CHALLENGE_RESOLVE_STALE_SECONDS", default=60.0)
-# Close means no payment mined after it counts; claims for payments mined before it are still taken.
-# Resolution waits CHALLENGE_CLOSE_GRACE_SECONDS after the close (a slow page, a slow wallet, a slow
-# chain) and until the ledger indexer has read past the close (responses/barrier.py).
-CHALLENGE_CLOSE_GRACE_SECONDS = env.int("CHALLENGE_CLOSE_GRACE_SECONDS", default=600)
-
 # --- Celery queues ------------------------------------------------------------------------------
-# The relayer's tasks have their own queue, so that its sends never wait behind a resolution or a
-# burst of verifications; every worker consumes it with the default one (Procfile: -Q celery,relay),
+# The relayer's tasks have their own queue, so that its sends never wait behind the follower or other
+# work; every worker consumes it with the default one (Procfile: -Q celery,relay),
 # or a deployment runs a worker for `relay` alone (README, "Deploy").
 RELAY_QUEUE = "relay"
 CELERY_TASK_ROUTES = {
@@ -127,29 +118,20 @@ CELERY_TASK_ROUTES = {
 # --- Celery beat (chain app) --------------------------------------------------------------------
 # Intervals in seconds; each task is short and idempotent, so an overlap or a missed beat is harmless.
 CELERY_BEAT_SCHEDULE = {
-    "chain-sweep-pending": {"task": "chain.sweep_pending", "schedule": CHAIN_SWEEP_INTERVAL_SECONDS},
-    # Expires after two intervals: a watcher message that waited behind other tasks is dropped, not
-    # run late in a pile (the next beat's message asks for the head anyway).
-    "chain-watch-head": {
-        "task": "chain.watch_head",
+    # The pot's events followed at each new block, then the game's next steps queued (chain/tasks.py).
+    # Expires after two intervals: a message that waited behind other tasks is dropped, not run late
+    # in a pile (the next beat's asks for the head anyway).
+    "chain-follow-pot": {
+        "task": "chain.follow_pot",
         "schedule": CHAIN_HEAD_INTERVAL_SECONDS,
         "options": {"expires": 2 * CHAIN_HEAD_INTERVAL_SECONDS},
     },
-    "chain-index-payments": {"task": "chain.index_payments", "schedule": CHAIN_INDEX_INTERVAL_SECONDS},
-    "chain-recheck-confirmed": {"task": "chain.recheck_confirmed", "schedule": CHAIN_INDEX_INTERVAL_SECONDS},
-    # Anchors left queued or sent by a lost message or a dead worker are queued again (chain/tasks.py).
-    "chain-sweep-anchors": {"task": "chain.sweep_anchors", "schedule": CHAIN_SWEEP_INTERVAL_SECONDS},
-    # Payout transactions left verifying by a lost message are queued again (chain/tasks.py).
-    "chain-sweep-payouts": {"task": "chain.sweep_payouts", "schedule": CHAIN_SWEEP_INTERVAL_SECONDS},
-    # The relayer's transactions followed, its balance read, and claims left queued sent (chain/tasks.py).
+    # Openings left queued or sent by a lost message or a dead worker are queued again.
+    "chain-sweep-openings": {"task": "chain.sweep_openings", "schedule": CHAIN_SWEEP_INTERVAL_SECONDS},
+    # The relayer's transactions followed, its balance read, and calls left queued sent (chain/tasks.py).
     "chain-relay-watch": {
         "task": "chain.relay_watch",
         "schedule": RELAY_WATCH_INTERVAL_SECONDS,
         "options": {"expires": 2 * RELAY_WATCH_INTERVAL_SECONDS},
-    },
-    # Resolutions whose worker died are resumed (responses/tasks.py).
-    "responses-sweep-resolutions": {
-        "task": "responses.sweep_resolutions",
-        "schedule": CHAIN_SWEEP_INTERVAL_SECONDS,
     },
 }

@@ -1,17 +1,17 @@
 """Production: everything comes from the environment and nothing falls back to an embedded default.
 
 The process refuses to start (ImproperlyConfigured, one message naming every missing or unsafe
-variable) unless the environment names its database, Redis, chain, treasury, terms registry and
-operator key and gives a SECRET_KEY that Django's own deploy check would accept. No SQLite, no file cache, no filesystem
-broker, no zero-address treasury, no chain the operator did not name.
+variable) unless the environment names its database, Redis, chain, pot and operator key and gives a
+SECRET_KEY that Django's own deploy check would accept. No SQLite, no file cache, no filesystem broker,
+no chain the operator did not name.
 
 One exception, for the build: the Python buildpack runs `manage.py collectstatic --noinput` while the
 slug is built, when the add-on URLs may be set but not every config var. That command only copies
 and compresses static files, so for it alone the missing values are tolerated and replaced by parts
 that cannot serve anything (a database engine that refuses every query, a dummy cache, no broker).
 Every other command (check, migrate, shell, gunicorn, celery) demands everything.
-See docs/decisions.md, "Build-time collectstatic". Likewise `manage.py deploy_registry` runs without
-ANCHOR_REGISTRY_ADDRESS: it deploys the registry whose address that setting then names."""
+See docs/decisions.md, "Build-time collectstatic". Likewise `manage.py pot_deploy` runs without
+POT_ADDRESS: it deploys the pot whose address that setting then names."""
 
 import secrets
 import sys
@@ -38,9 +38,9 @@ def _is_collectstatic_build() -> bool:
     return len(sys.argv) > 1 and Path(sys.argv[0]).name == "manage.py" and sys.argv[1] == "collectstatic"
 
 
-def _is_deploy_registry() -> bool:
-    """True in `manage.py deploy_registry`, the one command run before the registry exists."""
-    return len(sys.argv) > 1 and Path(sys.argv[0]).name == "manage.py" and sys.argv[1] == "deploy_registry"
+def _is_pot_deploy() -> bool:
+    """True in `manage.py pot_deploy`, the one command run before the pot exists."""
+    return len(sys.argv) > 1 and Path(sys.argv[0]).name == "manage.py" and sys.argv[1] == "pot_deploy"
 
 
 def _secret_key_problem(key: str) -> str | None:
@@ -60,59 +60,44 @@ def _secret_key_problem(key: str) -> str | None:
     return None
 
 
-def _treasury_problem(address: str) -> str | None:
+def _pot_problem(address: str) -> str | None:
     if not address:
-        return "TREASURY_ADDRESS is not set"
-    if not is_hex_address(address) or not is_checksum_address(address):
-        return "TREASURY_ADDRESS must be a checksummed (EIP-55) address"
-    if address.lower() == ZERO_ADDRESS:
-        return "TREASURY_ADDRESS must not be the zero address"
-    return None
-
-
-def _registry_problem(address: str) -> str | None:
-    if not address:
-        return "ANCHOR_REGISTRY_ADDRESS is not set (deploy the terms registry: manage.py deploy_registry)"
+        return "POT_ADDRESS is not set (deploy the pot: manage.py pot_deploy, then pin it: docs/protocol.md section 2)"
     if not is_hex_address(address) or not is_checksum_address(address) or address.lower() == ZERO_ADDRESS:
-        return "ANCHOR_REGISTRY_ADDRESS must be the checksummed (EIP-55) address of the terms registry"
+        return "POT_ADDRESS must be the checksummed (EIP-55) address of the pot"
     return None
 
 
-def _operator_key_problem(key: str, treasury: str) -> str | None:
+def _key_address(key: str) -> str | None:
+    try:
+        from eth_account import Account
+
+        return Account.from_key(key).address
+    except Exception:  # noqa: BLE001 - any malformed key; its text must not reach the message
+        return None
+
+
+def _operator_key_problem(key: str) -> str | None:
     """The key is never printed: only what is wrong with it."""
     if not key:
-        return "ANCHOR_OPERATOR_KEY is not set (the private key that owns the terms registry and pays its gas)"
-    try:
-        from eth_account import Account
-
-        address = Account.from_key(key).address
-    except Exception:  # noqa: BLE001 - any malformed key; its text must not reach the message
-        return "ANCHOR_OPERATOR_KEY must be a private key: 0x and 64 hex characters"
-    if address.lower() == treasury.lower():
-        return "ANCHOR_OPERATOR_KEY must not be the treasury's key (it holds gas money only, never USDC)"
+        return "POT_OPERATOR_KEY is not set (the private key that owns the pot: it opens challenges and pays their gas)"
+    if _key_address(key) is None:
+        return "POT_OPERATOR_KEY must be a private key: 0x and 64 hex characters"
     return None
 
 
-def _relayer_key_problem(key: str, treasury: str, operator_key: str) -> str | None:
-    """RELAYER_KEY is optional (without it nothing is relayed, docs/protocol.md section 2a); when
-    set it must be a key of its own: gas money only, never the treasury's nor the operator's (a
-    leaked relayer key then costs its ETH, nothing else). Never printed."""
+def _relayer_key_problem(key: str, operator_key: str) -> str | None:
+    """RELAYER_KEY is optional (without it no signed stake is relayed and no step of the game is sent
+    by the site: anyone may still send them, docs/protocol.md section 2); when set it must be a key of
+    its own, gas money only (a leaked relayer key then costs its ETH, nothing else). Never printed."""
     if not key:
         return None
-    try:
-        from eth_account import Account
-
-        address = Account.from_key(key).address
-    except Exception:  # noqa: BLE001 - any malformed key; its text must not reach the message
+    address = _key_address(key)
+    if address is None:
         return "RELAYER_KEY must be a private key: 0x and 64 hex characters (or empty: no relay)"
-    if address.lower() == treasury.lower():
-        return "RELAYER_KEY must not be the treasury's key (it holds gas money only, never USDC)"
-    try:
-        operator = Account.from_key(operator_key).address if operator_key else ""
-    except Exception:  # noqa: BLE001 - reported by _operator_key_problem
-        operator = ""
-    if address.lower() == operator.lower():
-        return "RELAYER_KEY must not be ANCHOR_OPERATOR_KEY: give the relayer a key of its own"
+    operator = _key_address(operator_key) if operator_key else None
+    if operator is not None and address.lower() == operator.lower():
+        return "RELAYER_KEY must not be POT_OPERATOR_KEY: give the relayer a key of its own"
     return None
 
 
@@ -137,18 +122,15 @@ def _problems() -> list[str]:
             problems.append(f"{name} is not set")
     if (problem := _secret_key_problem(env.str("SECRET_KEY", default=""))) is not None:
         problems.append(problem)
-    if (problem := _treasury_problem(env.str("TREASURY_ADDRESS", default="").strip())) is not None:
+    # The pot (docs/protocol.md section 2): without it no challenge could open.
+    pot = env.str("POT_ADDRESS", default="").strip()
+    if (problem := _pot_problem(pot)) is not None and not (_is_pot_deploy() and not pot):
         problems.append(problem)
-    # The terms on chain (docs/protocol.md section 6): without them no challenge could open.
-    registry = env.str("ANCHOR_REGISTRY_ADDRESS", default="").strip()
-    if (problem := _registry_problem(registry)) is not None and not (_is_deploy_registry() and not registry):
-        problems.append(problem)
-    key = env.str("ANCHOR_OPERATOR_KEY", default="").strip()
-    if (problem := _operator_key_problem(key, env.str("TREASURY_ADDRESS", default="").strip())) is not None:
+    key = env.str("POT_OPERATOR_KEY", default="").strip()
+    if (problem := _operator_key_problem(key)) is not None:
         problems.append(problem)
     relayer_key = env.str("RELAYER_KEY", default="").strip()
-    treasury = env.str("TREASURY_ADDRESS", default="").strip()
-    if (problem := _relayer_key_problem(relayer_key, treasury, key)) is not None:
+    if (problem := _relayer_key_problem(relayer_key, key)) is not None:
         problems.append(problem)
     problems.extend(_backing_services_problems())
     chain_id = env.str("CHAIN_ID", default="").strip()

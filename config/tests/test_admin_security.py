@@ -144,7 +144,6 @@ def test_staff_see_the_ledger_with_unclaimed_payments_read_only(client, poet, ma
 def test_every_admin_page_renders_for_staff(client, poet, make_challenge, make_response):
     """Each registered model's list, and each object's page, opens without an error."""
     from django.contrib import admin
-
     from responses.resolution import challenge_resolve, payouts_create
 
     challenge = make_challenge()

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { explorerLink, getPublicConfig, LOCAL_POT_ADDRESS_TO_PIN, PINNED_POTS, potPin, potPinSentence } from "@/config";
+import { explorerLink, getPublicConfig, LOCAL_POT, PINNED_POTS, potPin, potPinSentence } from "@/config";
 import { installPublicConfig } from "../test/setup";
 import { TEST_CONFIG } from "../test/fixtures";
 
@@ -82,8 +82,9 @@ describe("the pot pinned for the chain", () => {
     );
   });
 
-  it("pins the local chain's pot, deployed in block 0, and nothing for Sepolia or mainnet yet", () => {
-    expect(PINNED_POTS[31337]).toEqual({ address: LOCAL_POT_ADDRESS_TO_PIN, deployBlock: 0 });
+  it("pins the local chain's pot of docs/protocol.md, and nothing for Sepolia or mainnet yet", () => {
+    expect(PINNED_POTS[31337]).toEqual(LOCAL_POT);
+    expect(LOCAL_POT).toEqual({ address: "0x46DDdae9F667Cc93eB0796652a39AbDFb4598245", deployBlock: 4 });
     expect(PINNED_POTS[11155111]).toBeUndefined();
     expect(PINNED_POTS[1]).toBeUndefined();
   });

@@ -56,17 +56,17 @@ export interface PinnedPot {
   deployBlock: number;
 }
 
-/** The local chain's pot (anvil under `make run` and the e2e suite). It is deployed through the
- * deterministic CREATE2 factory, so its address follows from its code and constructor; `manage.py
- * pot_deploy` prints it. Until it is written here the local pot is refused like any other. */
-export const LOCAL_POT_ADDRESS_TO_PIN = "0x0000000000000000000000000000000000000000";
+/** The local chain's pot (anvil under `make run` and the e2e suite): deployed through the
+ * deterministic CREATE2 factory, so its address follows from its code and constructor
+ * (chain/pot/deploy.py); `manage.py pot_deploy` prints it, and docs/protocol.md section 2 lists it. */
+export const LOCAL_POT: PinnedPot = { address: "0x46DDdae9F667Cc93eB0796652a39AbDFb4598245", deployBlock: 4 };
 
 /** One pot per chain, pinned in the repository (docs/protocol.md section 2: the same table is in
  * docs/protocol.md and verify_challenge.py, and a test keeps them equal). The page takes the pot from
  * here, never from the site alone: a site naming another pot gets a warning and no stake. Sepolia
  * and mainnet have none yet. */
 export const PINNED_POTS: Readonly<Record<number, PinnedPot>> = {
-  31337: { address: LOCAL_POT_ADDRESS_TO_PIN, deployBlock: 0 },
+  31337: LOCAL_POT,
 };
 
 export type PotPin =

@@ -1,69 +1,32 @@
 import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import path from "node:path";
 import { Interface } from "ethers";
 import { termsSha256 } from "@/lib/commitment";
 import { solutionCommitment } from "@/lib/protocol/commitment";
-import type { PotTerms } from "@/lib/protocol/encoding";
-import { microDegrees } from "@/lib/protocol/geometry";
+import type { PotTerms } from "@/lib/pot/calls";
+import { microDegrees } from "@/lib/protocol/coordinates";
 import { startAnvil, type Anvil } from "./anvil";
 
 /** The real pot on a real anvil, for the unit tests of what the page reads from and sends to it:
- * contracts/GeopoemPot.sol compiled with the npm solc (as forge and contracts/compile.js do), the
- * project's TestUSDC (Circle's receiveWithAuthorization, its revert texts), deployed and opened the
- * way the operator does. Only Geopoem's server is faked in these tests (fetch), and the wallet's
+ * contracts/GeopoemPot.sol as built in contracts/build/ and the project's TestUSDC (Circle's
+ * receiveWithAuthorization and revert texts), deployed and opened the way the operator does. Only Geopoem's server is faked in these tests (fetch), and the wallet's
  * prompts (the node signs and sends for its unlocked accounts). */
 
 const ROOT = path.resolve(__dirname, "..", "..");
-const requireNode = createRequire(import.meta.url);
 
 interface Artifact {
   abi: unknown[];
   bytecode: string;
 }
 
-let compiled: Artifact | null = null;
+const artifact = (name: string) =>
+  JSON.parse(readFileSync(path.join(ROOT, "contracts", "build", `${name}.json`), "utf8")) as Artifact;
 
-/** GeopoemPot with the settings of the repository's build (Cancun: its reentrancy guard is transient). */
-export function potArtifact(): Artifact {
-  if (compiled) return compiled;
-  const solc = requireNode(path.join(ROOT, "node_modules", "solc")) as {
-    compile: (input: string, opts: object) => string;
-  };
-  const contracts = path.join(ROOT, "contracts");
-  const input = {
-    language: "Solidity",
-    sources: { "GeopoemPot.sol": { content: readFileSync(path.join(contracts, "GeopoemPot.sol"), "utf8") } },
-    settings: {
-      optimizer: { enabled: true, runs: 200 },
-      evmVersion: "cancun",
-      outputSelection: { "GeopoemPot.sol": { GeopoemPot: ["abi", "evm.bytecode.object"] } },
-    },
-  };
-  const findImports = (name: string) => {
-    const file = name.startsWith("@openzeppelin/")
-      ? path.join(ROOT, "node_modules", name)
-      : path.join(contracts, name.replace(/^\.\//, ""));
-    try {
-      return { contents: readFileSync(file, "utf8") };
-    } catch {
-      return { error: `not found: ${name}` };
-    }
-  };
-  const output = JSON.parse(solc.compile(JSON.stringify(input), { import: findImports })) as {
-    errors?: { severity: string; formattedMessage: string }[];
-    contracts: Record<string, Record<string, { abi: unknown[]; evm: { bytecode: { object: string } } }>>;
-  };
-  const errors = (output.errors ?? []).filter((e) => e.severity === "error");
-  if (errors.length) throw new Error(errors.map((e) => e.formattedMessage).join("\n"));
-  const pot = output.contracts["GeopoemPot.sol"]!.GeopoemPot!;
-  compiled = { abi: pot.abi, bytecode: `0x${pot.evm.bytecode.object}` };
-  return compiled;
-}
+/** GeopoemPot as the repository builds it (contracts/compile.js writes the artifact the server and
+ * the local stack deploy). */
+export const potArtifact = () => artifact("GeopoemPot");
 
-const usdcArtifact = JSON.parse(
-  readFileSync(path.join(ROOT, "contracts", "build", "TestUSDC.json"), "utf8"),
-) as Artifact;
+const usdcArtifact = artifact("TestUSDC");
 
 export const POT = new Interface(potArtifact().abi as never);
 export const USDC = new Interface(usdcArtifact.abi as never);
@@ -197,9 +160,9 @@ export async function openChallenge(
   const point = microDegrees(solution)!;
   const terms: PotTerms = {
     solutionCommitment: await solutionCommitment({
-      chainId: chain.chainId,
+      chainId: BigInt(chain.chainId),
       pot: chain.pot,
-      challengeId: id,
+      challengeId: BigInt(id),
       ...point,
       salt: SOLUTION_SALT,
     }),

@@ -2,8 +2,8 @@ import type { Challenge, PaymentsAuthorization, Stake } from "@/api/types";
 import { POT_ERRORS, refusalOf } from "@/lib/protocol/errors";
 import { guessCommitment } from "@/lib/protocol/commitment";
 import { termsDigest } from "@/lib/protocol/encoding";
-import { microDegrees } from "@/lib/protocol/geometry";
-import { stakeWithAuthorizationData } from "@/lib/pot/calls";
+import { microDegrees } from "@/lib/protocol/coordinates";
+import { stakeWithAuthorizationData, toTerms } from "@/lib/pot/calls";
 import { payerFilters, readPotEvents, TOPICS, challengeTopic } from "@/lib/pot/events";
 import { httpChain } from "@/lib/pot/rpc";
 import { decimalToUnits } from "@/lib/stake";
@@ -66,7 +66,7 @@ export async function apiChallenge(chain: PotChain, opened: OpenedChallenge): Pr
     minStake: usdc6(terms.minStake),
     bond: usdc6(terms.bond),
     termsSha256: terms.termsHash,
-    termsDigest: await termsDigest(opened.id, terms),
+    termsDigest: `0x${await termsDigest(BigInt(opened.id), toTerms(terms))}`,
     openTransactionHash: opened.openHash,
     openBlockNumber: opened.openBlock,
     phase: "open",
@@ -276,9 +276,9 @@ export async function serveSite(
         );
       const point = microDegrees(body.submissionText!)!;
       const opens = await guessCommitment({
-        chainId: chain.chainId,
+        chainId: BigInt(chain.chainId),
         pot: chain.pot,
-        challengeId: body.challengeId,
+        challengeId: BigInt(body.challengeId),
         payer: body.submitterAddress!,
         ...point,
         salt: body.submissionSalt!,

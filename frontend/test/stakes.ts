@@ -1,6 +1,6 @@
 import type { Challenge } from "@/api/types";
 import { newSalt } from "@/lib/commitment";
-import { microDegrees } from "@/lib/protocol/geometry";
+import { microDegrees } from "@/lib/protocol/coordinates";
 import { decimalToUnits } from "@/lib/stake";
 import type { Guess } from "@/wallet/flow";
 

@@ -1,11 +1,10 @@
-"""The staff workflow on a challenge: author a poem, publish, close, resolve and reveal.
-
-Lifecycle steps are buttons on a challenge's page (and changelist actions) that open a
-confirmation page; the step itself runs a service (challenges/services.py, responses/resolution.py),
-so the admin can do nothing the rules forbid. Every step is written to the admin log (who and when,
-on the History page). Once a challenge is published, the commitment players saw (poem, threshold,
-solution, salt) is read-only, and a posted change to it is refused as a whole. Paying the winners:
-challenges/admin/payout.py."""
+"""The staff workflow on a challenge: author a poem and its terms, publish (the worker opens it in the
+pot), and retry an opening that failed. Everything after is the pot's and the worker's: the close is
+a term, the solution is revealed by the worker after it, and the pot pays (docs/protocol.md section
+2). Lifecycle steps are buttons on a challenge's page (and changelist actions) that open a confirmation
+page; each runs a service (challenges/services.py), so the admin can do nothing the rules forbid, and
+is written to the admin log. Once published, the terms are read-only, and a posted change to them is
+refused as a whole."""
 
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
@@ -14,73 +13,51 @@ from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 
-from challenges.admin.payout import PayoutInline
-from challenges.models import Challenge, ChallengeResolution, ChallengeStatus, ResolutionStatus
-from challenges.payouts import PayoutError
-from challenges.selectors import challenge_resolution
-from challenges.services import (
-    ChallengeStateError,
-    anchor_retry,
-    anchor_retryable,
-    challenge_close,
-    challenge_publish,
-    challenge_save,
-)
-from responses.barrier import grace_text, resolution_opens_at, utc_text
-from responses.resolution import challenge_resolve_start
+from challenges.models import Challenge, OpeningStatus
+from challenges.services import ChallengeStateError, challenge_publish, challenge_save, opening_retry
 
-from .challenge_barrier import ChallengeBarrierMixin, before_resolving
 from .challenge_display import ChallengeDisplayMixin
 from .challenge_export import ChallengeExportMixin
-from .challenge_form import LOCKED_FIELDS, LOCKED_MESSAGE, RESOLVING_REFRESH_SECONDS, ChallengeForm
+from .challenge_form import LOCKED_FIELDS, LOCKED_MESSAGE, ChallengeForm
 
-# Shown on a saved challenge, below what staff write, and never editable: the commitment, the
-# state, the anchor, the sums, the winners and the page's preview.
+# Shown on a saved challenge, below what staff write, and never editable.
 SHOWN_FIELDS = (
+    "blanket_display",
     "solution_sha256",
     "salt_display",
-    "status_display",
-    "start_timestamp",
-    "anchor_display",
-    "closed_at",
-    "resolved_at",
-    "staked_sum",
-    "response_count",
-    "before_resolving_display",
+    "phase_display",
+    "opens_at",
+    "opening_display",
     "winners_display",
-    "exceptions_display",
     "preview",
 )
 
 
 @admin.register(Challenge)
-class ChallengeAdmin(ChallengeDisplayMixin, ChallengeBarrierMixin, ChallengeExportMixin, admin.ModelAdmin):
+class ChallengeAdmin(ChallengeDisplayMixin, ChallengeExportMixin, admin.ModelAdmin):
     form = ChallengeForm
     change_form_template = "admin/challenges/challenge/change_form.html"
-    list_display = [
-        "id",
-        "poem_title",
-        "status_display",
-        "threshold_display",
-        "staked_sum",
-        "response_count",
-        "start_timestamp",
-        "anchor_column",
-        "resolved_at",
-        "is_demo",
-    ]
+    list_display = ["id", "poem_title", "status", "threshold_display", "opens_at", "closes_at", "opening_column"]
     list_display_links = ["id", "poem_title"]
-    list_filter = ["status", "is_demo"]
+    list_filter = ["status"]
     search_fields = ["poem_title"]
-    actions = ["publish_selected", "retry_anchor_selected", "close_selected", "resolve_selected", "export_selected"]
-    list_select_related = ["resolution", "anchor"]
-    change_list_template = "admin/challenges/challenge/change_list.html"
-    inlines = [PayoutInline]
+    actions = ["publish_selected", "retry_opening_selected", "export_selected"]
+    list_select_related = ["opening", "pot"]
 
     # --- Fields --------------------------------------------------------------------------------
 
     def get_fields(self, request, obj=None):
-        authored = ["poem_title", "poem_text", "instructions_text", "proximity_threshold_m", "is_demo"]
+        authored = [
+            "poem_title",
+            "poem_text",
+            "instructions_text",
+            "proximity_threshold_m",
+            "min_stake",
+            "closes_at",
+            "solution_deadline",
+            "guess_window_seconds",
+            "bond",
+        ]
         if obj is None or not obj.is_published:
             authored.insert(4, "solution_input")
         else:
@@ -91,7 +68,7 @@ class ChallengeAdmin(ChallengeDisplayMixin, ChallengeBarrierMixin, ChallengeExpo
 
     def get_readonly_fields(self, request, obj=None):
         if obj is not None and obj.is_published:
-            return [*LOCKED_FIELDS, "is_demo", *SHOWN_FIELDS]
+            return [*LOCKED_FIELDS, *SHOWN_FIELDS]
         return list(SHOWN_FIELDS)
 
     def has_delete_permission(self, request, obj=None) -> bool:
@@ -101,25 +78,13 @@ class ChallengeAdmin(ChallengeDisplayMixin, ChallengeBarrierMixin, ChallengeExpo
         return super().has_delete_permission(request, obj)
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
-        # While the worker resolves, the page refreshes itself (a meta refresh: no script, so the
-        # admin's CSP is untouched) until the result shows.
         obj = self.get_object(request, object_id)
-        resolution = challenge_resolution(challenge=obj) if obj is not None else None
+        opening = getattr(obj, "opening", None) if obj is not None else None
         extra_context = {
             **(extra_context or {}),
-            "resolving": resolution is not None and resolution.status == ResolutionStatus.RUNNING,
-            "refresh_seconds": RESOLVING_REFRESH_SECONDS,
-            "anchor_retryable": obj is not None and anchor_retryable(challenge=obj),
+            "opening_retryable": opening is not None and opening.status == OpeningStatus.FAILED,
         }
         return super().change_view(request, object_id, form_url, extra_context)
-
-    def changelist_view(self, request, extra_context=None):
-        extra_context = {
-            **(extra_context or {}),
-            "resolving": ChallengeResolution.objects.filter(status=ResolutionStatus.RUNNING).exists(),
-            "refresh_seconds": RESOLVING_REFRESH_SECONDS,
-        }
-        return super().changelist_view(request, extra_context)
 
     # --- Saving -------------------------------------------------------------------------------
 
@@ -161,30 +126,15 @@ class ChallengeAdmin(ChallengeDisplayMixin, ChallengeBarrierMixin, ChallengeExpo
     LIFECYCLE = {
         "publish": {
             "title": "Publish",
-            "explain": "The challenge becomes the active one, and the worker anchors its terms on chain "
-            "(its solution commitment, poem, instructions, threshold and opening time). Players see the poem "
-            "and can stake on it once the anchor is confirmed, a block or two later; a demonstration challenge "
-            "opens at once, without an anchor. Its poem, threshold and solution commitment can no longer change.",
+            "explain": "The worker opens the challenge in the pot with its terms: the solution commitment, the "
+            "poem, instructions and threshold, the close, the solution deadline, the guess window, the minimum "
+            "stake and the bond. Players can stake once the open is on chain, a block or two later. From then "
+            "on nobody, staff and the operator included, can change any of them.",
         },
-        "retry_anchor": {
-            "title": "Retry anchor",
-            "explain": "The worker anchors the challenge's terms on chain again, in the registry now configured "
-            "(ANCHOR_REGISTRY_ADDRESS). It first looks for an anchor of this challenge already there: one with the "
-            "same terms is adopted, one with other terms is shown as the error. The challenge accepts claims once "
-            "the anchor is confirmed.",
-        },
-        "close": {
-            "title": "Close",
-            "explain": "Payments mined after this moment are rejected as late. Claims for payments mined "
-            "before it are still accepted until resolution starts, which can be {grace} after the close "
-            "(CHALLENGE_CLOSE_GRACE_SECONDS) once the ledger has read past it.",
-        },
-        "resolve": {
-            "title": "Resolve and reveal",
-            "explain": "The worker scores every confirmed response, publishes the solution and its salt, and "
-            "creates the payouts; the challenge's page shows its progress. From now on nothing changes the "
-            "pot: a claim confirmed later, or a payment whose block leaves the chain, is recorded as an "
-            "exception for staff and in the published outcome. This cannot be undone.",
+        "retry_opening": {
+            "title": "Retry opening",
+            "explain": "The worker sends the pot's open again, with the same terms. If the pot already holds "
+            "other terms for this challenge id, the first open wins and this challenge cannot take stakes.",
         },
     }
 
@@ -220,12 +170,8 @@ class ChallengeAdmin(ChallengeDisplayMixin, ChallengeBarrierMixin, ChallengeExpo
             "object": challenge,
             "step": step,
             "step_title": self.LIFECYCLE[step]["title"],
-            "explain": self.LIFECYCLE[step]["explain"].format(grace=grace_text()),
-            # Before resolving: the waits, and the payments of the open window without a claim.
-            "before_resolving": before_resolving(challenge) if step == "resolve" else "",
+            "explain": self.LIFECYCLE[step]["explain"],
             "change_url": change_url,
-            "active": Challenge.objects.filter(status=ChallengeStatus.ACTIVE).exclude(pk=challenge.pk).first(),
-            "pending": challenge.responses.filter(status="pending").count(),
             "title": f"{self.LIFECYCLE[step]['title']}: {challenge}",
         }
         return TemplateResponse(request, "admin/challenges/challenge/confirm_lifecycle.html", context)
@@ -235,29 +181,11 @@ class ChallengeAdmin(ChallengeDisplayMixin, ChallengeBarrierMixin, ChallengeExpo
         try:
             if step == "publish":
                 challenge = challenge_publish(challenge=challenge)
-                done = (
-                    "Published: it is now the active challenge. Players see it and can stake once the worker "
-                    "has anchored its terms on chain (shown below)."
-                    if not challenge.is_demo
-                    else "Published: it is now the active challenge."
-                )
-            elif step == "retry_anchor":
-                anchor_retry(challenge=challenge)
-                done = "Anchor queued again: the worker sends it and the challenge opens once it is confirmed."
-            elif step == "close":
-                challenge = challenge_close(challenge=challenge)
-                opens_at = resolution_opens_at(challenge=challenge)
-                done = (
-                    "Closed: payments mined from now on are rejected as late; claims for earlier payments are "
-                    "still accepted." + (f" Resolution can start from {utc_text(opens_at)}." if opens_at else "")
-                )
+                done = "Published: the worker opens it in the pot; players can stake once the open is on chain."
             else:
-                resolution = challenge_resolve_start(challenge=challenge, user=request.user)
-                done = (
-                    f"Resolution started: the worker scores {resolution.total:,} confirmed response(s), then "
-                    "reveals the solution and creates the payouts. Its progress is shown below."
-                )
-        except (ChallengeStateError, PayoutError) as exc:
+                opening_retry(challenge=challenge)
+                done = "Opening queued again: the worker sends it; players can stake once it is on chain."
+        except ChallengeStateError as exc:
             messages.error(request, f"{self.LIFECYCLE[step]['title']} refused: {exc}")
             return False
         self.log_change(request, challenge, f"{self.LIFECYCLE[step]['title']}: {done}")
@@ -275,14 +203,6 @@ class ChallengeAdmin(ChallengeDisplayMixin, ChallengeBarrierMixin, ChallengeExpo
     def publish_selected(self, request, queryset):
         return self._one_selected(request, queryset, "publish")
 
-    @admin.action(description="Retry the anchor of the selected challenge…")
-    def retry_anchor_selected(self, request, queryset):
-        return self._one_selected(request, queryset, "retry_anchor")
-
-    @admin.action(description="Close the selected challenge…")
-    def close_selected(self, request, queryset):
-        return self._one_selected(request, queryset, "close")
-
-    @admin.action(description="Resolve and reveal the selected challenge…")
-    def resolve_selected(self, request, queryset):
-        return self._one_selected(request, queryset, "resolve")
+    @admin.action(description="Retry the opening of the selected challenge…")
+    def retry_opening_selected(self, request, queryset):
+        return self._one_selected(request, queryset, "retry_opening")

@@ -1,18 +1,29 @@
-"""The Challenge admin's form: authoring a poem with sanitised HTML and a canonical solution."""
+"""The Challenge admin's form: authoring a poem with sanitised HTML, a canonical solution, and the terms
+staff choose (the close, the minimum stake, the guess window); the pot's bounds are checked at
+publish (challenges/terms.py)."""
 
 from django import forms
 
 from challenges.coordinates import COORDINATES_MESSAGE, CoordinateError, canonical_coordinates
-from challenges.models import Challenge, ChallengeResolution, ResolutionStatus
+from challenges.models import Challenge
 from challenges.sanitize import ALLOWED_TAGS, sanitize_with_report
 
-RESOLVING_REFRESH_SECONDS = 2
-
-# The fields of the commitment players saw: frozen once a challenge is published.
-LOCKED_FIELDS = ("poem_title", "poem_text", "instructions_text", "proximity_threshold_m", "solution")
+# The terms players staked on: frozen once a challenge is published (the pot holds them for good).
+LOCKED_FIELDS = (
+    "poem_title",
+    "poem_text",
+    "instructions_text",
+    "proximity_threshold_m",
+    "solution",
+    "min_stake",
+    "bond",
+    "closes_at",
+    "solution_deadline",
+    "guess_window_seconds",
+)
 LOCKED_MESSAGE = (
-    "This challenge is published: its title, poem, instructions, threshold and solution can no longer "
-    "change. Nothing was saved."
+    "This challenge is published: its terms (title, poem, instructions, threshold, solution, minimum stake, "
+    "bond, close and deadlines) are in the pot and can no longer change. Nothing was saved."
 )
 HTML_HELP = (
     # Plain words: Django renders help texts as HTML.
@@ -21,13 +32,6 @@ HTML_HELP = (
     + "; links (a href, title) to http, https and mailto only, given rel=noopener noreferrer. "
     "Anything else is removed on save, and you are told what."
 )
-
-
-def resolution_text(resolution: ChallengeResolution) -> str:
-    if resolution.status == ResolutionStatus.RUNNING:
-        return f"Resolving… {resolution.scored:,} of {resolution.total:,}"
-    payouts = f"{resolution.payouts} payout(s) created" if resolution.payouts else "no prize is due"
-    return f"Resolved: {resolution.correct:,} correct of {resolution.scored:,} scored; {payouts}."
 
 
 # --- Challenge authoring --------------------------------------------------------------------------
@@ -44,12 +48,35 @@ class ChallengeForm(forms.ModelForm):
 
     class Meta:
         model = Challenge
-        fields = ["poem_title", "poem_text", "instructions_text", "proximity_threshold_m", "is_demo"]
+        fields = [
+            "poem_title",
+            "poem_text",
+            "instructions_text",
+            "proximity_threshold_m",
+            "min_stake",
+            "closes_at",
+            "solution_deadline",
+            "guess_window_seconds",
+            "bond",
+        ]
         widgets = {
             "poem_text": forms.Textarea(attrs={"rows": 12, "cols": 80}),
             "instructions_text": forms.Textarea(attrs={"rows": 6, "cols": 80}),
         }
-        help_texts = {"poem_text": HTML_HELP, "instructions_text": HTML_HELP}
+        help_texts = {
+            "poem_text": HTML_HELP,
+            "instructions_text": HTML_HELP,
+            "min_stake": "USDC; at least 1.00.",
+            "closes_at": "When the pot stops taking stakes (at most 90 days after publishing). Empty: the default "
+            "(POT_DEFAULT_OPEN_SECONDS after publishing).",
+            "solution_deadline": "The worker reveals the solution right after the close; if it is not revealed by "
+            "this time, every stake is refunded with the bond. Empty: the default (POT_SOLUTION_DELAY_SECONDS "
+            "after the close).",
+            "guess_window_seconds": "After the solution's reveal, how long anyone may reveal a guess (1 hour to "
+            "30 days). Players whose winning guess Geopoem does not hold reveal it themselves in this window.",
+            "bond": "USDC the operator posts at open; the payers get it if the solution is never revealed. "
+            "The operator key must hold it.",
+        }
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)

@@ -1,112 +1,63 @@
-"""Players' claims, for staff to look at: everything is read-only, because every field is either
-what the player sent or what the chain said. Claims change only through verification."""
-
-from typing import TYPE_CHECKING
+"""Players' stakes, for staff to look at: read-only, because every field is what the pot's events say
+or what a player signed. The guesses are not shown here: the site publishes them at the solution's
+reveal, and staff have no need to read them before."""
 
 from django.contrib import admin
-from django.db.models import Q
 
-from challenges.admin.links import ChainSearchMixin, address_link, tx_link
-from challenges.models import ChallengeStatus
-from responses.models import Response, ResponseStatus
-from responses.selectors import responses_with_scores
-
-if TYPE_CHECKING:
-    from responses.selectors import ScoredResponse
+from challenges.admin.links import ChainSearchMixin, address_link, tx_link, usdc
+from responses.models import PotPayment, SignedStake, Stake
 
 
-class CorrectFilter(admin.SimpleListFilter):
-    """Correct or not, as the public reads it: resolution writes `is_correct` on the correct
-    responses only, so "no" is every other confirmed response of a resolved challenge."""
-
-    title = "correct"
-    parameter_name = "correct"
-
-    def lookups(self, request, model_admin):
-        return [("yes", "Yes"), ("no", "No")]
-
-    def queryset(self, request, queryset):
-        scored = Q(status=ResponseStatus.CONFIRMED, challenge__status=ChallengeStatus.RESOLVED)
-        if self.value() == "yes":
-            return queryset.filter(scored, is_correct=True)
-        if self.value() == "no":
-            return queryset.filter(scored).exclude(is_correct=True)
-        return queryset
-
-
-@admin.register(Response)
-class ResponseAdmin(ChainSearchMixin, admin.ModelAdmin):
-    address_field = "submitter_address"
-    list_display = [
-        "id",
-        "challenge",
-        "status",
-        "rejection_code",
-        "submitter_display",
-        "submission_stake",
-        "tx_display",
-        "block_number",
-        "distance_display",
-        "correct_display",
-        "created_at",
-    ]
-    list_filter = ["challenge", "status", "rejection_code", CorrectFilter]
-    search_fields = ["=submitter_address", "=transaction_hash"]
-    list_select_related = ["challenge"]
-    date_hierarchy = "created_at"
-    readonly_fields = (
-        "challenge",
-        "status",
-        "rejection_code",
-        "rejection_reason",
-        "submitter_display",
-        "submission_text",
-        "submission_stake",
-        "commitment",
-        "tx_display",
-        "block_number",
-        "block_hash",
-        "transaction_index",
-        "log_index",
-        "submission_timestamp",
-        # The payer's own claim as a read of its transaction showed it, at that nonce (a replaced
-        # transaction's claim ends not_found: docs/protocol.md section 3.3), and its re-check dates.
-        "sent_by_submitter",
-        "sender_nonce",
-        "reorged_at",
-        "reopened_at",
-        "distance_display",
-        "correct_display",
-        "created_at",
-        "updated_at",
-    )
-    fields = readonly_fields
-
-    def get_queryset(self, request):
-        # Distance and correctness are computed for the rows of the page shown (not stored).
-        return responses_with_scores(super().get_queryset(request))
-
-    @admin.display(description="Distance (m)")
-    def distance_display(self, obj: "ScoredResponse") -> str:
-        return "-" if obj.distance_meters is None else f"{obj.distance_meters:.2f}"
-
-    @admin.display(description="Correct", boolean=True)
-    def correct_display(self, obj: "ScoredResponse") -> bool | None:
-        return obj.correct
-
-    @admin.display(description="Submitter", ordering="submitter_address")
-    def submitter_display(self, obj: Response) -> str:
-        return address_link(obj.submitter_address)
-
-    @admin.display(description="Transaction", ordering="transaction_hash")
-    def tx_display(self, obj: Response) -> str:
-        return tx_link(obj.transaction_hash)
-
+class _ReadOnly:
     def has_add_permission(self, request) -> bool:
         return False
 
     def has_change_permission(self, request, obj=None) -> bool:
-        return False  # view permission still shows every field
+        return False
 
     def has_delete_permission(self, request, obj=None) -> bool:
         return False
+
+
+@admin.register(Stake)
+class StakeAdmin(_ReadOnly, ChainSearchMixin, admin.ModelAdmin):
+    address_field = "payer"
+    list_display = [
+        "challenge",
+        "seq",
+        "payer_display",
+        "amount_display",
+        "tx_display",
+        "block_number",
+        "revealed_correct",
+    ]
+    list_filter = ["challenge"]
+    search_fields = ["payer", "transaction_hash", "commitment"]
+    ordering = ["-challenge_id", "-seq"]
+
+    @admin.display(description="Payer")
+    def payer_display(self, obj: Stake) -> str:
+        return address_link(obj.payer)
+
+    @admin.display(description="Stake (USDC)")
+    def amount_display(self, obj: Stake) -> str:
+        return usdc(obj.amount_units / 10**6)
+
+    @admin.display(description="Transaction")
+    def tx_display(self, obj: Stake) -> str:
+        return tx_link(obj.transaction_hash)
+
+
+@admin.register(SignedStake)
+class SignedStakeAdmin(_ReadOnly, ChainSearchMixin, admin.ModelAdmin):
+    address_field = "payer"
+    list_display = ["id", "challenge", "payer", "relay_status", "relay_code", "created_at"]
+    list_filter = ["relay_status", "challenge"]
+    search_fields = ["payer", "commitment", "relay_transaction_hash"]
+    exclude = ["signature"]
+
+
+@admin.register(PotPayment)
+class PotPaymentAdmin(_ReadOnly, admin.ModelAdmin):
+    list_display = ["challenge", "kind", "seq", "to", "amount_units", "bond_units", "transaction_hash"]
+    list_filter = ["kind", "challenge"]

@@ -33,7 +33,7 @@ from web3 import HTTPProvider, Web3
 
 from chain.calldata import encode_stake_transfer
 from chain.contracts import deploy, mint
-from challenges.commitments import guess_commitment, new_salt
+from challenges.commitments import guess_commitment_v1, new_salt
 from devtools import processes
 
 from . import slug
@@ -248,7 +248,7 @@ def _csrf(session: requests.Session, url: str) -> str:
 
 def _pay(d: Deployed, stake: str = "2.5") -> dict:
     salt = new_salt()
-    commitment = guess_commitment(
+    commitment = guess_commitment_v1(
         chain_id=SEPOLIA, challenge_id=d.challenge_id, submitter_address=d.player, text=SOLUTION, salt=salt
     )
     data = encode_stake_transfer(

@@ -26,7 +26,7 @@ from web3 import HTTPProvider, Web3
 
 from chain.calldata import encode_stake_transfer
 from chain.contracts import deploy, mint
-from challenges.commitments import guess_commitment, new_salt
+from challenges.commitments import guess_commitment_v1, new_salt
 from devtools import processes
 from devtools.workers import anvil_chain_settings
 
@@ -235,7 +235,7 @@ class Stack:
         challenge_id = challenge_id or self.challenge_id
         text = "29.979175, 31.134258"
         salt = new_salt()
-        commitment = guess_commitment(
+        commitment = guess_commitment_v1(
             chain_id=ANVIL_CHAIN_ID, challenge_id=challenge_id, submitter_address=self.player, text=text, salt=salt
         )
         data = encode_stake_transfer(

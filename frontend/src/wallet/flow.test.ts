@@ -58,9 +58,9 @@ describe("a stake by approval", () => {
     const result = await submitByApproval(guess, options(wallet, { onProgress: log.onProgress }));
 
     const commitment = await guessCommitment({
-      chainId: chain.chainId,
+      chainId: BigInt(chain.chainId),
       pot: chain.pot,
-      challengeId: opened.id,
+      challengeId: BigInt(opened.id),
       payer: chain.other,
       latE6: guess.latE6,
       lonE6: guess.lonE6,
@@ -168,7 +168,7 @@ describe("a stake by approval", () => {
     installPotConfig(chain, { chainId: 31337, chainIdHex: "0x7a69" });
     const wallet = anvilWallet(chain);
     await expect(submitByApproval(guessFor(site.challenge), options(wallet))).rejects.toThrow(
-      /^This site names the pot 0x[0-9a-fA-F]{40}, but the pot pinned in Geopoem's code for Anvil \(local\) is 0x0{40}\. This page takes no stake into another pot\.$/,
+      /^This site names the pot 0x[0-9a-fA-F]{40}, but the pot pinned in Geopoem's code for Anvil \(local\) is 0x46DDdae9F667Cc93eB0796652a39AbDFb4598245\. This page takes no stake into another pot\.$/,
     );
     expect(wallet.calls).toEqual([]);
   });

@@ -117,10 +117,10 @@ export async function prepareStake(guess: Guess, options: SubmitOptions): Promis
     units: guess.units,
     decimals: config.tokenDecimals,
   });
-  const commitment = await guessCommitment({
-    chainId: config.chainId,
+  const commitment = guessCommitment({
+    chainId: BigInt(config.chainId),
     pot: config.potAddress,
-    challengeId: guess.challenge.id,
+    challengeId: BigInt(guess.challenge.id),
     payer: address,
     latE6: guess.latE6,
     lonE6: guess.lonE6,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { getPublicConfig } from "@/config";
-import { microDegrees } from "@/lib/protocol/geometry";
+import { microDegrees } from "@/lib/protocol/coordinates";
 import { openChallenge, POT, startPotChain, type OpenedChallenge, type PotChain } from "../../test/pot";
 import { anvilWallet, installPotConfig, payerEvents, serveSite, SITE_CHAIN_ID, type FakeSite } from "../../test/site";
 import { guessFor } from "../../test/stakes";

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { PaymentsAuthorization, TokenDomain } from "@/api/types";
 import { getPublicConfig } from "@/config";
-import { termsDigest } from "@/lib/protocol/encoding";
-import { stakeNonce } from "@/lib/protocol/encoding";
+import { toTerms } from "@/lib/pot/calls";
+import { stakeNonce, termsDigest } from "@/lib/protocol/encoding";
 import { json } from "../../test/http";
 import { RpcError } from "../../test/fakeWallet";
 import { openChallenge, startPotChain, type OpenedChallenge, type PotChain } from "../../test/pot";
@@ -67,23 +67,23 @@ describe("a stake by signature, relayed by Geopoem", () => {
 
     const record = result.record;
     const expectedNonce = await stakeNonce({
-      chainId: chain.chainId,
+      chainId: BigInt(chain.chainId),
       pot: chain.pot,
-      challengeId: opened.id,
-      termsDigest: await termsDigest(opened.id, opened.terms),
+      challengeId: BigInt(opened.id),
+      termsDigest: await termsDigest(BigInt(opened.id), toTerms(opened.terms)),
       commitment: record.commitment,
       amount: 2_500_000n,
     });
-    expect(record.authorization?.nonce).toBe(expectedNonce);
+    expect(record.authorization?.nonce).toBe(`0x${expectedNonce}`);
     expect(recordWhenAsked).toMatchObject({
       salt: guess.salt,
       state: "prepared",
-      authorization: { nonce: expectedNonce },
+      authorization: { nonce: `0x${expectedNonce}` },
     });
     const [, typed] = wallet.calls.find((c) => c.method === "eth_signTypedData_v4")!.params as [string, string];
     expect(JSON.parse(typed)).toMatchObject({
       primaryType: "ReceiveWithAuthorization",
-      message: { from: chain.player, to: chain.pot, value: "2500000", validAfter: "0", nonce: expectedNonce },
+      message: { from: chain.player, to: chain.pot, value: "2500000", validAfter: "0", nonce: `0x${expectedNonce}` },
     });
     expect(site.posted.stakes).toEqual([
       {

@@ -114,14 +114,15 @@ export async function submitBySignature(guess: Guess, options: SignedSubmitOptio
       WALLET_MESSAGES.signatureFailed(`the token is on chain ${payments.token.chainId}, not ${config.chainId}`),
     );
   }
-  const nonce = await stakeNonce({
-    chainId: config.chainId,
+  // 0x + 64 hex: the bytes32 the wallet signs.
+  const nonce = `0x${await stakeNonce({
+    chainId: BigInt(config.chainId),
     pot: config.potAddress,
-    challengeId: guess.challenge.id,
+    challengeId: BigInt(guess.challenge.id),
     termsDigest: ctx.onChain.termsDigest,
     commitment,
     amount: guess.units,
-  });
+  })}`;
   const authorization: StoredAuthorization = {
     token: { ...payments.token },
     validAfter: 0,

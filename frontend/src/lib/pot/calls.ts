@@ -1,7 +1,8 @@
 /** The pot's and the token's functions the page calls, encoded by hand (static ABI words only, so no
  * ABI library in the page), and the views it reads (contracts/GeopoemPot.sol). Selectors are the
  * first 4 bytes of keccak256 of each signature; calls.test.ts checks them against the compiled ABI. */
-import { addressWord, bytes32Word, intWord, uintWord, type PotTerms } from "@/lib/protocol/encoding";
+import * as abi from "@/lib/protocol/abi";
+import type { Terms } from "@/lib/protocol/encoding";
 import { toQuantity, type Rpc } from "./rpc";
 
 export const SELECTORS = {
@@ -15,7 +16,38 @@ export const SELECTORS = {
   approve: "0x095ea7b3",
 } as const;
 
+// The ABI words as hex (lib/protocol/abi.ts writes them; a call is their concatenation after the selector).
+const uintWord = (value: number | bigint) => abi.toHex(abi.uintWord(BigInt(value)));
+const intWord = (value: bigint) => abi.toHex(abi.intWord(value));
+const addressWord = (address: string) => abi.toHex(abi.addressWord(address));
+const bytes32Word = (value: string) => abi.toHex(abi.bytes32Word(value));
+
 const call = (selector: string, words: string[]) => selector + words.join("");
+
+/** The terms as termsOf answers them, times and the threshold as numbers. */
+export interface PotTerms {
+  solutionCommitment: string;
+  termsHash: string;
+  thresholdM: number;
+  opensAt: number;
+  closesAt: number;
+  solutionDeadline: number;
+  guessWindow: number;
+  minStake: bigint;
+  bond: bigint;
+}
+
+/** The same terms as lib/protocol/encoding.ts hashes them. */
+export function toTerms(terms: PotTerms): Terms {
+  return {
+    ...terms,
+    thresholdM: BigInt(terms.thresholdM),
+    opensAt: BigInt(terms.opensAt),
+    closesAt: BigInt(terms.closesAt),
+    solutionDeadline: BigInt(terms.solutionDeadline),
+    guessWindow: BigInt(terms.guessWindow),
+  };
+}
 
 export function termsOfData(challengeId: number): string {
   return call(SELECTORS.termsOf, [uintWord(challengeId)]);

@@ -2,7 +2,7 @@
  * node with eth_getLogs: filtered by the challenge id (topic 1) and, where the event has one, the
  * payer or recipient, from the pot's deploy block, in block ranges a public node accepts. Outcomes and
  * payments the page shows come from here, not from the site's word. */
-import { addressWord, uintWord } from "@/lib/protocol/encoding";
+import { addressWord, toHex, uintWord } from "@/lib/protocol/abi";
 import { words } from "./calls";
 import { quantity, toQuantity, type Chain, type RpcCall } from "./rpc";
 
@@ -154,8 +154,8 @@ export async function readPotEvents(
   return events.sort((a, b) => a.blockNumber - b.blockNumber || a.logIndex - b.logIndex);
 }
 
-export const challengeTopic = (challengeId: number) => `0x${uintWord(challengeId)}`;
-export const accountTopic = (account: string) => `0x${addressWord(account)}`;
+export const challengeTopic = (challengeId: number) => `0x${toHex(uintWord(BigInt(challengeId)))}`;
+export const accountTopic = (account: string) => `0x${toHex(addressWord(account))}`;
 
 /** What concerns one payer in one challenge: its stakes, its guesses revealed, its payments and
  * refunds, and the challenge's solution and winners. */

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { guessCommitment } from "@/lib/protocol/commitment";
 import { POT_ERRORS, refusalOf } from "@/lib/protocol/errors";
-import { microDegrees } from "@/lib/protocol/geometry";
+import { microDegrees } from "@/lib/protocol/coordinates";
 import {
   openChallenge,
   POT,
@@ -128,9 +128,9 @@ describe("the events of a challenge played to the end", () => {
     const commitments: string[] = [];
     for (const s of stakes) {
       const c = await guessCommitment({
-        chainId: chain.chainId,
+        chainId: BigInt(chain.chainId),
         pot: chain.pot,
-        challengeId: id,
+        challengeId: BigInt(id),
         payer: s.from,
         ...microDegrees(s.text)!,
         salt: s.salt,

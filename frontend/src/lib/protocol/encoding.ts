@@ -1,117 +1,84 @@
-/** The ABI words and the keccak values every implementation of the protocol must compute bit for bit
- * (docs/protocol.md sections 1 and 2; contracts/GeopoemPot.sol is normative): the terms digest a
- * signed stake binds, the stake nonce the player signs, and the stake hash the pot keeps. Words are
- * 64 lowercase hex characters without 0x; a keccak value is returned as 0x + 64 hex, the form the
- * chain and the wallet take. Keccak comes from ethers' lazy chunk (loaded once the wallet is used),
- * so these are async. */
-import { loadEthers } from "@/lib/ethers-lazy";
-
-const TWO_256 = 1n << 256n;
-const HEX64 = /^[0-9a-f]{64}$/;
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
-
-/** A uint256 word. */
-export function uintWord(value: bigint | number): string {
-  const n = BigInt(value);
-  if (n < 0n || n >= TWO_256) throw new RangeError(`not a uint256: ${n}`);
-  return n.toString(16).padStart(64, "0");
-}
-
-/** An int256 word, two's complement. */
-export function intWord(value: bigint | number): string {
-  const n = BigInt(value);
-  if (n < -(1n << 255n) || n >= 1n << 255n) throw new RangeError(`not an int256: ${n}`);
-  return (n < 0n ? TWO_256 + n : n).toString(16).padStart(64, "0");
-}
-
-/** An address, left-padded. */
-export function addressWord(address: string): string {
-  if (!ADDRESS.test(address)) throw new Error(`not an address: ${address}`);
-  return address.slice(2).toLowerCase().padStart(64, "0");
-}
-
-/** A bytes32, written with or without 0x. */
-export function bytes32Word(value: string): string {
-  const hex = value.replace(/^0x/, "").toLowerCase();
-  if (!HEX64.test(hex)) throw new Error(`not 32 bytes: ${value}`);
-  return hex;
-}
-
-/** Solidity's `bytes32 "text"`: the ASCII left-aligned, zero-padded. */
-export function tagWord(tag: string): string {
-  if (!/^[\x20-\x7e]{1,32}$/.test(tag)) throw new Error(`not a short ASCII tag: ${tag}`);
-  return Array.from(tag, (c) => c.charCodeAt(0).toString(16).padStart(2, "0"))
-    .join("")
-    .padEnd(64, "0");
-}
+/** The pot's keccak encodings (contracts/GeopoemPot.sol; docs/protocol.md section 1), mirroring
+ * chain/pot/encoding.py: keccak256 of `abi.encode` of static types, the words written by ./abi.ts.
+ * keccak256 is ethers', loaded lazily (../ethers-lazy.ts) so the first paint never waits for it.
+ * Hashes are lowercase hex without 0x, as the commitments. */
+import { loadEthers } from "../ethers-lazy";
+import { addressWord, bytes32Word, concat, tagWord, uintWord } from "./abi";
 
 export const STAKE_TAG = "geopoem:stake:v1";
 
-/** What `open` fixes (GeopoemPot.Terms), in the contract's units: times in Unix seconds, amounts in
- * token units, the two hashes as 64 hex characters (with or without 0x). */
-export interface PotTerms {
+/** GeopoemPot.Terms, field for field. Times are Unix seconds, amounts token units; the two hashes are
+ * 64 hex digits (with or without 0x). */
+export interface Terms {
   solutionCommitment: string;
   termsHash: string;
-  thresholdM: number;
-  opensAt: number;
-  closesAt: number;
-  solutionDeadline: number;
-  guessWindow: number;
+  thresholdM: bigint;
+  opensAt: bigint;
+  closesAt: bigint;
+  solutionDeadline: bigint;
+  guessWindow: bigint;
   minStake: bigint;
   bond: bigint;
 }
 
-/** abi.encode(Terms): the static tuple's nine words. */
-export function termsWords(terms: PotTerms): string[] {
+async function keccakHex(words: Uint8Array[]): Promise<string> {
+  const { keccak256 } = await loadEthers();
+  return keccak256(concat(words)).slice(2);
+}
+
+/** The struct as abi.encode writes a static tuple: its fields in order, one word each, refused when a
+ * field's Solidity type cannot hold it. */
+function termsWords(terms: Terms): Uint8Array[] {
   return [
     bytes32Word(terms.solutionCommitment),
     bytes32Word(terms.termsHash),
-    uintWord(terms.thresholdM),
-    uintWord(terms.opensAt),
-    uintWord(terms.closesAt),
-    uintWord(terms.solutionDeadline),
-    uintWord(terms.guessWindow),
-    uintWord(terms.minStake),
-    uintWord(terms.bond),
+    uintWord(terms.thresholdM, 32),
+    uintWord(terms.opensAt, 32),
+    uintWord(terms.closesAt, 32),
+    uintWord(terms.solutionDeadline, 32),
+    uintWord(terms.guessWindow, 32),
+    uintWord(terms.minStake, 64),
+    uintWord(terms.bond, 96),
   ];
 }
 
-async function keccakWords(words: string[]): Promise<string> {
-  const { keccak256 } = await loadEthers();
-  return keccak256(`0x${words.join("")}`).toLowerCase();
-}
-
-/** keccak256(abi.encode(uint256 challengeId, Terms)): ten words. */
-export function termsDigest(challengeId: number | bigint, terms: PotTerms): Promise<string> {
-  return keccakWords([uintWord(challengeId), ...termsWords(terms)]);
+/** keccak256(abi.encode(uint256 challengeId, Terms)): what a stake's nonce binds, so a signature funds
+ * a stake only on the terms the player read. */
+export async function termsDigest(challengeId: bigint, terms: Terms): Promise<string> {
+  return keccakHex([uintWord(challengeId), ...termsWords(terms)]);
 }
 
 export interface StakeNonceInput {
-  chainId: number;
+  chainId: bigint;
   pot: string;
-  challengeId: number | bigint;
+  challengeId: bigint;
   termsDigest: string;
-  /** The guess commitment, 64 hex characters with or without 0x. */
   commitment: string;
-  /** Token units. */
   amount: bigint;
 }
 
-/** The nonce of the player's ReceiveWithAuthorization: keccak256(abi.encode(bytes32
- * "geopoem:stake:v1", chainId, pot, challengeId, termsDigest, commitment, uint256 amount)). */
-export function stakeNonce({ chainId, pot, challengeId, termsDigest, commitment, amount }: StakeNonceInput) {
-  return keccakWords([
+/** keccak256(abi.encode(bytes32 "geopoem:stake:v1", chainId, pot, challengeId, termsDigest,
+ * commitment, uint256 amount)): the `nonce` the player's ReceiveWithAuthorization signs. */
+export async function stakeNonce(input: StakeNonceInput): Promise<string> {
+  return keccakHex([
     tagWord(STAKE_TAG),
-    uintWord(chainId),
-    addressWord(pot),
-    uintWord(challengeId),
-    bytes32Word(termsDigest),
-    bytes32Word(commitment),
-    uintWord(amount),
+    uintWord(input.chainId),
+    addressWord(input.pot),
+    uintWord(input.challengeId),
+    bytes32Word(input.termsDigest),
+    bytes32Word(input.commitment),
+    uintWord(input.amount),
   ]);
 }
 
-/** The one storage slot of a stake: keccak256(abi.encode(address payer, uint256 amount, bytes32 commitment)). */
-export function stakeHash({ payer, amount, commitment }: { payer: string; amount: bigint; commitment: string }) {
-  return keccakWords([addressWord(payer), uintWord(amount), bytes32Word(commitment)]);
+export interface StakeHashInput {
+  payer: string;
+  amount: bigint;
+  commitment: string;
+}
+
+/** keccak256(abi.encode(address payer, uint256 amount, bytes32 commitment)): the slot the pot keeps
+ * per stake. */
+export async function stakeHash(input: StakeHashInput): Promise<string> {
+  return keccakHex([addressWord(input.payer), uintWord(input.amount), bytes32Word(input.commitment)]);
 }

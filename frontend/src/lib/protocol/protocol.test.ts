@@ -9,11 +9,15 @@ import {
   type PotChain,
 } from "../../../test/pot";
 import { guessCommitment, solutionCommitment } from "./commitment";
-import { addressWord, intWord, stakeHash, stakeNonce, tagWord, termsDigest } from "./encoding";
-import { haversineMeters, isCorrect, microDegrees, sinRad, ONE } from "./geometry";
+import { toTerms } from "@/lib/pot/calls";
+import { haversineMeters } from "@/lib/distance";
+import { microDegrees } from "./coordinates";
+import { stakeHash, stakeNonce, termsDigest } from "./encoding";
+import { isCorrect, sinRad, ONE } from "./geometry";
 
-/** The page's encodings and scoring rule against the contract itself (contracts/GeopoemPot.sol on a
- * real anvil): the contract's own views and verdicts are the expected values. */
+/** The shared encodings and scoring rule (this folder, pinned to the shared vectors by its other
+ * tests) against the contract itself (contracts/GeopoemPot.sol on a real anvil): the contract's own
+ * views and verdicts are the expected values. */
 
 let chain: PotChain;
 let challenge: OpenedChallenge;
@@ -31,25 +35,13 @@ const SALT = "ab".repeat(32);
 const view = async (name: string, args: unknown[]) =>
   POT.decodeFunctionResult(name, await chain.call(chain.pot, POT.encodeFunctionData(name, args)));
 
-describe("ABI words", () => {
-  it("writes tags, negative integers and addresses as Solidity's abi.encode does", () => {
-    expect(tagWord("geopoem:stake:v1")).toBe(`${Buffer.from("geopoem:stake:v1").toString("hex")}${"0".repeat(32)}`);
-    expect(intWord(-1n)).toBe("f".repeat(64));
-    expect(intWord(-180_000_000n)).toBe((2n ** 256n - 180_000_000n).toString(16));
-    expect(addressWord("0xF39Fd6e51aad88F6F4ce6aB8827279cffFb92266")).toBe(
-      `${"0".repeat(24)}f39fd6e51aad88f6f4ce6ab8827279cfffb92266`,
-    );
-    expect(() => intWord(2n ** 255n)).toThrow(RangeError);
-  });
-});
-
 describe("the encodings agree with the pot", () => {
   it("guess commitment v2, the payer bound in", async () => {
     const point = microDegrees("-33.856784, 151.215297")!;
     const mine = await guessCommitment({
-      chainId: chain.chainId,
+      chainId: BigInt(chain.chainId),
       pot: chain.pot,
-      challengeId: 7,
+      challengeId: 7n,
       payer: chain.player,
       ...point,
       salt: SALT,
@@ -57,9 +49,9 @@ describe("the encodings agree with the pot", () => {
     const [theirs] = await view("guessCommitment", [7, chain.player, point.latE6, point.lonE6, `0x${SALT}`]);
     expect(`0x${mine}`).toBe(theirs);
     const other = await guessCommitment({
-      chainId: chain.chainId,
+      chainId: BigInt(chain.chainId),
       pot: chain.pot,
-      challengeId: 7,
+      challengeId: 7n,
       payer: chain.other,
       ...point,
       salt: SALT,
@@ -71,9 +63,9 @@ describe("the encodings agree with the pot", () => {
     const point = microDegrees("-0.000001, 180")!;
     expect(point).toEqual({ latE6: -1n, lonE6: 180_000_000n });
     const mine = await solutionCommitment({
-      chainId: chain.chainId,
+      chainId: BigInt(chain.chainId),
       pot: chain.pot,
-      challengeId: 3,
+      challengeId: 3n,
       ...point,
       salt: SALT,
     });
@@ -82,20 +74,20 @@ describe("the encodings agree with the pot", () => {
   });
 
   it("terms digest and stake nonce", async () => {
-    const digest = await termsDigest(challenge.id, challenge.terms);
+    const digest = await termsDigest(BigInt(challenge.id), toTerms(challenge.terms));
     const [, onChain] = await view("termsOf", [challenge.id]);
-    expect(digest).toBe(onChain);
+    expect(`0x${digest}`).toBe(onChain);
     const commitment = "c0".repeat(32);
     const nonce = await stakeNonce({
-      chainId: chain.chainId,
+      chainId: BigInt(chain.chainId),
       pot: chain.pot,
-      challengeId: challenge.id,
+      challengeId: BigInt(challenge.id),
       termsDigest: digest,
       commitment,
       amount: 2_500_000n,
     });
     const [theirs] = await view("stakeNonce", [challenge.id, `0x${commitment}`, 2_500_000n]);
-    expect(nonce).toBe(theirs);
+    expect(`0x${nonce}`).toBe(theirs);
   });
 
   it("stake hash of a stake by approval", async () => {
@@ -107,7 +99,7 @@ describe("the encodings agree with the pot", () => {
       POT.encodeFunctionData("stake", [challenge.id, `0x${commitment}`, 3n * USDC_UNIT]),
     );
     const [slot] = await view("stakeHash", [challenge.id, 1]);
-    expect(await stakeHash({ payer: chain.player, amount: 3n * USDC_UNIT, commitment })).toBe(slot);
+    expect(`0x${await stakeHash({ payer: chain.player, amount: 3n * USDC_UNIT, commitment })}`).toBe(slot);
   });
 });
 
@@ -131,7 +123,7 @@ describe("the integer rule", () => {
     ] as const) {
       const point = microDegrees(guess) ?? { latE6: 91_000_000n, lonE6: 0n };
       const expected = guess.startsWith("91") ? false : haversineMeters(point, solution) <= threshold;
-      expect(isCorrect(point, solution, threshold), guess).toBe(expected);
+      expect(isCorrect(point, solution, BigInt(threshold)), guess).toBe(expected);
     }
   });
 
@@ -152,9 +144,9 @@ describe("the integer rule", () => {
     for (const [i, text] of guesses.entries()) {
       const point = microDegrees(text)!;
       const commitment = await guessCommitment({
-        chainId: chain.chainId,
+        chainId: BigInt(chain.chainId),
         pot: chain.pot,
-        challengeId: challenge.id,
+        challengeId: BigInt(challenge.id),
         payer: chain.player,
         ...point,
         salt: salts[i]!,
@@ -193,7 +185,7 @@ describe("the integer rule", () => {
       );
       const event = POT.parseLog(logs[0]!)!;
       expect(event.name).toBe("GuessRevealed");
-      expect(isCorrect(point, solution, challenge.terms.thresholdM), text).toBe(event.args.correct);
+      expect(isCorrect(point, solution, BigInt(challenge.terms.thresholdM)), text).toBe(event.args.correct);
       verdicts.push(event.args.correct as boolean);
     }
     expect(verdicts).toEqual([true, true, false, true, false]);

@@ -10,7 +10,7 @@ import { newSalt } from "@/lib/commitment";
 import { COORDINATES_MESSAGE, parseCoordinates } from "@/lib/coordinates";
 import { formatStake } from "@/lib/format";
 import { PREFLIGHT, StakeRefused } from "@/lib/pot/refusals";
-import { microDegrees } from "@/lib/protocol/geometry";
+import { microDegrees } from "@/lib/protocol/coordinates";
 import { parseStake } from "@/lib/stake";
 import { WalletError } from "@/wallet/errors";
 import { PROGRESS } from "@/wallet/connect";

@@ -2,7 +2,7 @@ import { act, screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { getPublicConfig } from "@/config";
-import { microDegrees } from "@/lib/protocol/geometry";
+import { microDegrees } from "@/lib/protocol/coordinates";
 import { submitByApproval } from "@/wallet/flow";
 import { listStakes } from "@/wallet/pending";
 import { WalletProvider } from "@/wallet/WalletContext";

@@ -5,7 +5,7 @@ import type { Stake } from "@/api/types";
 import { ExplorerLink } from "@/components/ExplorerLink";
 import { getPublicConfig } from "@/config";
 import { formatDateTime, formatDistance, formatStake, formatUsdc } from "@/lib/format";
-import { microDegrees } from "@/lib/protocol/geometry";
+import { microDegrees } from "@/lib/protocol/coordinates";
 import { unitsToDecimal } from "@/lib/stake";
 import { postKeptGuess } from "@/wallet/keeper";
 import { downloadOfflineRecord, removeStake, updateStake, type StoredStake } from "@/wallet/pending";

@@ -3,7 +3,8 @@ import { getPublicConfig, potPin } from "@/config";
 import { readState, readTerms, type PotState, type TermsOnChain } from "@/lib/pot/calls";
 import { payerFilters, readPotEvents, type PotEvent } from "@/lib/pot/events";
 import { pageChain } from "@/lib/pot/rpc";
-import { haversineMeters, isCorrect, type PointE6 } from "@/lib/protocol/geometry";
+import { haversineMeters } from "@/lib/distance";
+import { isCorrect, type Point } from "@/lib/protocol/geometry";
 import type { EIP1193Provider } from "@/wallet/types";
 
 /** What the pot itself says about a payer's stakes in one challenge (docs/protocol.md section 2,
@@ -71,7 +72,7 @@ export interface PrizeWon {
 
 export interface StakeOutcomeOnChain {
   staked: StakeOnChain | null;
-  solution: (PointE6 & { guessDeadline: number }) | null;
+  solution: (Point & { guessDeadline: number }) | null;
   /** The verdict, and whether it came from a reveal on chain or was computed here by the pot's rule. */
   correct: boolean | null;
   revealed: boolean;
@@ -90,7 +91,7 @@ export interface StakeOutcomeOnChain {
  * distance, whether revealing it would improve a winner, the prizes and refunds. */
 export function stakeOutcome(
   view: PotView,
-  { commitment, guess }: { commitment: string; guess: PointE6 | null },
+  { commitment, guess }: { commitment: string; guess: Point | null },
 ): StakeOutcomeOnChain {
   const staked = view.events.find((e) => e.kind === "Staked" && e.commitment === commitment.toLowerCase());
   const stakeOnChain =
@@ -111,7 +112,7 @@ export function stakeOutcome(
   const reveal = view.events.find((e) => e.kind === "GuessRevealed" && e.seq === seq);
   let correct: boolean | null = null;
   if (reveal?.kind === "GuessRevealed") correct = reveal.correct;
-  else if (solution && guess) correct = isCorrect(guess, solution, view.terms.terms.thresholdM);
+  else if (solution && guess) correct = isCorrect(guess, solution, BigInt(view.terms.terms.thresholdM));
   const distanceMeters = solution && guess ? haversineMeters(guess, solution) : null;
   const guessWindowOpen = Boolean(solution) && view.chainTime < (solution?.guessDeadline ?? 0);
   const s = view.state;

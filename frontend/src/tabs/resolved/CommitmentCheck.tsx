@@ -2,7 +2,7 @@ import { useId, useState } from "react";
 import { getPublicConfig } from "@/config";
 import { SALT_PATTERN } from "@/lib/commitment";
 import { SOLUTION_TAG, solutionCommitment } from "@/lib/protocol/commitment";
-import { microDegrees } from "@/lib/protocol/geometry";
+import { microDegrees } from "@/lib/protocol/coordinates";
 
 type Result =
   { state: "idle" } | { state: "busy" } | { state: "done"; hash: string } | { state: "error"; message: string };
@@ -36,7 +36,13 @@ export function CommitmentCheck({
     try {
       if (!point) throw new Error("the solution is not valid coordinates");
       if (!SALT_PATTERN.test(saltText)) throw new Error("a salt is 64 lowercase hex characters");
-      const hash = await solutionCommitment({ chainId, pot: potAddress, challengeId, ...point, salt: saltText });
+      const hash = solutionCommitment({
+        chainId: BigInt(chainId),
+        pot: potAddress,
+        challengeId: BigInt(challengeId),
+        ...point,
+        salt: saltText,
+      });
       setResult({ state: "done", hash });
     } catch (error) {
       setResult({ state: "error", message: error instanceof Error ? error.message : String(error) });

@@ -2,7 +2,7 @@ import { screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { solutionCommitment } from "@/lib/protocol/commitment";
-import { microDegrees } from "@/lib/protocol/geometry";
+import { microDegrees } from "@/lib/protocol/coordinates";
 import { TEST_CONFIG } from "../../../test/fixtures";
 import { installFakeServer, json } from "../../../test/http";
 import { renderWithClient } from "../../../test/render";
@@ -155,9 +155,9 @@ describe("Resolved Challenges tab", () => {
     const solution = "-33.856784, 151.215296";
     const salt = "0123456789abcdef".repeat(4);
     const commitment = await solutionCommitment({
-      chainId: TEST_CONFIG.chainId,
+      chainId: BigInt(TEST_CONFIG.chainId),
       pot: TEST_CONFIG.potAddress,
-      challengeId: 3,
+      challengeId: 3n,
       ...microDegrees(solution)!,
       salt,
     });

@@ -1,7 +1,7 @@
 import { screen, within } from "@testing-library/react";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { guessCommitment } from "@/lib/protocol/commitment";
-import { microDegrees } from "@/lib/protocol/geometry";
+import { microDegrees } from "@/lib/protocol/coordinates";
 import { WalletProvider } from "@/wallet/WalletContext";
 import { json } from "../../../test/http";
 import { openChallenge, POT, startPotChain, USDC, USDC_UNIT, type PotChain } from "../../../test/pot";
@@ -33,9 +33,9 @@ describe("the Winners' Circle, paid by the pot", () => {
     const salt = "9".repeat(64);
     const point = microDegrees(text)!;
     const commitment = await guessCommitment({
-      chainId: chain.chainId,
+      chainId: BigInt(chain.chainId),
       pot: chain.pot,
-      challengeId: 1,
+      challengeId: 1n,
       payer: chain.player,
       ...point,
       salt,
