@@ -72,7 +72,7 @@ export function revealedStake(over: Partial<Stake> & Pick<Stake, "id" | "submiss
     submissionSalt: "ab".repeat(32),
     revealed: true,
     isCorrect: true,
-    distanceMeters: 1,
+    distanceMeters: "1.00",
     outcome: null,
     ...over,
   };
@@ -86,7 +86,7 @@ export const PYRAMID_WINNERS: Winners = {
     submissionStake: "5.000000",
     transactionHash: EARLIEST_TX,
     submitterAddress: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
-    distanceMeters: 6.239866589337766,
+    distanceMeters: "6.24",
   }),
   highest: revealedStake({
     id: 2,
@@ -95,12 +95,12 @@ export const PYRAMID_WINNERS: Winners = {
     submissionTimestamp: 1795428029,
     transactionHash: HIGHEST_TX,
     submitterAddress: "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC",
-    distanceMeters: 0.5884014705740267,
+    distanceMeters: "0.59",
   }),
-  earliestPrize: "33.100000",
-  highestPrize: "33.100000",
-  share: "16.550000",
+  phase: "paid",
   final: true,
+  guessDeadline: 1795434029,
+  prizes: { earliest: "33.100000", highest: "33.100000", share: "16.550000" },
   payments: [],
 };
 
@@ -108,10 +108,10 @@ export const OPERA_WINNERS: Winners = {
   challengeId: 2,
   earliest: null,
   highest: null,
-  earliestPrize: null,
-  highestPrize: null,
-  share: null,
+  phase: "revealing",
   final: false,
+  guessDeadline: 1795434029,
+  prizes: { earliest: "0.000000", highest: "0.000000", share: "0.000000" },
   payments: [],
 };
 
@@ -125,7 +125,7 @@ export const PYRAMID_RESPONSES: Stake[] = [
     submissionTimestamp: 1795428629,
     transactionHash: "0x1111111111111111111111111111111111111111111111111111111111111111",
     submitterAddress: "0x90F79bf6EB2c4f870365E785982E1f101E93b906",
-    distanceMeters: 12345.678,
+    distanceMeters: "12345.68",
     isCorrect: false,
     revealed: false,
   }),

@@ -30,8 +30,9 @@ export interface Challenge {
   /** USDC, decimal strings. */
   minStake: string;
   bond: string;
-  termsSha256: string;
-  termsDigest: string;
+  /** Null until the site has opened it on chain. */
+  termsSha256: string | null;
+  termsDigest: string | null;
   openTransactionHash: string | null;
   openBlockNumber: number | null;
   phase: ChallengePhase;
@@ -95,7 +96,8 @@ export interface Stake {
   /** Its guess is revealed on chain. */
   revealed: boolean;
   isCorrect: boolean | null;
-  distanceMeters: number | null;
+  /** Metres with 2 decimals (the site writes a decimal string). */
+  distanceMeters: number | string | null;
   outcome: StakeOutcome | null;
 }
 
@@ -113,13 +115,13 @@ export interface PotPayment {
 /** GET /api/challenges/{id}/winners (docs/protocol.md 3.5): the winners as the pot holds them. */
 export interface Winners {
   challengeId: number;
+  phase: ChallengePhase;
+  final: boolean;
+  guessDeadline: number | null;
   earliest: Stake | null;
   highest: Stake | null;
-  /** USDC, 6 decimals: each prize, and the share (null until final). */
-  earliestPrize: string | null;
-  highestPrize: string | null;
-  share: string | null;
-  final: boolean;
+  /** USDC, 6 decimals: each prize and the share ("0.000000" without a winner). */
+  prizes: { earliest: string; highest: string; share: string };
   payments: PotPayment[];
 }
 

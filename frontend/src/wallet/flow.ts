@@ -42,7 +42,6 @@ export interface Guess {
     | "closesTimestamp"
     | "minStake"
     | "solutionSha256"
-    | "termsSha256"
   >;
   text: string;
   latE6: bigint;
@@ -153,7 +152,8 @@ export function newRecord(
     pot: config.potAddress,
     challengeId: guess.challenge.id,
     termsDigest: ctx.onChain.termsDigest,
-    termsSha256: guess.challenge.termsSha256,
+    // The pot's, which the page found equal to the hash of the texts it shows.
+    termsSha256: ctx.onChain.terms.termsHash.replace(/^0x/, ""),
     submitterAddress: ctx.address,
     stake: guess.stake,
     amountUnits: guess.units.toString(),

@@ -177,11 +177,10 @@ export function parseBlockNumber(value: unknown): number | null {
 /** The player's record as a file (docs/protocol.md 3.7): what `verify_challenge.py --record` reads.
  * Before the wallet gave an account, the payer and what depends on it (the commitment, the
  * authorization) are null. */
-export type RecordDraft = Pick<
-  StoredStake,
-  "site" | "chainId" | "pot" | "challengeId" | "termsDigest" | "termsSha256" | "stake" | "amountUnits"
-> &
-  Pick<StoredStake, "text" | "latE6" | "lonE6" | "salt" | "paymentMethod"> &
+export type RecordDraft = Pick<StoredStake, "site" | "chainId" | "pot" | "challengeId" | "stake" | "amountUnits"> & {
+  termsDigest: string | null;
+  termsSha256: string | null;
+} & Pick<StoredStake, "text" | "latE6" | "lonE6" | "salt" | "paymentMethod"> &
   Partial<Pick<StoredStake, "submitterAddress" | "commitment" | "authorization" | "transactionHash" | "seq">>;
 
 export function offlineRecord(record: RecordDraft) {

@@ -6,8 +6,9 @@ import type { PaymentsAuthorization } from "@/api/types";
 
 export interface PendingGuess {
   challengeId: number;
-  termsDigest: string;
-  termsSha256: string;
+  /** As the site shows them before the pot is read (null before it opened the challenge on chain). */
+  termsDigest: string | null;
+  termsSha256: string | null;
   text: string;
   latE6: bigint;
   lonE6: bigint;

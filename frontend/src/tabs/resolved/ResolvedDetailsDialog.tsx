@@ -118,9 +118,9 @@ function WinnersSummary({ challengeId }: { challengeId: number }) {
   if (isError) return <p role="alert">Failed to load the winners. Please try again later.</p>;
   if (!data.earliest || !data.highest) return <p>{NO_CORRECT}</p>;
   // The pot's amounts once it fixed them, else the site's.
-  const earliest = finalized ? unitsToDecimal(finalized.earliestPrize) : data.earliestPrize;
-  const highest = finalized ? unitsToDecimal(finalized.highestPrize) : data.highestPrize;
-  const share = finalized ? unitsToDecimal(finalized.share) : data.share;
+  const earliest = finalized ? unitsToDecimal(finalized.earliestPrize) : data.prizes.earliest;
+  const highest = finalized ? unitsToDecimal(finalized.highestPrize) : data.prizes.highest;
+  const share = finalized ? unitsToDecimal(finalized.share) : data.prizes.share;
   return (
     <ul className="winner-lines">
       <WinnerLine label="Earliest correct response (40%)" winner={data.earliest} prize={earliest} />

@@ -90,10 +90,10 @@ describe("the Winners' Circle, paid by the pot", () => {
         challengeId: 1,
         earliest: stake,
         highest: stake,
-        earliestPrize: "1.600000",
-        highestPrize: "1.600000",
-        share: "0.800000",
+        phase: "final",
         final: true,
+        guessDeadline: null,
+        prizes: { earliest: "1.600000", highest: "1.600000", share: "0.800000" },
         payments: [],
       }),
     );

@@ -72,10 +72,8 @@ function ChallengeWinners({ challenge }: { challenge: Challenge }) {
   const prize = (kind: 0 | 1): string | null =>
     finalized
       ? unitsToDecimal(kind === 0 ? finalized.earliestPrize : finalized.highestPrize)
-      : kind === 0
-        ? (data?.earliestPrize ?? null)
-        : (data?.highestPrize ?? null);
-  const share = finalized ? unitsToDecimal(finalized.share) : (data?.share ?? null);
+      : ((kind === 0 ? data?.prizes.earliest : data?.prizes.highest) ?? null);
+  const share = finalized ? unitsToDecimal(finalized.share) : (data?.prizes.share ?? null);
   return (
     <div className="winners-detail">
       <div className="card">
