@@ -1,7 +1,9 @@
-/** Hashing and the salted commitments (docs/protocol.md section 1), mirroring
- * challenges/commitments.py: lowercase hex SHA-256 over the UTF-8 bytes of
+/** SHA-256, the salt and the terms hash (docs/protocol.md section 1), mirroring
+ * challenges/commitments.py. The pot's v2 commitments are lib/protocol/commitment.ts's; the v1 text
+ * commitments below,
  *   guess:    "geopoem:guess:v1|{chainId}|{challengeId}|{address, lowercase}|{text}|{salt}"
  *   solution: "geopoem:solution:v1|{challengeId}|{text}|{salt}"
+ * are read only by the treasury design's verifier (verify-outcomes.ts) and go with it.
  * The browser's own Web Crypto hashes when it offers it (an implementation independent of this
  * site's code); browsers expose `crypto.subtle` only in a secure context (https or localhost), so
  * SHA-256 (FIPS 180-4) is also written here in plain TypeScript, a few dozen lines that keep every
@@ -136,7 +138,7 @@ export interface TermsInput {
   instructionsText: string;
 }
 
-/** The terms hash a challenge's anchor commits to (docs/protocol.md section 6):
+/** The terms hash the pot's terms hold (docs/protocol.md section 1):
  * sha256("geopoem:terms:v1|{id}|{sha256(title)}|{sha256(poem)}|{sha256(instructions)}"), each text
  * exactly as the API serves it. Hashing each field first keeps the joined text unambiguous. */
 export async function termsSha256({ challengeId, poemTitle, poemText, instructionsText }: TermsInput): Promise<string> {

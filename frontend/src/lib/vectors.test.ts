@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import vectors from "../../../tests/vectors.json";
-import { stakeCalldata } from "./calldata";
 import { guessCommitment, newSalt, SALT_PATTERN, sha256Bytes, solutionCommitment, termsSha256 } from "./commitment";
 import { canonicalCoordinates, COORDINATES_MESSAGE } from "./coordinates";
 import { MIN_STAKE_MESSAGE, parseStake } from "./stake";
@@ -57,19 +56,6 @@ describe("commitments (shared vectors)", () => {
     const a = newSalt();
     expect(a).toMatch(SALT_PATTERN);
     expect(newSalt()).not.toBe(a);
-  });
-});
-
-describe("calldata (shared vectors)", () => {
-  it.each(vectors.calldata)("encodes challenge $challengeId", async (v) => {
-    const data = await stakeCalldata({
-      treasury: v.treasury,
-      amountUnits: BigInt(v.amountUnits),
-      commitment: v.commitment,
-      challengeId: v.challengeId,
-      timestamp: v.timestamp,
-    });
-    expect(data).toBe(v.data);
   });
 });
 
