@@ -94,7 +94,7 @@ class PotCall(models.Model):
 
 
 class RelayerAccount(models.Model):
-    """Geopoem's relayer (docs/protocol.md section 2a, "The relayer"): the address of RELAYER_KEY,
+    """Geopoem's relayer (docs/protocol.md, "The relayer decides when (and that is all it decides)"): the address of RELAYER_KEY,
     the next nonce it will use (read from the chain the first time, then kept here so that many
     stakes go out per block without waiting for receipts), its last balance read and the alarm. One
     row per address: a new key starts a new row, and the old one keeps its history.

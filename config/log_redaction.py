@@ -10,7 +10,7 @@ What counts as secret here:
 - a 0x-prefixed 64-hex value named as a key (`private_key=0x...`, `"key": "0x..."`);
 - the password in any URL's user-info (`redis://:pw@host`, `postgres://user:pw@host`);
 - a 65-byte signature (130 hex digits, 0x or not): a player's signed payment authorization is a
-  bearer instrument until it is used on chain (docs/protocol.md section 2a).
+  bearer instrument until it is used on chain (docs/protocol.md section 2, "Stakes").
 Transaction hashes, addresses and ids stay readable: the logs are for operating the game."""
 
 import logging

@@ -1,5 +1,4 @@
-"""The token's EIP-712 domain, read from the chain (docs/protocol.md section 2a, "The token's
-domain"): `name()`, `version()` and `DOMAIN_SEPARATOR()` of USDC_ADDRESS, accepted only when the
+"""The token's EIP-712 domain, read from the chain (docs/protocol.md section 3.3): `name()`, `version()` and `DOMAIN_SEPARATOR()` of USDC_ADDRESS, accepted only when the
 domain they make hashes to that separator and `authorizationState(address,bytes32)` answers. Never
 written in the code: Circle's USDC is version "2" today, and a proxy upgrade may change it.
 
