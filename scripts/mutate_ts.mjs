@@ -53,8 +53,11 @@ export const TARGETS = {
   // (chain/tests/test_verify_page.py), which this runner cannot use.
   "frontend/src/lib/verify/rules.ts": ["frontend/src/lib/verify/verify.test.ts"],
   "frontend/src/lib/commitment.ts": ["frontend/src/lib/commitment.test.ts", "frontend/src/lib/vectors.test.ts"],
-  "frontend/src/lib/calldata.ts": ["frontend/src/lib/vectors.test.ts"],
   "frontend/src/lib/coordinates.ts": ["frontend/src/lib/vectors.test.ts"],
+  // The pot's rules the page computes as the contract does: held to the shared vectors.
+  "frontend/src/lib/protocol/geometry.ts": ["frontend/src/lib/protocol/geometry.test.ts"],
+  "frontend/src/lib/protocol/commitment.ts": ["frontend/src/lib/protocol/commitment.test.ts"],
+  "frontend/src/lib/protocol/encoding.ts": ["frontend/src/lib/protocol/encoding.test.ts"],
 };
 
 const K = ts.SyntaxKind;

@@ -19,7 +19,7 @@ ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=[])
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 # How many proxies in front of gunicorn append to X-Forwarded-For: 1 behind a Heroku-style router,
 # 0 when clients connect to gunicorn directly. The client is the Nth address from the right
-# (config/client_ip.py); the claim throttle, the admin lockout and the request log all use it (the
+# (config/client_ip.py); the stake throttle, the admin lockout and the request log all use it (the
 # throttle and the lockout count an IPv6 client by its /64).
 TRUSTED_PROXY_HOPS = env.int("TRUSTED_PROXY_HOPS", default=0)
 
@@ -154,8 +154,8 @@ HEALTHZ_CACHE_SECONDS = env.float("HEALTHZ_CACHE_SECONDS", default=5.0)
 # every process, so the throttle holds across gunicorn workers) and kombu's filesystem transport.
 REDIS_URL = env("REDIS_URL", default="")
 if REDIS_URL:
-    # Timeouts on every Redis socket: a Redis that accepts but never answers must not hang a claim
-    # POST (its enqueue and its throttle read); the claim is stored and the sweeper re-queues it.
+    # Timeouts on every Redis socket: a Redis that accepts but never answers must not hang a stake
+    # POST (its enqueue and its throttle read); the stake is stored and chain.relay_watch sends it.
     _REDIS_SOCKET_OPTIONS = {"socket_connect_timeout": 1, "socket_timeout": 2}
     # TLS Redis (rediss://). Heroku Redis presents a self-signed certificate, so its deploys set
     # REDIS_SSL_CERT_REQS=none (app.json); anything else keeps the default: verify it.
@@ -172,7 +172,7 @@ if REDIS_URL:
     CELERY_BROKER_URL = REDIS_URL
     CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {"visibility_timeout": 3600, **_REDIS_SOCKET_OPTIONS}
     CELERY_BROKER_USE_SSL = _REDIS_TLS or None
-    # Give up publishing after two quick retries: the sweeper re-queues what was not sent.
+    # Give up publishing after two quick retries: chain.relay_watch sends what stayed queued.
     CELERY_TASK_PUBLISH_RETRY_POLICY = {
         "max_retries": 2,
         "interval_start": 0,

@@ -51,7 +51,7 @@ export interface StakeAuthorization {
   /** Unix seconds: the token refuses it from then on. */
   validBefore: number;
   relayStatus: RelayStatus;
-  /** The same as a code ("lost", "token_refused", "expired", ...); empty while queued or sent. */
+  /** The same as a code ("lost", "token_paused", "expired", ...); empty while queued or sent. */
   relayCode: string;
   /** Why it refused or failed, a sentence for the player; else empty. */
   relayReason: string;

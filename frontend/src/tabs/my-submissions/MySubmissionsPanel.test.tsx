@@ -98,6 +98,9 @@ describe("My submissions", () => {
 
   it.each([
     ["lost", "The relayer's transaction was lost.", true],
+    ["token_paused", "The token is paused.", true],
+    ["payer_blacklisted", "The token blocks this wallet.", true],
+    ["reverted", "The pot refused the stake.", false],
     ["expired", "The authorization expired before it could be sent.", false],
   ])(
     "a stake whose relay failed (%s) can be removed, and sent yourself when that can pass",

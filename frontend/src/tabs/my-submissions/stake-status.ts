@@ -31,7 +31,10 @@ export const SELF_SEND_AFTER_MS = 60_000;
 /** The transaction must be mined before `validBefore`: not offered in the last half minute. */
 export const SELF_SEND_MIN_REMAINING_MS = 30_000;
 
-const RELAY_CODES_FOR_SELF_SEND = new Set(["lost", "token_refused"]);
+/** Failures after which the player's own transaction would still be taken while the signature is
+ * valid: a lost nonce, and a token that refused for now (paused, or the payer blocked until
+ * Circle lifts it); chain/relayer/reasons.py and chain/pot/errors.py name them. */
+const RELAY_CODES_FOR_SELF_SEND = new Set(["lost", "token_paused", "payer_blacklisted"]);
 
 function relayLine(relay: StakeAuthorization): string {
   const reason = relay.relayReason.trim();
