@@ -59,6 +59,8 @@ _OUTCOMES: dict[str, Outcome] = {
 OUTCOMES: dict[str, Outcome] = {
     code: Outcome(status=outcome.status, reason=outcome.reason, code=code) for code, outcome in _OUTCOMES.items()
 }
+
+
 def failed(code: str, sentence: str) -> Outcome:
     """The stake was not sent because the pot or the token refuses it (chain/pot/errors.py)."""
     return Outcome(status=RelayStatus.FAILED, reason=sentence, code=code)
