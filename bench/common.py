@@ -112,6 +112,7 @@ def django_env(database_url: str, **extra: str) -> dict[str, str]:
     # chain give their own (scripts/devchain.py, chain_env), the others these, which no node answers.
     env.setdefault("CHAIN_RPC_URLS", "http://127.0.0.1:9")
     env.setdefault("CHAIN_ID", "31337")
+    env.setdefault("USDC_ADDRESS", "0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512")
     env.setdefault("POT_ADDRESS", "0x46DDdae9F667Cc93eB0796652a39AbDFb4598245")
     env.setdefault("POT_OPERATOR_KEY", "0x" + "5e" * 32)
     env.update(extra)
