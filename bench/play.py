@@ -21,19 +21,11 @@ USDC = 10**6
 NEAR = "48.8584, 2.2945"  # within the threshold of bench/site.py's solution
 
 
-class Play:
-    def __init__(self, url: str, info: dict) -> None:
-        from django.test import Client
+class Worker:
+    """The worker's tasks, called in this process, on a chain that mines each transaction at once."""
 
+    def __init__(self, url: str) -> None:
         self.url = url
-        self.info = info
-        self.api = Client()
-        self.hashes: dict[str, str] = {}
-        self.signed: dict[str, dict] = {}
-        self.players = node.payers(8, start=PLAYERS_FROM)
-        self.domain: dict = {}
-
-    # --- the worker ----------------------------------------------------------------------------
 
     def mine(self, blocks: int = 1) -> None:
         rpc(self.url, "anvil_mine", [hex(blocks)])
@@ -56,6 +48,19 @@ class Play:
     def warp(self, seconds: int) -> None:
         rpc(self.url, "evm_increaseTime", [seconds])
         self.mine()
+
+
+class Play(Worker):
+    def __init__(self, url: str, info: dict) -> None:
+        from django.test import Client
+
+        super().__init__(url)
+        self.info = info
+        self.api = Client()
+        self.hashes: dict[str, str] = {}
+        self.signed: dict[str, dict] = {}
+        self.players = node.payers(8, start=PLAYERS_FROM)
+        self.domain: dict = {}
 
     # --- the players ---------------------------------------------------------------------------
 
