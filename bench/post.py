@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import sys
 import time
 from pathlib import Path
 
@@ -39,6 +40,7 @@ from .common import (
     anvil,
     command,
     cpu_seconds,
+    django_main,
     fresh_database,
     in_django,
     load_average,
@@ -56,6 +58,7 @@ READ_RATE = 40.0
 READ_LEAD = 3.0
 DELAYS_MS = (0, 200)
 WARMUP = 48  # each web worker's first stakes import the chain code (web3) and read the token's domain
+PROFILED = 100  # POSTs of the in-process breakdown (profile, below)
 GOAL_CPU_MS = 5.0
 GOAL_PER_SECOND = 100.0
 GOAL_P99_SECONDS = 1.5
@@ -66,7 +69,7 @@ def run() -> dict:
     load_before = load_average()
     web_line = procfile.procfile_command("web")
     workdir = log_dir("post")
-    total = WARMUP + 2 * ROUNDS * COUNT
+    total = WARMUP + 2 * ROUNDS * COUNT + PROFILED
     with anvil() as (url, anvil_process):
         info = node.setup_chain(url)
         with delaying_proxy(url, delay_ms=0, log=workdir / "proxy.log") as proxy:
@@ -81,7 +84,7 @@ def run() -> dict:
             signed = json.loads(signed_file.read_text())
             posts = [client.Request("POST", "/api/responses", s["commitment"], _address(n), s["body"])
                      for n, s in enumerate(signed)]  # fmt: skip
-            warm, rest = posts[:WARMUP], posts[WARMUP:]
+            warm, rest = posts[:WARMUP], posts[WARMUP : total - PROFILED]
             queued_before = queued_messages("relay")
             web_log = workdir / "web.log"
             with procfile.web(env, log=web_log) as web:
@@ -100,7 +103,9 @@ def run() -> dict:
                                                 round_=round_))  # fmt: skip
                 answers += [a for b in bursts if b["kind"] == "post" for a in b.pop("answers")]
             checked = reconcile(challenge, answers, web_log, queued=queued_messages("relay") - queued_before)
-        log(f"reconciled: {checked}")
+            log(f"reconciled: {checked}")
+            proxy.set_delay(0)
+            breakdown = in_django("bench.post", env, "profile", str(signed_file), str(total - PROFILED))
     cpu_per_request(bursts)
     for b in bursts:
         b.pop("answers", None)
@@ -128,6 +133,7 @@ def run() -> dict:
             "sides": sides,
             "bursts": bursts,
             "reconciled": checked,
+            "inProcess": breakdown,
             "meetsGoal": {
                 "cpu": max(sides["post-0"]["cpuMsPerRequest"], far["cpuMsPerRequest"]) <= GOAL_CPU_MS,
                 "burst": far["perSecond"] >= GOAL_PER_SECOND * 0.97
@@ -243,6 +249,68 @@ def reconcile(challenge_id: int, answers: list[client.Answer], web_log: Path, *,
     }  # fmt: skip
 
 
+# Where a POST's time goes, by the site's functions (cumulative, nested: a part includes the parts it calls).
+PARTS = {
+    "the body parsed and validated (DRF serializer)": "rest_framework/serializers.py:is_valid",
+    "signed_stake_submit (responses/services.py)": "responses/services.py:signed_stake_submit",
+    "  the chain's check (chain/pot/port.py, check_signed_stake)": "chain/pot/port.py:check_signed_stake",
+    "    the signature recovered (chain/token/authorization.py, signed_by)": "chain/token/authorization.py:signed_by",
+    "    the simulation's JSON-RPC round trip (chain/node/calls.py, rpc_batch)": "chain/node/calls.py:rpc_batch",
+    "  the relayer's admission (chain/relayer/admission.py)": "chain/relayer/admission.py:relay_admit",
+    "the answer's body (responses/selectors.py, stake_by_commitment)": "responses/selectors.py:stake_by_commitment",
+    "every SQL statement (psycopg's execute)": "psycopg/cursor.py:execute",
+}
+
+
+def _statement(sql: str) -> str:
+    """A statement's kind and table: "SELECT responses_stake", "INSERT chain_potcall", "BEGIN"."""
+    words = sql.replace('"', "").split()
+    table = re.search(r"\b(?:FROM|INTO|UPDATE)\s+\"?(\w+)", sql)
+    return words[0] + (f" {table.group(1)}" if table else "")
+
+
+def profile(signed_file: str, first: str) -> dict:
+    """Under Django: PROFILED POSTs through the WSGI application in this process (every middleware, no
+    server, the node at 0 ms): the process's CPU per POST, its SQL statements by kind and table, and
+    the share of the POST's time in each of PARTS (cProfile, a second pass over other stakes)."""
+    import cProfile
+    import pstats
+    from collections import Counter
+
+    from django.db import connection
+    from django.test import Client
+    from django.test.utils import CaptureQueriesContext
+
+    bodies = [s["body"] for s in json.loads(Path(signed_file).read_text())[int(first) :]]
+    half = len(bodies) // 2
+    api = Client()
+
+    def post(body: dict, n: int) -> None:
+        answer = api.post("/api/responses", body, content_type="application/json", REMOTE_ADDR=f"10.7.0.{n % 250}")
+        assert answer.status_code == 201, answer.content
+
+    started = time.process_time()
+    with CaptureQueriesContext(connection) as queries:
+        for n, body in enumerate(bodies[:half]):
+            post(body, n)
+    cpu_ms = (time.process_time() - started) / half * 1000
+    kinds = Counter(_statement(q["sql"]) for q in queries.captured_queries)
+    profiler = cProfile.Profile()
+    profiler.enable()
+    for n, body in enumerate(bodies[half:]):
+        post(body, n)
+    profiler.disable()
+    found = pstats.Stats(profiler).stats  # type: ignore[attr-defined]
+    total = sum(tt for (file, _, name), (_, _, tt, _, _) in found.items())
+    shares = {}
+    for label, where in PARTS.items():
+        file, name = where.split(":")
+        cumulative = sum(ct for (f, _, n), (_, _, _, ct, _) in found.items() if f.endswith(file) and n == name)
+        shares[label] = round(cumulative / total, 3)
+    return {"posts": half, "cpuMsPerPost": round(cpu_ms, 2), "statementsPerPost": len(queries.captured_queries) / half,
+            "statements": {k: v / half for k, v in kinds.most_common()}, "shares": shares}  # fmt: skip
+
+
 def render(result: dict) -> dict[str, str]:
     s = result["sides"]
     cpu_rows = [
@@ -254,6 +322,15 @@ def render(result: dict) -> dict[str, str]:
     ]  # fmt: skip
     cpu = tables.table([f"the web process's CPU per request (goal for a POST: ≤ {GOAL_CPU_MS:g} ms)", "ms", ""],
                        cpu_rows, right=(1,))  # fmt: skip
+    p = result["inProcess"]
+    parts = tables.table(
+        [f"a POST in one process: {p['cpuMsPerPost']:.1f} ms of CPU, {p['statementsPerPost']:g} SQL statements",
+         "share of its time"],
+        [[label.replace("  ", "↳ "), f"{share:.1%}"] for label, share in p["shares"].items()], right=(1,),
+    )  # fmt: skip
+    statements = tables.table(["its SQL statements", "per POST"],
+                              [[f"`{k}`", f"{v:g}"] for k, v in p["statements"].items()], right=(1,))  # fmt: skip
+    cpu = "\n\n".join([cpu, parts, statements])
     names = {"floor-0": "floor", "post-0": "POST, 0 ms", "post-200": "POST, 200 ms"}
     burst_rows = [
         [names[k], tables.number(v["perSecond"]), tables.number(v["p50Seconds"], 3), tables.number(v["p99Seconds"], 3),
@@ -282,3 +359,7 @@ def render(result: dict) -> dict[str, str]:
         "post-burst": tables.table(headers, burst_rows, right=(1, 2, 3, 4, 5, 6, 7)) + "\n\n" + goal + "\n\n" + lost
         + "\n\n" + meta,
     }  # fmt: skip
+
+
+if __name__ == "__main__":
+    django_main({"profile": profile}, sys.argv[1:])

@@ -229,7 +229,7 @@ def render(result: dict) -> dict[str, str]:
         ["the last stake mined (its block first seen), s after the POSTs",
          tables.number(result["lastMinedSeconds"], 2), ""],
         [f"the block that makes the last stake {CONFIRMATIONS} deep, first seen (the chain's floor)",
-         tables.number(result["lastDeepSeconds"], 2), ""],
+         tables.number(result.get("lastDeepSeconds"), 2), ""],
         ["stakes confirmed on the site, p50 / last (s after the POSTs)",
          f"{tables.number(result['confirmedSeconds']['p50'], 2)} / {tables.number(result['lastConfirmedSeconds'], 2)}"
          f" ({result['confirmedCount']} of {result['setup']['count']})", ""],
