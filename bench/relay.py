@@ -48,7 +48,6 @@ WARMUP = 6  # stakes that warm each web worker and the worker's relay path (not 
 PHASE = 0.5  # the release, as a share of the block interval after a block was first seen
 CONFIRMATIONS = 2
 PAYERS_FROM = 20_000
-GOAL_BLOCKS = 2  # mined in the first block after the POSTs, or the next
 # The relayer's daily budget, raised for the benchmark: config/settings/chain.py's default (0.05 ETH a
 # day) is an operator's limit for a day of players, and a burst reserves the gas limit of every stake
 # in flight against it at once (reported).
@@ -178,14 +177,11 @@ def run() -> dict:
                 "confirmations": CONFIRMATIONS,
                 "releasedAfterBlock": PHASE * BLOCK_SECONDS,
                 "relayMaxWeiPerDay": RELAY_BUDGET_WEI,
-            },  # fmt: skip
-            "goals": {"blocksAtMost": GOAL_BLOCKS},
+            },
             **figures,
             "reconciled": checked,
-            "meetsGoal": checked["nothingLostOrDoubled"]
-            and max(map(int, figures["blocksUsed"]), default=99) <= GOAL_BLOCKS
-            and len(confirmed) == COUNT,
-        },  # fmt: skip
+            "allMinedAndConfirmed": checked["nothingLostOrDoubled"] and len(confirmed) == COUNT,
+        },
         load_before=load_before,
     )
 
@@ -216,6 +212,10 @@ def timings(answers, offset: float, release: float, release_head: int, blocks: d
     }
 
 
+def _held(ok: bool) -> str:
+    return "reconciled" if ok else "**differs**"
+
+
 def render(result: dict) -> dict[str, str]:
     c = result["reconciled"]
     blocks = ", ".join(f"block {k}: {v}" for k, v in result["blocksUsed"].items())
@@ -224,8 +224,7 @@ def render(result: dict) -> dict[str, str]:
         ["POSTs answered", ", ".join(f"{k}: {v}" for k, v in result["statuses"].items()), ""],
         ["POST answered, p50 / p99 / last (s after the release)",
          " / ".join(tables.number(result["postAnsweredSeconds"][k], 2) for k in ("p50", "p99", "max")), ""],
-        [f"blocks used (1 = the first after the POSTs; goal: within {GOAL_BLOCKS})", blocks,
-         tables.met(max(map(int, result["blocksUsed"]), default=99) <= GOAL_BLOCKS)],
+        ["blocks used (1 = the first after the POSTs)", blocks, ""],
         ["the last stake mined (its block first seen), s after the POSTs",
          tables.number(result["lastMinedSeconds"], 2), ""],
         [f"the block that makes the last stake {CONFIRMATIONS} deep, first seen (the chain's floor)",
@@ -234,12 +233,12 @@ def render(result: dict) -> dict[str, str]:
          f"{tables.number(result['confirmedSeconds']['p50'], 2)} / {tables.number(result['lastConfirmedSeconds'], 2)}"
          f" ({result['confirmedCount']} of {result['setup']['count']})", ""],
         ["each Staked once, of its payer and amount", f"{c['stakedLogs']} logs for {c['stakes']} stakes",
-         tables.met(not c["stakedProblems"])],
+         _held(not c["stakedProblems"])],
         ["the pot's `owed`, up by", f"{c['owedDelta']:,} units (the stakes: {c['stakesSum']:,})",
-         tables.met(c["owedDelta"] == c["stakesSum"])],
+         _held(c["owedDelta"] == c["stakesSum"])],
         ["the relayer's nonces", f"{c['nonces']['first']} to {c['nonces']['last']}, missing "
          f"{len(c['nonces']['missing'])}, repeated {len(c['nonces']['repeated'])}",
-         tables.met(not c["nonces"]["missing"] and not c["nonces"]["repeated"])],
+         _held(not c["nonces"]["missing"] and not c["nonces"]["repeated"])],
         ["the relayer's gas per stake, p50 / max (receipts)", f"{gas['p50']:,} / {gas['max']:,}", ""],
         ["its cost, all stakes", f"{result['costWei'] / 10**18:.6f} ETH at "
          f"{result['effectiveGasPriceWei']['p50'] / 10**9:.3f} gwei", ""],
