@@ -43,7 +43,7 @@ STEPS = [
     ("stakeWithAuthorization by the relayer: a later stake", "a later stake", STAKE_GOAL),
     ("stakeWithAuthorization by the relayer: the same payer again", "the same payer again", STAKE_GOAL),
     ("stakeWithAuthorization by the relayer: a later challenge's first", "a later challenge's first", STAKE_GOAL),
-    ("stakeWithAuthorization sent by its player", None, STAKE_GOAL),
+    ("stakeWithAuthorization sent by its player", None, None),
     ("approve (the player's)", "approve (the payer's own transaction)", None),
     ("stake by approval (the player's)", "stake (by approval)", None),
     ("revealSolution", "revealSolution", None),
@@ -120,7 +120,7 @@ def render(result: dict) -> dict[str, str]:
     ]  # fmt: skip
     headers = ["transaction", "gasUsed (receipt of the play)", "Forge's gas test", "goal", ""]
     forge = "passed" if result["forgePassed"] else "**failed**"
-    meta = tables.provenance(result) + "\n\n" + tables.table(["Forge's gas test", "its goals"],
+    meta = tables.provenance(result) + "\n\n" + tables.table(["Forge's gas test (it asserts the goals)", "result"],
                                                                 [[f"`{result['forgeCommand']}`", forge]])  # fmt: skip
     return {"gas": tables.table(headers, rows, right=(1, 2, 3)) + "\n\n" + meta}
 
