@@ -23,6 +23,7 @@ from .common import (
     PY,
     ROOT,
     anvil,
+    collectstatic,
     command,
     django_main,
     fresh_database,
@@ -49,6 +50,7 @@ def run() -> dict:
         env = fresh_database(**node.chain_env(info, url, CHAIN_CONFIRMATIONS="2"))
         log(f"verifier: a pot of {SIZE:,} stakes, played to the end by the site")
         built = in_django("bench.verifier", env, "build", url, json.dumps(info), str(SIZE))
+        collectstatic(env)  # the verifier reads the public configuration the page embeds
         with gunicorn(env) as base:
             load = load_average()
             started = time.monotonic()
