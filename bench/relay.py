@@ -90,20 +90,22 @@ def confirmed_at(commitments: list[str], *, timeout: float) -> dict[str, float]:
     return seen
 
 
-def relay_hashes(commitments: list[str]) -> dict[str, list[str]]:
-    """Every transaction the relayer sent for each stake (re-sends included), from its records."""
+def relay_records(commitments: list[str]) -> tuple[dict[str, list[str]], list[float]]:
+    """Every transaction the relayer sent for each stake (re-sends included), and when it first sent
+    each (time.time()), from its records."""
     import psycopg
 
     with psycopg.connect(f"{PG_BASE}/{DATABASE}") as conn:
         rows = conn.execute(
-            "SELECT s.commitment, t.attempts FROM chain_relaytransaction t JOIN chain_potcall c ON t.call_id = c.id "
-            "JOIN responses_signedstake s ON c.signed_stake_id = s.id WHERE s.commitment = ANY(%s)",
+            "SELECT s.commitment, t.attempts, extract(epoch FROM t.sent_at)::float8 FROM chain_relaytransaction t "
+            "JOIN chain_potcall c ON t.call_id = c.id JOIN responses_signedstake s ON c.signed_stake_id = s.id "
+            "WHERE s.commitment = ANY(%s)",
             [commitments],
         ).fetchall()
-    out: dict[str, list[str]] = {}
-    for commitment, attempts in rows:
-        out.setdefault(commitment, []).extend(a["hash"].lower() for a in attempts)
-    return out
+    hashes: dict[str, list[str]] = {}
+    for commitment, attempts, _ in rows:
+        hashes.setdefault(commitment, []).extend(a["hash"].lower() for a in attempts)
+    return hashes, sorted(sent for _, _, sent in rows)
 
 
 def run() -> dict:
@@ -145,7 +147,7 @@ def run() -> dict:
             confirmed = confirmed_at([r.what for r in burst], timeout=8 * BLOCK_SECONDS)
             blocks_seen = dict(head.blocks)
         commitments = [r.what for r in burst]
-        sent = relay_hashes(commitments)
+        sent, sent_at = relay_records(commitments)
         last = max(blocks_seen)
         staked = node.staked_logs(url, info["potAddress"], challenge, from_block=release_head + 1, to_block=last)
         hashes = sorted({h for hs in sent.values() for h in hs} | {s["transactionHash"] for s in staked})
@@ -163,6 +165,7 @@ def run() -> dict:
             owed_delta=node.owed(url, info["potAddress"], stake_block) - owed_before,
         )
     figures = timings(answers, offset, release, release_head, blocks_seen, staked, confirmed, mined)
+    figures["relaySentSeconds"] = stats([at - release for at in sent_at])
     log(
         f"blocks used {figures['blocksUsed']}, last mined {figures['lastMinedSeconds']} s, last confirmed "
         f"{figures['lastConfirmedSeconds']} s; reconciled: {checked['problems'] or 'nothing lost or doubled'}"
@@ -224,7 +227,9 @@ def render(result: dict) -> dict[str, str]:
         ["POSTs answered", ", ".join(f"{k}: {v}" for k, v in result["statuses"].items()), ""],
         ["POST answered, p50 / p99 / last (s after the release)",
          " / ".join(tables.number(result["postAnsweredSeconds"][k], 2) for k in ("p50", "p99", "max")), ""],
-        ["blocks used (1 = the first after the POSTs)", blocks, ""],
+        ["the relayer's sends, p50 / last (s after the release)",
+         " / ".join(tables.number(result.get("relaySentSeconds", {}).get(k), 2) for k in ("p50", "max")), ""],
+        ["blocks used (1 = the first after the POSTs, 6 s after them; 2 = 12 s later)", blocks, ""],
         ["the last stake mined (its block first seen), s after the POSTs",
          tables.number(result["lastMinedSeconds"], 2), ""],
         [f"the block that makes the last stake {CONFIRMATIONS} deep, first seen (the chain's floor)",
