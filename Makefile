@@ -92,15 +92,15 @@ test-e2e: $(VENV)/.installed node_modules/.installed
 		apt-get update -qq && apt-get install -y -qq chromium >/dev/null; }
 	npm run --silent test:e2e
 
-# The benchmarks (bench/): API throughput against a floor view (wrk), a million responses,
-# verification latency on anvil (1- and 12-second blocks), verify_challenge.py on anchored challenges
-# of 100 and 10,000 paid responses (bench/verifier.py), the page (bundle size,
-# Lighthouse), click to "Confirmed" in Chromium (bench/live.py; paid by transfer, and by signature
-# with no ETH from the signature on), a burst of claim POSTs against the Procfile's web process with
-# the RPC provider 0 and 200 ms away (bench/burst.py, anvil behind devtools/rpc_delay.py), and 100
-# claims paid by authorization posted at once against the Procfile's web, worker and beat, reconciled
-# to the unit (bench/relay_burst.py). Writes docs/performance.md.
-# Uses PostgreSQL database geopoem_bench (dropped and created) and Redis DB 8. About 45 minutes.
+# The benchmarks (bench/; docs/performance.md): the gas of every transaction of the pot from a real
+# play on anvil beside Forge's gas test (bench/gas.py), the POST of a signed stake against the
+# Procfile's web line with the RPC provider 0 and 200 ms away (bench/post.py), 100 relayed stakes in
+# one burst on 12-second blocks against the Procfile's web, worker and beat, reconciled against the
+# chain (bench/relay.py), the public answers against a floor view (wrk, nginx; bench/api.py) and the
+# page (bundle size, Lighthouse; bench/page.py). Each writes bench/results/NAME.json and its tables
+# between their markers in docs/performance.md; the prose there is written by hand. The players'
+# verifier over 10,000 stakes (bench/verifier.py) needs the verifier that reads the pot.
+# Uses PostgreSQL database geopoem_bench (dropped and created) and Redis DB 8. About 15 minutes.
 .PHONY: bench
 bench: build
 	@command -v wrk >/dev/null || { echo "bench: needs wrk (apt-get install wrk)"; exit 1; }

@@ -1,9 +1,9 @@
-"""The parts of the burst benchmark (`make bench`, bench/burst.py) that must hold for its figures to
-mean anything, each in a few seconds: the delaying JSON-RPC proxy (devtools/rpc_delay.py) adds its
-delay to every request, once per HTTP request and side by side, and is stopped by its PID; the
-burst's client (bench/burst_load.py) releases claims at their scheduled instants whatever the
-server answers, and counts latency from those instants; the server it measures is the Procfile's
-own `web` line, bound to loopback."""
+"""The parts of the POST benchmark (`make bench`, bench/post.py) that must hold for its figures to mean
+anything, each in a few seconds: the delaying JSON-RPC proxy (devtools/rpc_delay.py) adds its delay to
+every request, once per HTTP request and side by side, and is stopped by its PID; the benchmarks'
+client (bench/client.py) releases requests at their scheduled instants whatever the server answers,
+and counts latency from those instants; the server it measures is the Procfile's own `web` line,
+bound to loopback."""
 
 from __future__ import annotations
 
@@ -18,9 +18,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from bench import burst_load
+from bench import client
+from bench.common import anvil
 from devtools import procfile
-from devtools.processes import anvil
 from devtools.rpc_delay import delaying_proxy
 
 
@@ -72,10 +72,10 @@ def test_the_proxy_adds_its_delay_to_each_request_side_by_side_and_stops_by_its_
 
 
 @contextmanager
-def slow_site(claim_seconds: float) -> Iterator[tuple[str, list[str]]]:
-    """A loopback server that answers a claim POST 201 after `claim_seconds`, one at a time (as a
-    server with a single worker would), and a read at once; yields its URL and the claims' hashes
-    in the order it received them."""
+def slow_site(post_seconds: float) -> Iterator[tuple[str, list[str]]]:
+    """A loopback server that answers a POST 201 after `post_seconds`, one at a time (as a server with
+    a single worker would), and a read at once; yields its URL and the POSTs' commitments in the order
+    it received them."""
     received: list[str] = []
     one_at_a_time = threading.Lock()
 
@@ -83,8 +83,8 @@ def slow_site(claim_seconds: float) -> Iterator[tuple[str, list[str]]]:
         def do_POST(self):
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
             with one_at_a_time:
-                received.append(body["transactionHash"])
-                time.sleep(claim_seconds)
+                received.append(body["commitment"])
+                time.sleep(post_seconds)
             self.send_response(201)
             self.send_header("Content-Length", "0")
             self.end_headers()
@@ -110,26 +110,29 @@ def slow_site(claim_seconds: float) -> Iterator[tuple[str, list[str]]]:
         thread.join(timeout=5)
 
 
-def test_the_burst_client_releases_on_schedule_and_counts_latency_from_it():
-    """Ten claims at 20 a second against a server that takes 0.1 s per claim, one at a time: the
-    release does not wait for answers (all ten are sent within the half second of the schedule),
-    so the server's queue shows as latency (the last waits about 0.55 s) and the rate it sustained is
-    its own (about 10 a second), not the offered 20; the reads before the burst are told apart from
-    those during it."""
-    players = [burst_load.Player(body={"transactionHash": f"0x{n:064x}"}, address=f"10.0.0.{n + 1}") for n in range(10)]
+def test_the_client_releases_on_schedule_and_counts_latency_from_it():
+    """Ten POSTs at 20 a second against a server that takes 0.1 s per POST, one at a time: the release
+    does not wait for answers (all ten are sent within the half second of the schedule), so the
+    server's queue shows as latency (the last waits about 0.55 s) and the rate it sustained is its own
+    (about 10 a second), not the offered 20; the reads before the burst are told apart from those
+    during it."""
+    posts = [
+        client.Request("POST", "/api/responses", f"{n:064x}", f"10.0.0.{n + 1}", {"commitment": f"{n:064x}"})
+        for n in range(10)
+    ]
     with slow_site(0.1) as (base, received):
-        site = burst_load.Site(base=base, csrf="token", reads=["/a", "/b"])
-        measured = burst_load.measure(site, players, rate=20, read_rate=20, lead_seconds=0.5)
+        site = client.Site(base=base, reads=["/a", "/b"])
+        measured = client.burst(site, posts, rate=20, read_rate=20, lead_seconds=0.5)
 
-    assert sorted(received) == sorted(p.body["transactionHash"] for p in players)
-    claims = burst_load.figures(measured.claims)
-    assert claims["count"] == 10 and claims["statuses"] == {"201": 10}
-    assert claims["p50"] is not None and claims["max"] is not None
-    # Claim k, released at k/20 s, is answered at (k + 1) x 0.1 s: the last waited 0.55 s, where a
-    # client that sent each claim only after the last answer would have measured 0.1 s every time.
-    assert claims["max"] >= 0.5
-    assert claims["perSecond"] is not None and 5 <= claims["perSecond"] <= 12
-    released = sorted(a.scheduled for a in measured.claims)
+    assert sorted(received) == sorted(p.what for p in posts)
+    answered = client.figures(measured.answers)
+    assert answered["count"] == 10 and answered["statuses"] == {"201": 10}
+    assert answered["p50"] is not None and answered["max"] is not None
+    # POST k, released at k/20 s, is answered at (k + 1) x 0.1 s: the last waited 0.55 s, where a
+    # client that sent each only after the last answer would have measured 0.1 s every time.
+    assert answered["max"] >= 0.5
+    assert answered["perSecond"] is not None and 5 <= answered["perSecond"] <= 12
+    released = sorted(a.scheduled for a in measured.answers)
     assert released[-1] - released[0] == pytest.approx(0.45, abs=0.01)  # 9 intervals of 1/20 s
     alone = [a for a in measured.reads if a.scheduled < measured.burst_start]
     assert 8 <= len(alone) <= 11 and all(a.status == 200 for a in measured.reads)

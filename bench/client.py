@@ -1,30 +1,38 @@
-"""The burst's client (bench/burst.py): claim POSTs released open-loop, each at its scheduled instant
-on a connection of its own, whatever the server has answered so far, and a reader asking the public
+"""The benchmarks' HTTP client: requests released open-loop, each at its scheduled instant on a
+connection of its own, whatever the server has answered so far, and a reader asking the public
 answers at a fixed rate meanwhile. One asyncio loop in this process and a few lines of HTTP/1.1 on
 its streams, so a few hundred requests in flight cost the machine little beside the server under
 test.
 
 Every latency is from the request's scheduled instant to the end of its answer: a server that falls
-behind shows as latency, never as a client that quietly sent later."""
+behind shows as latency, never as a client that quietly sent later. Each player reaches the server
+through the router as its own address (X-Forwarded-For, TRUSTED_PROXY_HOPS=1 as app.json sets it), so
+the throttles, CSRF and the request log run as in production."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import secrets
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
-REQUEST_TIMEOUT_SECONDS = 30.0  # a platform router's cut: a claim not answered by then counts as lost
+from .common import percentile
+
+REQUEST_TIMEOUT_SECONDS = 30.0  # a platform router's cut: a request not answered by then counts as lost
 
 
 @dataclass(frozen=True)
-class Player:
-    """One player's claim: its body and the address the router reports it from."""
+class Request:
+    """One player's request: what it asks, what names it in the figures, the address it comes from."""
 
-    body: dict
-    address: str  # X-Forwarded-For as the platform router sets it (TRUSTED_PROXY_HOPS=1)
+    method: str
+    path: str
+    what: str
+    address: str  # X-Forwarded-For as the platform router sets it
+    body: dict | None = None
 
 
 @dataclass
@@ -32,9 +40,9 @@ class Answer:
     scheduled: float  # time.monotonic() of the planned release
     done: float
     status: int  # 0: no answer (connection refused or reset, or no answer within the timeout)
-    what: str  # the transaction hash of a claim, the path of a read
+    what: str
     error: str = ""
-    body: bytes = b""  # the answer's body (bench/relay_burst.py reads the claims' relay status in it)
+    body: bytes = b""
 
     @property
     def seconds(self) -> float:
@@ -44,9 +52,10 @@ class Answer:
 @dataclass
 class Site:
     base: str
-    csrf: str
-    reads: Sequence[str]
-    answers: list[Answer] = field(default_factory=list)
+    reads: Sequence[str] = ()
+    # A CSRF secret of this client's own, sent as the cookie and the header, as a browser sends the
+    # one the page set (Django compares the two; the server keeps no state for it).
+    csrf: str = field(default_factory=lambda: secrets.token_hex(16))
 
     def headers(self, address: str) -> dict[str, str]:
         # Behind the router: https as seen by the router, the client as its last X-Forwarded-For hop.
@@ -59,23 +68,22 @@ class Site:
         }
 
 
-async def _request(base: str, method: str, path: str, what: str, scheduled: float, *, headers: dict[str, str],
-                   body: dict | None = None) -> Answer:  # fmt: skip
+async def _request(site: Site, request: Request, scheduled: float) -> Answer:
     """One request on a connection of its own (`Connection: close`, as each player's browser opens its
-    own), read to the server's close: a few lines of HTTP/1.1 on asyncio's streams, so the client
-    costs the shared cores a fraction of what a full HTTP client does beside the server measured."""
-    url = urlsplit(base)
-    data = b"" if body is None else json.dumps(body).encode()
-    lines = [f"{method} {path} HTTP/1.1", f"Host: {url.netloc}", "Connection: close", f"Content-Length: {len(data)}"]
-    if body is not None:
+    own), read to the server's close."""
+    url = urlsplit(site.base)
+    data = b"" if request.body is None else json.dumps(request.body).encode()
+    lines = [f"{request.method} {request.path} HTTP/1.1", f"Host: {url.netloc}", "Connection: close",
+             f"Content-Length: {len(data)}"]  # fmt: skip
+    if request.body is not None:
         lines.append("Content-Type: application/json")
-    lines += [f"{name}: {value}" for name, value in headers.items()]
-    request = ("\r\n".join(lines) + "\r\n\r\n").encode() + data
+    lines += [f"{name}: {value}" for name, value in site.headers(request.address).items()]
+    raw = ("\r\n".join(lines) + "\r\n\r\n").encode() + data
 
     async def exchange() -> tuple[int, bytes]:
         reader, writer = await asyncio.open_connection(url.hostname, url.port)
         try:
-            writer.write(request)
+            writer.write(raw)
             answer = await reader.read()  # to the server's close
         finally:
             writer.close()
@@ -84,9 +92,10 @@ async def _request(base: str, method: str, path: str, what: str, scheduled: floa
 
     try:
         status, body = await asyncio.wait_for(exchange(), REQUEST_TIMEOUT_SECONDS)
-        return Answer(scheduled, time.monotonic(), status, what, error="" if status else "no status line", body=body)
+        error = "" if status else "no status line"
+        return Answer(scheduled, time.monotonic(), status, request.what, error=error, body=body)
     except (TimeoutError, OSError, ValueError, IndexError) as exc:
-        return Answer(scheduled, time.monotonic(), 0, what, error=type(exc).__name__)
+        return Answer(scheduled, time.monotonic(), 0, request.what, error=type(exc).__name__)
 
 
 async def _at(instant: float) -> None:
@@ -102,80 +111,76 @@ async def _read_until(site: Site, rate: float, start: float, stop: asyncio.Event
         instant = start + n / rate
         await _at(instant)
         path = site.reads[n % len(site.reads)]
-        address = f"10.200.{(n // 250) % 250}.{n % 250 + 1}"
-        tasks.append(
-            asyncio.ensure_future(_request(site.base, "GET", path, path, instant, headers=site.headers(address)))
-        )
+        read = Request("GET", path, path, f"10.200.{(n // 250) % 250}.{n % 250 + 1}")
+        tasks.append(asyncio.ensure_future(_request(site, read, instant)))
         n += 1
     out.extend(await asyncio.gather(*tasks))
 
 
-async def _burst(site: Site, players: Sequence[Player], rate: float, start: float) -> list[Answer]:
+async def _release(site: Site, requests: Sequence[Request], rate: float, start: float) -> list[Answer]:
     tasks = []
-    for n, player in enumerate(players):
+    for n, request in enumerate(requests):
         instant = start + n / rate
         await _at(instant)
-        tasks.append(asyncio.ensure_future(_request(
-            site.base, "POST", "/api/responses", player.body["transactionHash"], instant,
-            body=player.body, headers=site.headers(player.address),
-        )))  # fmt: skip
+        tasks.append(asyncio.ensure_future(_request(site, request, instant)))
     return list(await asyncio.gather(*tasks))
 
 
 @dataclass
 class Measured:
-    claims: list[Answer]
+    answers: list[Answer]
     reads: list[Answer]
     burst_start: float
     reads_start: float
 
 
-def measure(site: Site, players: Sequence[Player], *, rate: float, read_rate: float, lead_seconds: float,
-            on_burst: Callable[[], object] = lambda: None) -> Measured:  # fmt: skip
-    """Reads alone for `lead_seconds`, then the burst of `players` released at `rate` per second
-    while the reads go on, until every claim has its answer (`on_burst` called at its release).
-    Returns every answer."""
+def burst(site: Site, requests: Sequence[Request], *, rate: float, read_rate: float = 0.0, lead_seconds: float = 0.0,
+          on_release: Callable[[], object] = lambda: None) -> Measured:  # fmt: skip
+    """Reads alone for `lead_seconds` (none when `read_rate` is 0 or the site has no reads), then
+    `requests` released at `rate` per second while the reads go on, until every request has its
+    answer (`on_release` called at the release). Returns every answer."""
 
     async def run() -> Measured:
         stop = asyncio.Event()
         reads: list[Answer] = []
         reads_start = time.monotonic() + 0.05
-        reader = asyncio.ensure_future(_read_until(site, read_rate, reads_start, stop, reads))
-        burst_start = reads_start + lead_seconds
+        reading = read_rate > 0 and bool(site.reads)
+        reader = asyncio.ensure_future(_read_until(site, read_rate, reads_start, stop, reads)) if reading else None
+        burst_start = reads_start + (lead_seconds if reading else 0.0)
         await _at(burst_start)
-        on_burst()
-        claims = await _burst(site, players, rate, burst_start)
+        on_release()
+        answers = await _release(site, requests, rate, burst_start)
         stop.set()
-        await reader
-        return Measured(claims, reads, burst_start, reads_start)
+        if reader is not None:
+            await reader
+        return Measured(answers, reads, burst_start, reads_start)
 
     return asyncio.run(run())
 
 
-def post_all(site: Site, players: Sequence[Player], *, concurrency: int) -> list[Answer]:
-    """`players`' claims posted `concurrency` at a time (the warm-up): every answer."""
+def at_once(site: Site, requests: Sequence[Request], at: float) -> list[Answer]:
+    """Every request released at the monotonic instant `at`, each on a connection of its own."""
+
+    async def run() -> list[Answer]:
+        await _at(at)
+        return list(await asyncio.gather(*(_request(site, r, at) for r in requests)))
+
+    return asyncio.run(run())
+
+
+def few_at_a_time(site: Site, requests: Sequence[Request], *, concurrency: int) -> list[Answer]:
+    """`requests` sent `concurrency` at a time (a warm-up): every answer."""
 
     async def run() -> list[Answer]:
         limit = asyncio.Semaphore(concurrency)
 
-        async def one(player: Player) -> Answer:
+        async def one(request: Request) -> Answer:
             async with limit:
-                tx, headers = player.body["transactionHash"], site.headers(player.address)
-                return await _request(site.base, "POST", "/api/responses", tx, time.monotonic(), body=player.body,
-                                      headers=headers)  # fmt: skip
+                return await _request(site, request, time.monotonic())
 
-        return list(await asyncio.gather(*(one(p) for p in players)))
+        return list(await asyncio.gather(*(one(r) for r in requests)))
 
     return asyncio.run(run())
-
-
-def percentile(values: Sequence[float], q: float) -> float | None:
-    """Nearest-rank percentile (bench/verify.py's), None for no values."""
-    if not values:
-        return None
-    ordered = sorted(values)
-    rank = max(1, -(-len(ordered) * q // 100))
-    return ordered[int(rank) - 1]
 
 
 def figures(answers: Sequence[Answer], *, start: float | None = None) -> dict:
