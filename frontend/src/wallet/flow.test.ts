@@ -126,14 +126,14 @@ describe("a stake by approval", () => {
   it("refuses a stake below the pot's minimum, and more USDC than the wallet holds, before the wallet is asked to send", async () => {
     const wallet = anvilWallet(chain);
     await expect(submitByApproval(guessFor(site.challenge, "1, 1", "0.5"), options(wallet))).rejects.toThrow(
-      "The stake is below this challenge's minimum. Stake at least 1 USDC.",
+      "The stake is below this challenge's minimum. Stake at least 1.00 USDC.",
     );
     const error = await submitByApproval(guessFor(site.challenge, "1, 1", "500"), options(wallet)).catch(
       (e: unknown) => e,
     );
     expect(error).toBeInstanceOf(StakeRefused);
     expect((error as Error).message).toMatch(
-      /^This wallet does not hold enough USDC for the stake: it holds \d+(\.\d+)? USDC\. Add USDC to it, or stake less\.$/,
+      /^This wallet does not hold enough USDC for the stake: it holds \d+\.\d\d+ USDC\. Add USDC to it, or stake less\.$/,
     );
     expect(wallet.methods()).not.toContain("eth_sendTransaction");
   });

@@ -5,6 +5,7 @@
  * Each refusal is a sentence that says what to do instead; the wallet and the chain are never left
  * to fail. */
 import { termsSha256 } from "@/lib/commitment";
+import { formatStake } from "@/lib/format";
 import { decimalToUnits, unitsToDecimal } from "@/lib/stake";
 import { readEthBalance, readHead, readTerms, readTokenBalance, type TermsOnChain } from "./calls";
 import { PREFLIGHT, potSentence as sentence, StakeRefused } from "./refusals";
@@ -72,7 +73,7 @@ export async function checkChallenge(
 
 export function checkAmount(onChain: TermsOnChain, units: bigint, decimals = 6): void {
   if (units < onChain.terms.minStake)
-    throw new StakeRefused(PREFLIGHT.belowMinimum(unitsToDecimal(onChain.terms.minStake, decimals)));
+    throw new StakeRefused(PREFLIGHT.belowMinimum(formatStake(unitsToDecimal(onChain.terms.minStake, decimals))));
 }
 
 export async function checkUsdc(
@@ -85,7 +86,7 @@ export async function checkUsdc(
   } catch {
     return; // unreadable: the token's own refusal is worded the same if it comes
   }
-  if (held < units) throw new StakeRefused(PREFLIGHT.noUsdc(unitsToDecimal(held, decimals)));
+  if (held < units) throw new StakeRefused(PREFLIGHT.noUsdc(formatStake(unitsToDecimal(held, decimals))));
 }
 
 /** Gas a stake by approval needs at most: an approval (about 46,000) and the stake (about 110,000
