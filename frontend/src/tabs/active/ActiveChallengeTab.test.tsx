@@ -91,6 +91,19 @@ describe("Active Challenge: load states", () => {
     expect(card).toHaveTextContent(next);
     expect(screen.queryByLabelText("Coordinates (latitude, longitude)")).not.toBeInTheDocument();
   });
+
+  it.each([
+    ["50.000000", "every stake is refunded with a share of the operator's bond of 50.00 USDC."],
+    ["0.000000", "every stake is refunded."],
+  ])("says what a closed challenge's abort would refund with a bond of %s", async (bond, refund) => {
+    serveActiveChallenge({ ...ACTIVE_CHALLENGE, phase: "closed", bond, solutionReveal: null, guessDeadline: null });
+    renderActiveTab();
+    const card = (await screen.findByRole("heading", { name: `Challenge #7: ${ACTIVE_CHALLENGE.poemTitle}` })).closest(
+      "section",
+    ) as HTMLElement;
+    expect(card).toHaveTextContent(`If the solution is not revealed by then, ${refund}`);
+    expect(card).not.toHaveTextContent("bond of 0.00");
+  });
 });
 
 describe("Active Challenge: the form's notes", () => {

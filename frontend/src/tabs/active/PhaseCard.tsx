@@ -18,13 +18,17 @@ export const PHASE_LABEL: Record<Challenge["phase"], string> = {
   aborted: "Aborted",
 };
 
+/** What an abort adds to each refund: a share of the operator's bond, when it posted one. */
+const bondShare = (challenge: Challenge) =>
+  /^[0.]*$/.test(challenge.bond) ? "" : ` with a share of the operator's bond of ${formatStake(challenge.bond)} USDC`;
+
 /** What happens next, in the player's words. */
 export function phaseText(challenge: Challenge): string {
   switch (challenge.phase) {
     case "open":
       return `It takes stakes until ${formatDateTime(challenge.closesTimestamp)}.`;
     case "closed":
-      return `It closed on ${formatDateTime(challenge.closesTimestamp)} and takes no more stakes. The solution is revealed on chain by ${formatDateTime(challenge.solutionDeadline)} at the latest; guesses can then be revealed for ${hours(challenge.guessWindowSeconds)}, and the pot pays the winners. If the solution is not revealed by then, every stake is refunded with a share of the operator's bond of ${formatStake(challenge.bond)} USDC.`;
+      return `It closed on ${formatDateTime(challenge.closesTimestamp)} and takes no more stakes. The solution is revealed on chain by ${formatDateTime(challenge.solutionDeadline)} at the latest; guesses can then be revealed for ${hours(challenge.guessWindowSeconds)}, and the pot pays the winners. If the solution is not revealed by then, every stake is refunded${bondShare(challenge)}.`;
     case "revealing":
       return `The solution is revealed${challenge.solutionReveal ? `: ${challenge.solutionReveal}` : ""}. Guesses can be revealed on chain until ${formatDateTime(challenge.guessDeadline)}; then the winners are fixed and the pot pays them. My submissions below shows whether your guesses are correct.`;
     case "final":
@@ -32,7 +36,7 @@ export function phaseText(challenge: Challenge): string {
     case "paid":
       return "Every prize and the share are paid, or every stake was refunded: see the Winners' Circle.";
     case "aborted":
-      return `The solution was not revealed by ${formatDateTime(challenge.solutionDeadline)}: every stake is refunded with a share of the operator's bond.`;
+      return `The solution was not revealed by ${formatDateTime(challenge.solutionDeadline)}: every stake is refunded${bondShare(challenge)}.`;
   }
 }
 
