@@ -70,6 +70,14 @@ describe("Resolved Challenges tab", () => {
     expect(items[0]).toHaveTextContent(`Completed: ${new Date(PYRAMID.guessDeadline! * 1000).toLocaleDateString()}`);
     expect(items[0]).toHaveTextContent("Total bids: 82.75 USDC");
     expect(items[1]).toHaveTextContent("Total bids: 11.00 USDC");
+    // Still in its guess window: not over, and no completion date in the future.
+    const second = within(items[1]!);
+    expect(second.getByText("Revealing")).toBeInTheDocument();
+    expect(second.queryByText("Resolved")).not.toBeInTheDocument();
+    expect(items[1]).toHaveTextContent(
+      `Guesses can be revealed until: ${new Date(OPERA.guessDeadline! * 1000).toLocaleString()}`,
+    );
+    expect(items[1]).not.toHaveTextContent("Completed");
     // The default fetcher sends cookies (credentials on every request: src/api/http.ts).
     expect(server.calls[0]?.init?.credentials).toBe("include");
   });

@@ -3,12 +3,16 @@ import { useState } from "react";
 import { resolvedChallengesQuery, type Challenge } from "@/api";
 import { Alert } from "@/components/Alert";
 import { Spinner } from "@/components/Spinner";
-import { formatDate, formatStake } from "@/lib/format";
+import { formatDate, formatDateTime, formatStake } from "@/lib/format";
 import { ResolvedDetailsDialog } from "./ResolvedDetailsDialog";
 import "./resolved.css";
 
 export const RESOLVED_LOAD_ERROR = "Failed to load resolved challenges. Please try again later.";
 export const RESOLVED_EMPTY = "No resolved challenges available yet.";
+
+/** A revealed challenge whose guess window is still open is not over yet: its winners may change. */
+const badgeOf = (challenge: Challenge) =>
+  challenge.phase === "aborted" ? "Aborted" : challenge.phase === "revealing" ? "Revealing" : "Resolved";
 
 /** The Resolved Challenges tab: every challenge whose solution is revealed (or that aborted), newest
  * first; a row opens the details dialog, where the reveal can be checked. */
@@ -41,15 +45,17 @@ export function ResolvedTab() {
                 >
                   <span className="resolved-row-head">
                     <span className="resolved-row-title">{challenge.poemTitle}</span>
-                    <span className="badge badge-resolved">
-                      {challenge.phase === "aborted" ? "Aborted" : "Resolved"}
-                    </span>
+                    <span className="badge badge-resolved">{badgeOf(challenge)}</span>
                   </span>
                   <span className="resolved-row-facts">
                     <span>
                       Solution: <span className="mono">{challenge.solutionReveal ?? "missing"}</span>
                     </span>
-                    <span>Completed: {formatDate(challenge.guessDeadline ?? challenge.closesTimestamp)}</span>
+                    {challenge.phase === "revealing" ? (
+                      <span>Guesses can be revealed until: {formatDateTime(challenge.guessDeadline)}</span>
+                    ) : (
+                      <span>Completed: {formatDate(challenge.guessDeadline ?? challenge.closesTimestamp)}</span>
+                    )}
                     <span>Total bids: {formatStake(challenge.stakedSum)} USDC</span>
                   </span>
                 </button>
