@@ -61,15 +61,20 @@ function useRereadActiveOnConfirm(status: string | undefined, fetchedAfterMount:
   }, [status, fetchedAfterMount, queryClient]);
 }
 
-/** Follows the player's own transaction (Send it yourself, Reveal my guess) until it is mined. */
+/** Follows the player's own transaction (Send it yourself, Reveal my guess) until it is mined; then
+ * the pot is read again at once, so the row never says "not revealed" beside "On the chain". */
 function useFollowOwn(record: StoredStake | undefined, field: "selfSent" | "reveal") {
   const provider = useWalletProviderOrNull();
+  const queryClient = useQueryClient();
   const hash = record?.[field]?.state === "sent" ? record[field]?.hash : undefined;
   useQuery({
     queryKey: ["own-transaction", field, hash],
     enabled: Boolean(record && hash),
-    queryFn: async () =>
-      (await followOwnTransaction(record!, field, { provider, config: getPublicConfig() })) ?? "waiting",
+    queryFn: async () => {
+      const state = await followOwnTransaction(record!, field, { provider, config: getPublicConfig() });
+      if (state === "mined") await queryClient.invalidateQueries({ queryKey: ["pot-view"] });
+      return state ?? "waiting";
+    },
     refetchInterval: (query) => (query.state.data === "waiting" ? FOLLOW_INTERVAL_MS : false),
   });
 }
