@@ -169,7 +169,10 @@ export function payerFilters(challengeId: number, payer: string): TopicFilter[] 
   ];
 }
 
-/** A challenge's solution, winners and payments (the Winners' Circle). */
+/** A challenge's solution, revealed guesses, winners and payments (the Winners' Circle, the
+ * Resolved details). */
 export function settlementFilters(challengeId: number): TopicFilter[] {
-  return [[[TOPICS.SolutionRevealed, TOPICS.Finalized, TOPICS.Paid], challengeTopic(challengeId)]];
+  return [
+    [[TOPICS.SolutionRevealed, TOPICS.GuessRevealed, TOPICS.Finalized, TOPICS.Paid], challengeTopic(challengeId)],
+  ];
 }

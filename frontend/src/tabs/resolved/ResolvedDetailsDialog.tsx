@@ -6,9 +6,9 @@ import { Spinner } from "@/components/Spinner";
 import { ThresholdValue } from "@/components/Threshold";
 import { ExplorerLink } from "@/components/ExplorerLink";
 import { RevealMapSection } from "@/maps/RevealMapSection";
+import { useSettlement, withRevealedGuess } from "@/lib/pot/settlement";
 import { unitsToDecimal } from "@/lib/stake";
 import { PHASE_LABEL, phaseText } from "@/tabs/active/PhaseCard";
-import { useSettlement } from "@/tabs/winners/settlement";
 import { CommitmentCheck } from "./CommitmentCheck";
 import { VerifyOutcomes } from "./VerifyOutcomes";
 import { formatDateTime, formatDistance, formatStake, formatUsdc, shortAddress } from "@/lib/format";
@@ -112,18 +112,21 @@ function WinnerLine({ label, winner, prize }: { label: string; winner: Stake; pr
 
 function WinnersSummary({ challengeId }: { challengeId: number }) {
   const { data, isPending, isError } = useQuery(winnersQuery(challengeId));
-  const finalized = useSettlement(challengeId).data?.finalized ?? null;
+  const settlement = useSettlement(challengeId).data;
+  const finalized = settlement?.finalized ?? null;
   if (isPending) return <Spinner label="Loading winners..." />;
   if (isError) return <p role="alert">Failed to load the winners. Please try again later.</p>;
-  if (!data.earliest || !data.highest) return <p>{NO_CORRECT}</p>;
+  const earliestWinner = withRevealedGuess(data.earliest, settlement);
+  const highestWinner = withRevealedGuess(data.highest, settlement);
+  if (!earliestWinner || !highestWinner) return <p>{NO_CORRECT}</p>;
   // The pot's amounts once it fixed them, else the site's.
   const earliest = finalized ? unitsToDecimal(finalized.earliestPrize) : data.prizes.earliest;
   const highest = finalized ? unitsToDecimal(finalized.highestPrize) : data.prizes.highest;
   const share = finalized ? unitsToDecimal(finalized.share) : data.prizes.share;
   return (
     <ul className="winner-lines">
-      <WinnerLine label="Earliest correct response (40%)" winner={data.earliest} prize={earliest} />
-      <WinnerLine label="Highest staked correct response (40%)" winner={data.highest} prize={highest} />
+      <WinnerLine label="Earliest correct response (40%)" winner={earliestWinner} prize={earliest} />
+      <WinnerLine label="Highest staked correct response (40%)" winner={highestWinner} prize={highest} />
       {share !== null ? (
         <li>
           <strong>Site operations and student donations (20%):</strong> {formatUsdc(share)} USDC
@@ -134,9 +137,11 @@ function WinnersSummary({ challengeId }: { challengeId: number }) {
 }
 
 function StakesTable({ challenge }: { challenge: Challenge }) {
-  const { data, isPending, isError } = useQuery(responsesQuery(challenge.id));
-  if (isPending) return <Spinner label="Loading stakes..." />;
-  if (isError) return <p role="alert">Failed to load the stakes. Please try again later.</p>;
+  const query = useQuery(responsesQuery(challenge.id));
+  const settlement = useSettlement(challenge.id).data;
+  if (query.isPending) return <Spinner label="Loading stakes..." />;
+  if (query.isError) return <p role="alert">Failed to load the stakes. Please try again later.</p>;
+  const data = query.data.map((stake) => withRevealedGuess(stake, settlement));
   if (data.length === 0) return <p>No stakes were made on this challenge.</p>;
   return (
     <ScrollRegion label="Stakes" hint="Scroll the table sideways to see every column →">

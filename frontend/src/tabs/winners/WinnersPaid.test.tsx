@@ -25,91 +25,106 @@ afterAll(async () => {
 });
 
 describe("the Winners' Circle, paid by the pot", () => {
-  it("says which prize each card is, which the pot paid, and marks the connected wallet's", async () => {
-    installPotConfig(chain);
-    const opened = await openChallenge(chain, { id: 1, closesIn: 600 });
-    const site = await serveSite(chain, opened);
-    const text = "29.9753, 31.1378";
-    const salt = "9".repeat(64);
-    const point = microDegrees(text)!;
-    const commitment = await guessCommitment({
-      chainId: BigInt(chain.chainId),
-      pot: chain.pot,
-      challengeId: 1n,
-      payer: chain.player,
-      ...point,
-      salt,
-    });
-    await chain.send(chain.player, chain.usdc, USDC.encodeFunctionData("approve", [chain.pot, 4n * USDC_UNIT]));
-    const staked = await chain.send(
-      chain.player,
-      chain.pot,
-      POT.encodeFunctionData("stake", [1, `0x${commitment}`, 4n * USDC_UNIT]),
-    );
-    const solution = microDegrees(opened.solution)!;
-    await chain.mineAt(opened.terms.closesAt);
-    await chain.send(
-      chain.operator,
-      chain.pot,
-      POT.encodeFunctionData("revealSolution", [1, solution.latE6, solution.lonE6, `0x${opened.solutionSalt}`]),
-    );
-    await chain.send(
-      chain.operator,
-      chain.pot,
-      POT.encodeFunctionData("revealGuess", [
-        1,
-        1,
+  it.each([
+    ["holds", 1],
+    ["does not hold", 2],
+  ] as const)(
+    "says which prize each card is, which the pot paid, and marks the connected wallet's (the site %s the guess)",
+    async (holds, id) => {
+      installPotConfig(chain);
+      const opened = await openChallenge(chain, { id, closesIn: 600 });
+      const site = await serveSite(chain, opened);
+      const text = "29.9753, 31.1378";
+      const salt = "9".repeat(64);
+      const point = microDegrees(text)!;
+      const commitment = await guessCommitment({
+        chainId: BigInt(chain.chainId),
+        pot: chain.pot,
+        challengeId: BigInt(id),
+        payer: chain.player,
+        ...point,
+        salt,
+      });
+      await chain.send(chain.player, chain.usdc, USDC.encodeFunctionData("approve", [chain.pot, 4n * USDC_UNIT]));
+      const staked = await chain.send(
         chain.player,
-        4n * USDC_UNIT,
-        point.latE6,
-        point.lonE6,
-        `0x${salt}`,
-      ]),
-    );
-    await chain.mineAt(opened.terms.closesAt + opened.terms.guessWindow + 10);
-    await chain.send(chain.operator, chain.pot, POT.encodeFunctionData("finalize", [1]));
-    const paid = await chain.send(
-      chain.operator,
-      chain.pot,
-      POT.encodeFunctionData("payPrize", [1, 0, chain.player, 4n * USDC_UNIT, `0x${commitment}`]),
-    );
+        chain.pot,
+        POT.encodeFunctionData("stake", [id, `0x${commitment}`, 4n * USDC_UNIT]),
+      );
+      const solution = microDegrees(opened.solution)!;
+      await chain.mineAt(opened.terms.closesAt);
+      await chain.send(
+        chain.operator,
+        chain.pot,
+        POT.encodeFunctionData("revealSolution", [id, solution.latE6, solution.lonE6, `0x${opened.solutionSalt}`]),
+      );
+      await chain.send(
+        chain.operator,
+        chain.pot,
+        POT.encodeFunctionData("revealGuess", [
+          id,
+          1,
+          chain.player,
+          4n * USDC_UNIT,
+          point.latE6,
+          point.lonE6,
+          `0x${salt}`,
+        ]),
+      );
+      await chain.mineAt(opened.terms.closesAt + opened.terms.guessWindow + 10);
+      await chain.send(chain.operator, chain.pot, POT.encodeFunctionData("finalize", [id]));
+      const paid = await chain.send(
+        chain.operator,
+        chain.pot,
+        POT.encodeFunctionData("payPrize", [id, 0, chain.player, 4n * USDC_UNIT, `0x${commitment}`]),
+      );
 
-    const stake = revealedStake({
-      id: 1,
-      challengeId: 1,
-      submissionText: text,
-      submissionStake: usdc6(4n * USDC_UNIT),
-      submitterAddress: chain.player,
-      commitment,
-      transactionHash: staked.hash,
-    });
-    const challenge = { ...site.challenge, solutionReveal: opened.solution, phase: "final" as const };
-    site.server.on("GET", "/api/challenges/resolved", () => json([challenge]));
-    site.server.on("GET", "/api/challenges/1/winners", () =>
-      json({
-        challengeId: 1,
-        earliest: stake,
-        highest: stake,
-        phase: "final",
-        final: true,
-        guessDeadline: null,
-        prizes: { earliest: "1.600000", highest: "1.600000", share: "0.800000" },
-        payments: [],
-      }),
-    );
-    window.ethereum = anvilWallet(chain);
-    renderWithClient(
-      <WalletProvider reload={() => undefined}>
-        <WinnersTab />
-      </WalletProvider>,
-    );
-    const earliest = await screen.findByRole("article", { name: /Earliest Correct Response/ });
-    const highest = screen.getByRole("article", { name: /Highest Staked Correct Response/ });
-    await vi.waitFor(() => expect(earliest).toHaveTextContent(`Payout${"Paid by the pot: "}${paid.hash}`));
-    expect(earliest).toHaveTextContent("Prize1.60 USDC");
-    // The highest prize is not paid yet: the pot has no Paid event of kind 1.
-    expect(highest).toHaveTextContent("PayoutNot paid yet: the pot pays it to the wallet that staked");
-    await vi.waitFor(() => expect(within(earliest).getByText("You")).toBeInTheDocument());
-    expect(within(highest).getByText("You")).toBeInTheDocument();
-  }, 60_000);
+      // A player who revealed from their own wallet a guess the site never received: the site lists the
+      // stake without it, and the page takes the guess from the pot's GuessRevealed event.
+      const unknown = { submissionText: null, submissionSalt: null, guessReceived: false, distanceMeters: null };
+      const stake = revealedStake({
+        id: 1,
+        challengeId: id,
+        submissionText: text,
+        ...(holds === "holds" ? {} : unknown),
+        submissionStake: usdc6(4n * USDC_UNIT),
+        submitterAddress: chain.player,
+        commitment,
+        transactionHash: staked.hash,
+      });
+      const challenge = { ...site.challenge, solutionReveal: opened.solution, phase: "final" as const };
+      site.server.on("GET", "/api/challenges/resolved", () => json([challenge]));
+      site.server.on("GET", `/api/challenges/${id}/winners`, () =>
+        json({
+          challengeId: id,
+          earliest: stake,
+          highest: stake,
+          phase: "final",
+          final: true,
+          guessDeadline: null,
+          prizes: { earliest: "1.600000", highest: "1.600000", share: "0.800000" },
+          payments: [],
+        }),
+      );
+      window.ethereum = anvilWallet(chain);
+      renderWithClient(
+        <WalletProvider reload={() => undefined}>
+          <WinnersTab />
+        </WalletProvider>,
+      );
+      const earliest = await screen.findByRole("article", { name: /Earliest Correct Response/ });
+      const highest = screen.getByRole("article", { name: /Highest Staked Correct Response/ });
+      await vi.waitFor(() => expect(earliest).toHaveTextContent(`Payout${"Paid by the pot: "}${paid.hash}`));
+      expect(earliest).toHaveTextContent("Prize1.60 USDC");
+      // The highest prize is not paid yet: the pot has no Paid event of kind 1.
+      expect(highest).toHaveTextContent("PayoutNot paid yet: the pot pays it to the wallet that staked");
+      await vi.waitFor(() => expect(within(earliest).getByText("You")).toBeInTheDocument());
+      expect(within(highest).getByText("You")).toBeInTheDocument();
+      // The guess and its distance, whoever revealed it (the pot's record when the site holds none).
+      await vi.waitFor(() => expect(earliest).toHaveTextContent(`Coordinates${text}`));
+      expect(earliest).toHaveTextContent(/Distance\d+\.\d\d m/);
+      expect(earliest).not.toHaveTextContent("Not revealed");
+    },
+    60_000,
+  );
 });

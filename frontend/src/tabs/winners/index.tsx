@@ -5,10 +5,10 @@ import { Alert } from "@/components/Alert";
 import { Select } from "@/components/Select";
 import { ThresholdValue } from "@/components/Threshold";
 import { formatDateTime, formatStake, formatUsdc } from "@/lib/format";
+import { useSettlement, withRevealedGuess } from "@/lib/pot/settlement";
 import { unitsToDecimal } from "@/lib/stake";
 import { RevealMapSection } from "@/maps/RevealMapSection";
 import { useConnectedAddress } from "@/wallet/WalletContext";
-import { useSettlement } from "./settlement";
 import { WinnerCard } from "./WinnerCard";
 import "./winners.css";
 
@@ -65,6 +65,9 @@ const same = (a: string | null | undefined, b: string | null | undefined) =>
 function ChallengeWinners({ challenge }: { challenge: Challenge }) {
   const { data, isPending, isError } = useQuery(winnersQuery(challenge.id));
   const settlement = useSettlement(challenge.id).data;
+  // A winner who revealed their guess from their own wallet: its guess is the pot's, not the site's.
+  const earliest = withRevealedGuess(data?.earliest ?? null, settlement);
+  const highest = withRevealedGuess(data?.highest ?? null, settlement);
   const address = useConnectedAddress();
   const finalized = settlement?.finalized ?? null;
   const final = Boolean(finalized) || Boolean(data?.final);
@@ -111,7 +114,7 @@ function ChallengeWinners({ challenge }: { challenge: Challenge }) {
         </div>
       ) : isError ? (
         <Alert tone="error">{WINNERS_LOAD_ERROR}</Alert>
-      ) : !data.earliest || !data.highest ? (
+      ) : !earliest || !highest ? (
         <Alert>
           {NO_CORRECT}
           {final ? " The pot returns every stake to the wallet that paid it." : ""}
@@ -123,24 +126,24 @@ function ChallengeWinners({ challenge }: { challenge: Challenge }) {
               headingId={`earliest-${challenge.id}`}
               title="Earliest Correct Response"
               rule="First to solve: the correct response with the lowest sequence number in the pot (the chain order of the stakes). Wins 40% of the total stake."
-              winner={data.earliest}
+              winner={earliest}
               prize={prize(0)}
               paidIn={settlement?.paid[0]?.transactionHash ?? null}
               final={final}
-              you={same(address, data.earliest.submitterAddress)}
+              you={same(address, earliest.submitterAddress)}
             />
             <WinnerCard
               headingId={`highest-${challenge.id}`}
               title="Highest Staked Correct Response"
               rule="The correct response with the largest stake; a tie goes to the earliest of the tied responses. Wins 40% of the total stake."
-              winner={data.highest}
+              winner={highest}
               prize={prize(1)}
               paidIn={settlement?.paid[1]?.transactionHash ?? null}
               final={final}
-              you={same(address, data.highest.submitterAddress)}
+              you={same(address, highest.submitterAddress)}
             />
           </div>
-          {data.earliest.id === data.highest.id && (
+          {earliest.id === highest.id && (
             <p className="note">The same response won both prizes, so its submitter receives both 40% shares.</p>
           )}
           {share !== null ? (
