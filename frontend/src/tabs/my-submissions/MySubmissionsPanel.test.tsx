@@ -5,8 +5,10 @@ import type { Stake } from "@/api/types";
 import { listStakes, saveStake, type StoredStake } from "@/wallet/pending";
 import { WalletProvider } from "@/wallet/WalletContext";
 import { FakeWallet, PLAYER } from "../../../test/fakeWallet";
+import { TEST_CONFIG } from "../../../test/fixtures";
 import { installFakeServer, json } from "../../../test/http";
 import { renderWithClient } from "../../../test/render";
+import { installPublicConfig } from "../../../test/setup";
 import { apiStake, pendingStake, stakeRecord } from "../../../test/submissions";
 import { MySubmissionsPanel } from "./MySubmissionsPanel";
 import { SELF_SEND } from "./stake-status";
@@ -214,6 +216,18 @@ describe("My submissions", () => {
       seq: 3,
     });
     click.mockRestore();
+  });
+
+  it("names the stake's transaction where no explorer can show it (a local chain)", async () => {
+    installPublicConfig({ ...TEST_CONFIG, explorerUrl: "" });
+    show(
+      stakeRecord({ seq: 3, guess: { state: "received" } }),
+      pendingStake({ id: 3, status: "confirmed", guessReceived: true }),
+    );
+    const item = await row();
+    await within(item).findByText("Confirmed in the pot (stake #3)");
+    expect(within(item).queryByRole("link", { name: /View transaction/ })).not.toBeInTheDocument();
+    expect(item).toHaveTextContent(`Stake's transaction: 0x${"ab".repeat(32)}`);
   });
 
   it("lists the connected wallet's stakes made in another browser, once, with the coordinates hidden", async () => {

@@ -79,9 +79,18 @@ function useFollowOwn(record: StoredStake | undefined, field: "selfSent" | "reve
   });
 }
 
-function TransactionLink({ hash, label }: { hash: string; label: string }) {
+/** A transaction: the explorer's page behind `label`; on a chain without an explorer the hash as
+ * text, after `plainLabel` where nothing around it says what the hash is. */
+function TransactionLink({ hash, label, plainLabel }: { hash: string; label: string; plainLabel?: string }) {
+  const plain = plainLabel ? (
+    <>
+      {plainLabel}: <span className="mono break">{hash}</span>
+    </>
+  ) : (
+    <span className="mono break">{hash}</span>
+  );
   return (
-    <ExplorerLink kind="tx" value={hash} plain={hash}>
+    <ExplorerLink kind="tx" value={hash} plain={plain} mono={false}>
       {label} <span className="visually-hidden">{hash}</span>
     </ExplorerLink>
   );
@@ -221,7 +230,7 @@ export function StakeItem({ record, listed }: { record?: StoredStake; listed?: S
         <RevealMyGuess record={record} seq={outcome.staked.seq} deadline={outcome.solution.guessDeadline} />
       ) : null}
       <div className="submission-actions">
-        {hash ? <TransactionLink hash={hash} label="View transaction" /> : null}
+        {hash ? <TransactionLink hash={hash} label="View transaction" plainLabel="Stake's transaction" /> : null}
         {record ? (
           <button
             type="button"
