@@ -6,6 +6,7 @@ page; each runs a service (challenges/services.py), so the admin can do nothing 
 is written to the admin log. Once published, the terms are read-only, and a posted change to them is
 refused as a whole."""
 
+from django.conf import settings
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
@@ -70,6 +71,15 @@ class ChallengeAdmin(ChallengeDisplayMixin, ChallengeExportMixin, admin.ModelAdm
         if obj is not None and obj.is_published:
             return [*LOCKED_FIELDS, *SHOWN_FIELDS]
         return list(SHOWN_FIELDS)
+
+    def get_changeform_initial_data(self, request: HttpRequest) -> dict:
+        # A new challenge starts from the operator's terms (as challenge_create does), not the model's
+        # defaults: the guess window and the bond the deployment configured.
+        return {
+            "guess_window_seconds": settings.POT_GUESS_WINDOW_SECONDS,
+            "bond": settings.POT_BOND_USDC,
+            **super().get_changeform_initial_data(request),
+        }
 
     def has_delete_permission(self, request, obj=None) -> bool:
         # A published challenge has public history (and maybe stakes): it is never deleted.
