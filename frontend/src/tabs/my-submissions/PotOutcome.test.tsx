@@ -81,7 +81,9 @@ describe("the outcome of a stake, from the pot", () => {
     await vi.waitFor(() => expect(listStakes()[0]!.reveal?.state).toBe("mined"), { timeout: 10_000 });
     // Read from the pot again as soon as the reveal is mined (not on the next 30 s round): the offer
     // and "Revealed on chain: No" never stand beside "From your wallet: On the chain".
-    await vi.waitFor(() => expect(field(item, "Revealed on chain")).toHaveTextContent("Yes"), { timeout: 3_000 });
+    await vi.waitFor(() => expect(field(item, "Revealed on chain")).toHaveTextContent("Yes, from your wallet"), {
+      timeout: 3_000,
+    });
     expect(within(item).queryByRole("button", { name: REVEAL.wallet })).not.toBeInTheDocument();
 
     // The window ends, the pot is finalized and pays both prizes to the player (4 USDC: 1.60 each).

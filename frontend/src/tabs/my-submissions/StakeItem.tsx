@@ -216,7 +216,9 @@ export function StakeItem({ record, listed }: { record?: StoredStake; listed?: S
             <dd>{ownTransactionText(record.selfSent)}</dd>
           </>
         ) : null}
-        {outcome?.solution ? <OutcomeFields outcome={outcome} /> : null}
+        {outcome?.solution ? (
+          <OutcomeFields outcome={outcome} revealedHere={record?.reveal?.state === "mined"} />
+        ) : null}
       </dl>
       {offer && record ? (
         <SendItYourself record={record} why={offer} relay={server?.authorization?.relayStatus} />
@@ -257,7 +259,7 @@ export function StakeItem({ record, listed }: { record?: StoredStake; listed?: S
 }
 
 /** The verdict, the distance, the reveal, and the prizes or the refund, from the pot's events. */
-function OutcomeFields({ outcome }: { outcome: StakeOutcomeOnChain }) {
+function OutcomeFields({ outcome, revealedHere }: { outcome: StakeOutcomeOnChain; revealedHere: boolean }) {
   const { correct, distanceMeters, revealed, solution, finalized, prizes, refundDue, refunded } = outcome;
   return (
     <>
@@ -267,7 +269,7 @@ function OutcomeFields({ outcome }: { outcome: StakeOutcomeOnChain }) {
         {distanceMeters !== null ? `: ${formatDistance(distanceMeters)} from the solution` : ""}
       </dd>
       <dt>Revealed on chain</dt>
-      <dd>{revealed ? "Yes" : "No"}</dd>
+      <dd>{revealed ? (revealedHere ? "Yes, from your wallet" : "Yes") : "No"}</dd>
       {!finalized && !refundDue && solution ? (
         <>
           <dt>Winners</dt>
