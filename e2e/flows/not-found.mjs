@@ -11,6 +11,11 @@ export function register() {
       await page.getByRole("heading", { name: "404 Page Not Found" }).waitFor();
       await page.getByText("Did you forget to add the page to the router?").waitFor();
       await screenshot(page, "not-found-1280");
+      await page.setViewportSize({ width: 390, height: 844 });
+      await screenshot(page, "not-found-390");
+      // Not a dead end: the way back to the game.
+      await page.getByRole("link", { name: "Back to Geopoem" }).click();
+      await page.getByRole("tablist").waitFor();
     });
   });
 }

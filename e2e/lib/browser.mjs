@@ -1,14 +1,12 @@
 // Debian's Chromium driven by playwright-core (Playwright's own browser download cannot work here).
-// One persistent context per flow, in a fresh --user-data-dir, so no flow sees another's storage.
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
+// One Chromium for the whole run, started on first use; each player gets a context of their own
+// (its own storage, cookies and wallet), so no player sees another's records.
+import { existsSync } from "node:fs";
 
 import { chromium } from "playwright-core";
 
 export const CHROMIUM = process.env.E2E_CHROMIUM ?? "/usr/bin/chromium";
 export const CHROMIUM_ARGS = [
-  "--headless",
   "--no-sandbox",
   "--disable-gpu",
   "--disable-quic",
@@ -18,14 +16,18 @@ export const CHROMIUM_ARGS = [
   "--disable-sync",
 ];
 
-export async function openBrowser({ width = 1280, height = 900 } = {}) {
+let launched = null;
+
+async function browser() {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
-  const userDataDir = mkdtempSync(path.join(os.tmpdir(), "geopoem-e2e-chromium-"));
-  // launchPersistentContext passes userDataDir to Chromium as --user-data-dir.
-  const context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: CHROMIUM_ARGS,
+  launched ??= chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+  return launched;
+}
+
+export async function openBrowser({ width = 1280, height = 900 } = {}) {
+  const context = await (
+    await browser()
+  ).newContext({
     viewport: { width, height },
     locale: "en-US",
     timezoneId: "UTC",
@@ -33,7 +35,13 @@ export async function openBrowser({ width = 1280, height = 900 } = {}) {
   context.setDefaultTimeout(15000);
   const close = async () => {
     await context.close().catch(() => {});
-    rmSync(userDataDir, { recursive: true, force: true });
   };
   return { context, close };
+}
+
+/** Stops the run's Chromium (playwright stops the process it started); the next player starts another. */
+export async function closeBrowsers() {
+  const running = launched;
+  launched = null;
+  if (running) await (await running).close().catch(() => {});
 }

@@ -1,34 +1,58 @@
-// How a player meets the page: by role and by the spec's texts, as a person reads them.
+// How a player and staff meet the game: the page by role and by the words it shows, the admin by its
+// links and buttons, the chain's clock moved as `scripts/devchain.py warp` moves it, and what the
+// database holds (the suite asserts on rows and on the chain, not only on the page's word).
 import assert from "node:assert/strict";
 
 import { query, sqlString } from "./db.mjs";
 import { rpc } from "./rpc.mjs";
 import { STAFF } from "./stack.mjs";
-import { state } from "./suite.mjs";
+import { screenshot, state } from "./suite.mjs";
 
 export const SPEC = {
   connect: "Connect MetaMask",
   submit: "Submit Your Solution & Pay Your Bid",
   confirmTitle: "Confirm Solution Submission",
-  progress: [
-    "Connecting to wallet...",
-    "Please select your MetaMask account...",
-    "Sending transaction...",
-    "Waiting for transaction confirmation...",
-    "Transaction confirmed successfully!",
-    "Submitting solution...",
-  ],
-  badCoordinates: ["Incorrect Coordinates", "Please enter valid coordinates in the format: latitude, longitude"],
-  badStake: ["Invalid Stake Amount", "Minimum stake amount is 1.00 USDC"],
   submitted: ["Solution Submitted", "Your solution has been submitted successfully!"],
   connected: ["Wallet Connected", "Successfully connected to MetaMask"],
-  insufficient: "Transaction failed - insufficient balance or other error",
-  timeout: "Transaction confirmation timeout - please check your wallet",
-  rejected: "Transaction rejected by user",
+  badStake: ["Invalid Stake Amount", "Minimum stake amount is 1.00 USDC"],
 };
+
+/** The ways into the pot the confirm dialog offers (frontend/src/tabs/active/pay-ways.ts). */
+export const WAY = {
+  relay: "Sign the stake (no ETH needed)",
+  self: "Sign it and send it yourself (needs ETH for gas)",
+  approval: "Approve and stake from your wallet (needs ETH for gas)",
+};
+
+/** The progress the form shows on each way (frontend/src/wallet/connect.ts, signed.ts). */
+export const PROGRESS = {
+  connecting: "Connecting to wallet...",
+  selectAccount: "Please select your MetaMask account...",
+  sign: "Please sign the stake in your wallet...",
+  relay: "Sending your signed stake to Geopoem...",
+  sending: "Sending transaction...",
+  waiting: "Waiting for transaction confirmation...",
+  confirmed: "Transaction confirmed successfully!",
+  fallback: "Your wallet cannot sign this stake: paying by approval instead...",
+};
+
+export const TABS = [
+  ["Active Challenge", "active"],
+  ["Resolved Challenges", "resolved"],
+  ["Winners' Circle", "winners"],
+  ["Getting Started", "getting-started"],
+  ["Sepolia Testnet", "chain-guide"],
+  ["FAQ", "faq"],
+  ["Legal & Terms", "legal"],
+];
 
 export const shortAddress = (address) =>
   new RegExp(`${address.slice(0, 6)}\\s*(\\.\\.\\.|…)\\s*${address.slice(-4)}`, "i");
+
+export const units = (decimal) => {
+  const [whole, fraction = ""] = decimal.split(".");
+  return BigInt(whole + fraction.padEnd(6, "0").slice(0, 6));
+};
 
 export async function openGame(page) {
   await page.goto(`${state.stack.baseUrl}/`);
@@ -38,9 +62,19 @@ export async function openGame(page) {
 export async function openTab(page, name) {
   await page.getByRole("tab", { name }).click();
   await page.getByRole("tabpanel").waitFor();
+  await settle(page);
 }
 
-/** The toast region holds at most one toast (spec): its title and description. */
+/** Loading states end: no spinner left in the open panel. */
+export async function settle(page) {
+  await page.waitForFunction(
+    () => !document.querySelector('[role="tabpanel"] [aria-busy="true"], [role="tabpanel"] .spinner'),
+    null,
+    { timeout: 15000 },
+  );
+}
+
+/** The toast region: a toast's title or description. */
 export function toast(page, text) {
   // .first(): Radix also renders a visually hidden copy for screen readers.
   return page
@@ -54,22 +88,44 @@ export async function expectToast(page, [title, description]) {
   if (description) await toast(page, description).waitFor();
 }
 
-export function coordinatesField(page) {
-  return page.getByLabel(/coordinates/i).first();
+/** Closes the toasts on screen (asserted before): a toast sits over the bottom of a phone's screen. */
+export async function closeToasts(page) {
+  const close = page.getByRole("region", { name: /notifications/i }).getByRole("button", { name: "Close" });
+  for (const button of await close.all()) await button.click({ timeout: 2000 }).catch(() => {});
 }
 
-export function stakeField(page) {
-  return page.getByLabel(/bid|stake/i).first();
-}
+export const coordinatesField = (page) => page.getByLabel("Coordinates (latitude, longitude)");
+export const stakeField = (page) => page.getByLabel("USDC bid amount");
+export const confirmDialog = (page) => page.getByRole("dialog", { name: SPEC.confirmTitle });
+export const mySubmissions = (page) => page.getByRole("region", { name: "My submissions" });
+/** A row of My submissions, by a text it shows (its coordinates, its stake). */
+export const rowOf = (page, text) => mySubmissions(page).getByRole("listitem").filter({ hasText: text });
 
-export async function fillGuess(page, coordinates, stake) {
+/** The form filled and submitted. */
+export async function fillAndSubmit(page, coordinates, stake) {
+  await page.getByRole("button", { name: SPEC.submit }).waitFor();
   await coordinatesField(page).fill(coordinates);
   await stakeField(page).fill(stake);
   await page.getByRole("button", { name: SPEC.submit }).click();
 }
 
-export function confirmDialog(page) {
-  return page.getByRole("dialog", { name: SPEC.confirmTitle });
+/** The form filled and the confirm dialog open, the way chosen when given (else the one offered first). */
+export async function openConfirm(page, coordinates, stake, way) {
+  await fillAndSubmit(page, coordinates, stake);
+  const dialog = confirmDialog(page);
+  await dialog.waitFor();
+  if (way) {
+    const radio = dialog.getByRole("radio", { name: WAY[way] });
+    await radio.check();
+  }
+  return dialog;
+}
+
+/** The player's whole click path: the form, the dialog, Confirm; resolves once the dialog is gone. */
+export async function stakeOnPage(page, coordinates, stake, way) {
+  const dialog = await openConfirm(page, coordinates, stake, way);
+  await dialog.getByRole("button", { name: "Confirm" }).click();
+  await dialog.waitFor({ state: "hidden", timeout: 30000 });
 }
 
 export async function seenTexts(page) {
@@ -89,86 +145,147 @@ export function assertInOrder(seen, expected) {
   }
 }
 
-// --- What the database holds ------------------------------------------------------------------
-
-export async function activeChallenge() {
-  const rows = await query(
-    state.stack.dbUrl,
-    "SELECT id, poem_title, staked_sum::text AS staked_sum, response_count FROM challenges_challenge WHERE status = 'active'",
-  );
-  return rows[0] ?? null;
-}
-
-export async function responsesOf(address) {
-  return query(
-    state.stack.dbUrl,
-    `SELECT id, challenge_id, transaction_hash, submitter_address, submission_text, submission_stake::text AS stake, status, rejection_code FROM responses_response WHERE lower(submitter_address) = lower(${sqlString(address)}) ORDER BY id`,
+/** Nothing of a stake kept in this browser, and no row of its own in My submissions. */
+export async function assertNothingKeptHere(page) {
+  await mySubmissions(page).waitFor();
+  const stored = await page.evaluate(() => localStorage.getItem("geopoem:stakes:v2"));
+  assert.ok(!stored || JSON.parse(stored).length === 0, `records kept: ${stored}`);
+  assert.equal(
+    await mySubmissions(page).getByRole("button", { name: "Download record" }).count(),
+    0,
+    "a row of this browser's own",
   );
 }
 
-export async function responseByHash(hash) {
-  const rows = await query(
-    state.stack.dbUrl,
-    `SELECT id, challenge_id, transaction_hash, submitter_address, submission_text, submission_stake::text AS stake, status, rejection_code, rejection_reason FROM responses_response WHERE transaction_hash = lower(${sqlString(hash)})`,
-  );
-  return rows[0] ?? null;
+/** What the player signed or sent through the wallet, by method. */
+export const walletAsked = (wallet, method) => wallet.methods().includes(method);
+
+// --- Screenshots --------------------------------------------------------------------------------
+
+/** `target` scrolled into view and what the screen shows, at 1280 and at a phone's 390 px. */
+export async function screenshotsOf(page, target, name) {
+  await closeToasts(page);
+  const before = page.viewportSize();
+  for (const [width, height] of [
+    [1280, 900],
+    [390, 844],
+  ]) {
+    await page.setViewportSize({ width, height });
+    await target.scrollIntoViewIfNeeded();
+    await screenshot(page, `${name}-${width}`, { fullPage: false });
+  }
+  await page.setViewportSize(before);
 }
 
-/** Waits for the worker to move the claim out of `pending`; returns the row. */
-export async function settledResponse(hash, timeoutMs = 45000) {
+/** Every tab named (all by default) at 1280 and 390 px, whole pages: `tab-<slug>-<phase>-<width>`. */
+export async function screenshotTabs(page, phase, slugs = TABS.map(([, slug]) => slug)) {
+  await closeToasts(page);
+  const before = page.viewportSize();
+  for (const [width, height] of [
+    [1280, 900],
+    [390, 844],
+  ]) {
+    await page.setViewportSize({ width, height });
+    for (const [name, slug] of TABS.filter(([, s]) => slugs.includes(s))) {
+      await openTab(page, name);
+      await screenshot(page, `tab-${slug}-${phase}-${width}`);
+    }
+  }
+  await page.setViewportSize(before);
+}
+
+// --- The chain ----------------------------------------------------------------------------------
+
+export async function blockTime() {
+  const block = await rpc(state.stack.rpcUrl, "eth_getBlockByNumber", ["latest", false]);
+  return Number(BigInt(block.timestamp));
+}
+
+/** The chain's clock moved to `timestamp` (at least one second on) and a block mined there, as
+ * `scripts/devchain.py warp` does: the site judges by block time. */
+export async function warpTo(timestamp) {
+  const { rpcUrl } = state.stack;
+  const now = await blockTime();
+  await rpc(rpcUrl, "evm_increaseTime", [Math.max(1, timestamp - now)]);
+  await rpc(rpcUrl, "evm_mine", []);
+}
+
+/** No block is mined while `during` runs (transactions wait in the pool); then mining goes on. */
+export async function withMiningHeld(during) {
+  const { rpcUrl } = state.stack;
+  await rpc(rpcUrl, "evm_setIntervalMining", [0]);
+  try {
+    return await during();
+  } finally {
+    await rpc(rpcUrl, "evm_setIntervalMining", [1]);
+  }
+}
+
+export async function ethOf(address) {
+  return BigInt(await rpc(state.stack.rpcUrl, "eth_getBalance", [address, "latest"]));
+}
+
+// --- What the site serves and holds -------------------------------------------------------------
+
+export async function api(path) {
+  const answer = await fetch(`${state.stack.baseUrl}${path}`);
+  return { status: answer.status, body: answer.status === 200 ? await answer.json() : null };
+}
+
+/** Polls `check` until it returns something truthy. */
+export async function until(check, what, timeoutMs = 60000) {
   const end = Date.now() + timeoutMs;
-  let row = null;
-  while (Date.now() < end) {
-    row = await responseByHash(hash);
-    if (row && row.status !== "pending") return row;
+  let last;
+  for (;;) {
+    last = await check();
+    if (last) return last;
+    assert.ok(Date.now() < end, `${what}: not within ${timeoutMs / 1000} s (last: ${JSON.stringify(last)})`);
     await new Promise((resolve) => setTimeout(resolve, 300));
   }
-  assert.fail(`claim ${hash} still ${row ? row.status : "missing"} after ${timeoutMs} ms`);
 }
 
-/** The dialog's other way to pay: where the relay sends signed payments the dialog offers the
- * signature first (docs/protocol.md 2a); a flow that pays by transaction picks it. A dialog without
- * the choice pays by transaction already. */
-export async function chooseTransfer(dialog) {
-  const transfer = dialog.getByRole("radio", { name: "Send the transaction yourself (needs ETH for gas)" });
-  if ((await transfer.count()) > 0) await transfer.check();
-}
-
-/** Fill the form, open the confirm dialog and confirm: the player's whole click path, paying by
- * transaction (e2e/flows/relayed.mjs pays by signature). */
-export async function submitGuess(page, coordinates, stake) {
-  await fillGuess(page, coordinates, stake);
-  const dialog = confirmDialog(page);
-  await dialog.waitFor();
-  await chooseTransfer(dialog);
-  await dialog.getByRole("button", { name: "Confirm" }).click();
-  await dialog.waitFor({ state: "hidden" });
-}
-
-/** A refusal in the wallet leaves nothing in this browser: My submissions shows no entry of its own
- * (the wallet's account, picked before the refusal, may list the claims Geopoem holds for it, each
- * "No record: listed by Geopoem for your wallet"), and the browser's records are empty. */
-export async function assertNothingRecordedHere(page) {
-  const mine = page.getByRole("region", { name: "My submissions" });
-  await mine
-    .getByText(/^(No submissions from this browser yet\.|No record: listed by Geopoem for your wallet)$/)
-    .first()
-    .waitFor();
-  const states = await mine
-    .locator("dt", { hasText: "In this browser" })
-    .evaluateAll((terms) => terms.map((term) => term.nextElementSibling?.textContent ?? ""));
-  assert.deepEqual(
-    states.filter((text) => text !== "No record: listed by Geopoem for your wallet"),
-    [],
-    "an entry of this browser's own",
+/** The challenge as GET /api/challenges/{id} shows it, once `phase` is its phase. */
+export async function challengeIn(id, phase, timeoutMs = 60000) {
+  return until(
+    async () => {
+      const { body } = await api(`/api/challenges/${id}`);
+      return body?.phase === phase ? body : null;
+    },
+    `challenge #${id} in phase ${phase}`,
+    timeoutMs,
   );
-  const stored = await page.evaluate(() => localStorage.getItem("geopoem:submissions:v1"));
-  assert.ok(!stored || JSON.parse(stored).length === 0, `records kept: ${stored}`);
 }
 
-export async function waitForGame(page) {
-  await openGame(page);
-  await page.getByRole("button", { name: SPEC.submit }).waitFor();
+/** The stakes the follower projected from the pot for a challenge, in sequence order. */
+export async function stakesOf(challengeId) {
+  return query(
+    state.stack.dbUrl,
+    `SELECT seq, payer, amount_units::text AS amount, commitment, transaction_hash, revealed_correct
+       FROM responses_stake WHERE challenge_id = ${Number(challengeId)} ORDER BY seq`,
+  );
+}
+
+export async function guessesOf(challengeId) {
+  return query(
+    state.stack.dbUrl,
+    `SELECT payer, commitment, text, is_correct FROM responses_guess WHERE challenge_id = ${Number(challengeId)} ORDER BY id`,
+  );
+}
+
+export async function signedStakesOf(payer) {
+  return query(
+    state.stack.dbUrl,
+    `SELECT challenge_id, commitment, relay_status, relay_code, relay_transaction_hash
+       FROM responses_signedstake WHERE lower(payer) = lower(${sqlString(payer)}) ORDER BY id`,
+  );
+}
+
+export async function paymentsOf(challengeId) {
+  return query(
+    state.stack.dbUrl,
+    `SELECT kind, seq, "to", amount_units::text AS amount FROM responses_potpayment
+      WHERE challenge_id = ${Number(challengeId)} ORDER BY id`,
+  );
 }
 
 // --- Staff, in the Django admin ----------------------------------------------------------------
@@ -178,110 +295,34 @@ export async function staffLogin(page) {
   await page.getByLabel("Username").fill(STAFF.username);
   await page.getByLabel("Password").fill(STAFF.password);
   await page.getByRole("button", { name: "Log in" }).click();
-}
-
-/** Close, then "Resolve and reveal…", from the challenge's admin page: the request only starts
- * the resolution; the worker scores while the page refreshes itself until `resolved` shows. */
-export async function closeAndResolve(page, resolved) {
-  await page.getByRole("link", { name: "Close…" }).click();
-  await page.getByRole("button", { name: "Yes, close" }).click();
-  await page.getByText("Closed: payments mined from now on are rejected as late", { exact: false }).waitFor();
-  // Resolution waits for the grace period after the close (the suite's is 1 s) and for the ledger
-  // indexer to read a block mined after it (docs/protocol.md section 4): anvil mines only on a
-  // transaction, and its block times are whole seconds. Until then staff are told why, and retry.
-  await new Promise((resolve) => setTimeout(resolve, 1500));
-  await rpc(state.stack.rpcUrl, "evm_mine", []);
-  const deadline = Date.now() + 60000;
-  for (;;) {
-    await page.getByRole("link", { name: "Resolve and reveal…" }).click();
-    await page.getByRole("button", { name: "Yes, resolve and reveal" }).click();
-    const started = page.getByText("Resolution started: the worker scores", { exact: false });
-    const refused = page.getByText("Resolve and reveal refused:", { exact: false });
-    await started.or(refused).first().waitFor();
-    if ((await started.count()) > 0) break;
-    assert.ok(Date.now() < deadline, await refused.first().innerText());
-    await page.waitForTimeout(1000);
-  }
-  await page.getByText(resolved).waitFor({ timeout: 60000 });
-}
-
-/** Logs staff in unless this browser already is. */
-export async function asStaff(page) {
-  await page.goto(`${state.stack.baseUrl}/admin/`);
-  if ((await page.getByLabel("Username").count()) > 0) await staffLogin(page);
-}
-
-/** Staff, in the admin, on the challenge's page: Close. */
-export async function staffClose(page, challengeId) {
-  await asStaff(page);
-  await page.goto(`${state.stack.baseUrl}/admin/challenges/challenge/${challengeId}/change/`);
-  await page.getByRole("link", { name: "Close…" }).click();
-  await page.getByRole("button", { name: "Yes, close" }).click();
   await page
-    .getByText(/^Closed/)
-    .first()
+    .getByRole("link", { name: "Log out" })
+    .or(page.getByRole("button", { name: "Log out" }))
     .waitFor();
 }
 
-/** Then Resolve (retried while the admin says the grace period after close has not passed), until
- * the worker has scored it. */
-export async function staffResolve(page, challengeId, timeoutMs = 90000) {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    await page.goto(`${state.stack.baseUrl}/admin/challenges/challenge/${challengeId}/change/`);
-    const resolve = page.getByRole("link", { name: "Resolve and reveal…" });
-    if (await resolve.count()) {
-      await resolve.click();
-      await page.getByRole("button", { name: "Yes, resolve and reveal" }).click();
-      const answer = page.getByText(/Resolution started: the worker scores|refused: /).first();
-      await answer.waitFor();
-      if (/Resolution started/.test(await answer.textContent())) break;
-    }
-    assert.ok(Date.now() < end, "staff could not start the resolution in time");
-    await new Promise((resolve) => setTimeout(resolve, 2000));
-  }
-  await page
-    .getByText(/^Resolved: /)
-    .first()
-    .waitFor({ timeout: 60000 });
-}
-
-/** The active challenge; when there is none (the suite's earlier flows resolved them), staff write
- * and publish one in the admin (`poem`: its title, solution and threshold) and the worker anchors it. */
-export async function activeOrPublished(
-  page,
-  {
-    title = "The Quiet Harbour",
-    text = "<p>Grey stones hold the tide,<br>a light turns for the late boats.</p>",
-    solution = "60.1699, 24.9384",
-    threshold = "100",
-  } = {},
-) {
-  const { stack } = state;
-  const active = await activeChallenge();
-  if (active) return active;
-  await asStaff(page);
-  await page.goto(`${stack.baseUrl}/admin/challenges/challenge/add/`);
+/** Staff write a challenge (the close left to its default) and publish it: Publish…, "Yes, publish";
+ * then the admin page is read again until the opening is confirmed on chain. Returns its id. */
+export async function staffPublish(page, { title, poem, solution, threshold, minStake = "1" }) {
+  const { baseUrl } = state.stack;
+  await page.goto(`${baseUrl}/admin/challenges/challenge/add/`);
   await page.getByLabel("Poem title").fill(title);
-  await page.getByLabel("Poem text").fill(text);
+  await page.getByLabel("Poem text").fill(poem);
   await page.getByLabel("Instructions text").fill("<p>Give the place as latitude, longitude.</p>");
   await page.getByLabel("Proximity threshold m").fill(threshold);
   await page.getByLabel("Solution").fill(solution);
+  await page.getByLabel("Min stake").fill(minStake);
   await page.getByRole("button", { name: "Save and continue editing" }).click();
   await page.getByText("was added successfully").waitFor();
   const id = Number(page.url().match(/challenge\/(\d+)\/change/)[1]);
   await page.getByRole("link", { name: "Publish…" }).click();
-  await page.getByRole("button", { name: /^Yes, publish/ }).click();
-  await page.getByText("Published: it is now the active challenge.", { exact: false }).waitFor();
-  const deadline = Date.now() + 60000;
-  for (;;) {
-    const [anchor] = await query(
-      stack.dbUrl,
-      `SELECT status FROM challenges_challengeanchor WHERE challenge_id = ${id}`,
-    );
-    if (anchor?.status === "confirmed") break;
-    assert.ok(Date.now() < deadline, `anchor still ${anchor?.status} after 60 s`);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-  }
-  return activeChallenge();
+  await page.getByRole("button", { name: "Yes, publish" }).click();
+  await page.getByText("Published: the worker opens it in the pot", { exact: false }).waitFor();
+  await until(async () => {
+    await page.reload();
+    return (await page.locator('[data-opening-status="confirmed"]').count()) > 0;
+  }, `the opening of challenge #${id}`);
+  await page.getByText(/^Open: Players stake until the close/).waitFor();
+  await screenshot(page, "admin-challenge-opened-1280");
+  return id;
 }

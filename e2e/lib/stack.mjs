@@ -44,6 +44,25 @@ async function settled(promises) {
   if (failed) throw failed.reason;
 }
 
+let bundleOfThisRun = null;
+
+/** The webpack build of the current source (started on the first call) and where collectstatic puts
+ * it, shared by every stack of this process and removed when it exits. */
+function sharedBundle() {
+  if (bundleOfThisRun) return bundleOfThisRun;
+  const dir = mkdtempSync(path.join(os.tmpdir(), "geopoem-e2e-bundle-"));
+  process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
+  const buildDir = path.join(dir, "bundle");
+  const built = run(
+    path.join(ROOT, "node_modules", ".bin", "webpack"),
+    ["--mode", "production", "--config", path.join(ROOT, "e2e", "webpack.e2e.mjs")],
+    { cwd: ROOT, env: { ...process.env, E2E_BUILD_DIR: buildDir } },
+  );
+  built.catch(() => {}); // awaited by startStack; this only keeps an early failure from going unhandled
+  bundleOfThisRun = { buildDir, staticRoot: path.join(dir, "static"), built, collected: null };
+  return bundleOfThisRun;
+}
+
 /** `options.env`: settings the caller adds to (or changes in) the servers' environment, e.g.
  * bench/live.mjs's CHAIN_CONFIRMATIONS=2; the suite passes none. */
 export async function startStack({ env: extraEnv = {} } = {}) {
@@ -59,14 +78,9 @@ export async function startStack({ env: extraEnv = {} } = {}) {
   const started = Date.now();
   const phase = (what) =>
     appendFileSync(path.join(logDir, "stack-phases.log"), `${((Date.now() - started) / 1000).toFixed(1)} s ${what}\n`);
-  // The suite's own bundle of the current source, built while the services start.
-  const buildDir = path.join(tmp, "bundle");
-  const building = run(
-    path.join(ROOT, "node_modules", ".bin", "webpack"),
-    ["--mode", "production", "--config", path.join(ROOT, "e2e", "webpack.e2e.mjs")],
-    { cwd: ROOT, env: { ...process.env, E2E_BUILD_DIR: buildDir } },
-  );
-  building.catch(() => {}); // awaited below; this only keeps an early failure from going unhandled
+  // The suite's own bundle of the current source, built while the services start; a second stack of
+  // the same run (a relay that refuses) serves the same bundle and collected files.
+  const bundle = sharedBundle();
   try {
     // PostgreSQL, Redis and anvil are independent: started side by side (allSettled, so that a
     // failure stops the stack only once every start has finished and recorded its process).
@@ -155,8 +169,8 @@ export async function startStack({ env: extraEnv = {} } = {}) {
     stack.env = {
       ...process.env,
       DJANGO_SETTINGS_MODULE: "e2e.settings",
-      E2E_STATIC_ROOT: path.join(tmp, "static"),
-      E2E_BUILD_DIR: buildDir,
+      E2E_STATIC_ROOT: bundle.staticRoot,
+      E2E_BUILD_DIR: bundle.buildDir,
       // Production's settings refuse a key Django's deploy check calls insecure (under 50 characters).
       SECRET_KEY: `e2e-only-${crypto.randomBytes(32).toString("hex")}`,
       ALLOWED_HOSTS: "127.0.0.1,localhost",
@@ -176,8 +190,10 @@ export async function startStack({ env: extraEnv = {} } = {}) {
       POT_OPERATOR_KEY: stack.operatorKey,
       RELAYER_KEY: stack.relayerKey,
       CHAIN_CONFIRMATIONS: "1",
-      // The shortest guess window the pot allows: the flows move anvil's clock past it.
+      // The shortest guess window the pot allows, and challenges open for 30 minutes by default (as
+      // `make run`'s): the flows move anvil's clock past both.
       POT_GUESS_WINDOW_SECONDS: "3600",
+      POT_DEFAULT_OPEN_SECONDS: "1800",
       ADMIN_URL: "admin/",
       LOG_LEVEL: "INFO",
       PYTHONUNBUFFERED: "1",
@@ -187,9 +203,10 @@ export async function startStack({ env: extraEnv = {} } = {}) {
     // The bundle and its collectstatic, beside the database's migrate, demo seed and staff user.
     await settled([
       (async () => {
-        await building;
+        await bundle.built;
         phase("bundle built");
-        await manage("collectstatic", "--noinput");
+        bundle.collected ??= manage("collectstatic", "--noinput");
+        await bundle.collected;
         phase("collectstatic");
       })(),
       (async () => {
@@ -256,6 +273,15 @@ export async function startStack({ env: extraEnv = {} } = {}) {
       { what: "gunicorn /healthz 200", timeoutMs: 60000, handle: gunicorn },
     );
     phase("gunicorn answers");
+    // The challenge seed_demo published, once the worker has opened it in the pot: the flows stake on it.
+    await waitFor(
+      async () => {
+        const answer = await fetch(`${stack.baseUrl}/api/challenges/active`);
+        return answer.status === 200 && (await answer.json()).phase === "open";
+      },
+      { what: "the seeded challenge open in the pot", timeoutMs: 60000, handle: worker },
+    );
+    phase("seeded challenge open");
     return stack;
   } catch (error) {
     await stopStack(stack);

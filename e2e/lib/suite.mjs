@@ -1,21 +1,23 @@
 // Shared state and helpers of the flows: the stack (started once for the whole suite), a player
 // (a fresh browser with a wallet), screenshots, and what the page shows in its toast region.
-import { mkdirSync } from "node:fs";
+import { mkdirSync, rmSync } from "node:fs";
 import { after, before, describe } from "node:test";
 import path from "node:path";
 
-import { openBrowser } from "./browser.mjs";
+import { closeBrowsers, openBrowser } from "./browser.mjs";
 import { TEXT_RECORDER } from "./recorder.mjs";
 import { ARTIFACTS, CHAIN_ID, startStack, stopStack } from "./stack.mjs";
 import { Wallet } from "./wallet.mjs";
 
 export const SCREENSHOTS = path.join(ARTIFACTS, "screenshots");
+// Each run's own: none left over from an earlier run's flows.
+rmSync(SCREENSHOTS, { recursive: true, force: true });
 export const state = { stack: null };
 
 /** The flows `register` adds, run one at a time on one stack of their own: started in `before`, and
  * stopped by PID in `after`, also when a flow fails. The stack reads its E2E_* settings when it
  * starts, so a caller may set them before. `env`: settings these flows need in the servers'
- * environment (startStack's `env`), e.g. a relay limit of 0 for e2e/flows/relayed.mjs. */
+ * environment (startStack's `env`), e.g. a relay limit of 0 for e2e/flows/self-send.mjs. */
 export function describeOnOwnStack(title, register, { env = {} } = {}) {
   describe(title, { concurrency: 1 }, () => {
     before(
@@ -26,6 +28,7 @@ export function describeOnOwnStack(title, register, { env = {} } = {}) {
     );
     after(
       async () => {
+        await closeBrowsers();
         await stopStack(state.stack);
       },
       { timeout: 60000 },
