@@ -15,8 +15,8 @@ export interface DialogProps {
   className?: string;
 }
 
-/** A modal dialog on Radix Dialog: focus is trapped and returned to the opener, Escape closes,
- * the title labels it. */
+/** A modal dialog on Radix Dialog: focus is trapped (on the close "×" first) and returned to the
+ * opener, Escape closes, the title labels it. */
 export function Dialog({
   open,
   onOpenChange,
@@ -35,17 +35,19 @@ export function Dialog({
           className={`dialog-content ${className ?? ""}`}
           {...(description === undefined ? { "aria-describedby": undefined } : {})}
         >
+          {/* First: it takes the focus when the dialog opens (a field further down would open a
+              phone's keyboard), and it sticks to the top while a long dialog scrolls (main.css). */}
+          {dismissible ? (
+            <RadixDialog.Close className="dialog-close" aria-label="Close">
+              <span aria-hidden="true">×</span>
+            </RadixDialog.Close>
+          ) : null}
           <RadixDialog.Title className="dialog-title">{title}</RadixDialog.Title>
           {description !== undefined ? (
             <RadixDialog.Description className="dialog-description">{description}</RadixDialog.Description>
           ) : null}
           {children}
           {actions ? <div className="dialog-actions">{actions}</div> : null}
-          {dismissible ? (
-            <RadixDialog.Close className="dialog-close" aria-label="Close">
-              <span aria-hidden="true">×</span>
-            </RadixDialog.Close>
-          ) : null}
         </RadixDialog.Content>
       </RadixDialog.Portal>
     </RadixDialog.Root>

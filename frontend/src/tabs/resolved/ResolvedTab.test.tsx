@@ -87,6 +87,8 @@ describe("Resolved Challenges tab", () => {
     renderWithClient(<ResolvedTab />);
     const { dialog } = await openDetails("Four Thousand Summers");
     const d = within(dialog);
+    // Focus on the close "×" at the top, not on a field far down (a phone would open its keyboard).
+    await vi.waitFor(() => expect(d.getByRole("button", { name: "Close" })).toHaveFocus());
     expect(d.getByText("Challenge #1: Four Thousand Summers")).toBeInTheDocument();
     expect(dialog).toHaveTextContent("Challenge ID1");
     expect(dialog).toHaveTextContent("Proximity threshold150 m");
