@@ -293,6 +293,8 @@ export function register() {
             await pageA.getByRole("button", { name: new RegExp(CHALLENGE.title) }).click();
             const details = pageA.getByRole("dialog", { name: "Resolved Challenge Details" });
             await details.waitFor();
+            // On a phone the focus goes to the close "×", not to a field far down (no keyboard pops up).
+            await pageA.waitForFunction(() => document.activeElement?.getAttribute("aria-label") === "Close");
             await details.getByText(CHALLENGE.solution, { exact: true }).first().waitFor();
             await details.getByRole("button", { name: "Recompute SHA-256 in this browser" }).click();
             await details.getByText("Match: the computed hash equals the published solution SHA-256.").waitFor();
@@ -373,6 +375,18 @@ export function register() {
           await details.getByRole("button", { name: "Verify every outcome" }).click();
           const verdict = details.getByText("4 of 4 outcomes reproduced", { exact: true });
           await verdict.waitFor({ timeout: 60000 });
+          // Far down a dialog taller than the phone's screen, its close "×" is still in view at the top.
+          await verdict.scrollIntoViewIfNeeded();
+          const close = details.getByRole("button", { name: "Close" });
+          const [closeBox, dialogBox] = [await close.boundingBox(), await details.boundingBox()];
+          assert.ok(closeBox.y >= dialogBox.y && closeBox.y < dialogBox.y + 20, "the close button at the top");
+          assert.ok(
+            await close.evaluate((el) => {
+              const box = el.getBoundingClientRect();
+              return el.contains(document.elementFromPoint(box.x + box.width / 2, box.y + box.height / 2));
+            }),
+            "nothing covers the close button",
+          );
           await screenshotsOf(pageA, verdict, "resolved-details-verified");
           await assertNoViolations(pageA, "the Resolved Challenge Details after the verification");
           assert.equal(await confirmDialog(pageA).count(), 0);
