@@ -96,6 +96,9 @@ describe("My submissions", () => {
       ),
     ).toBeInTheDocument();
     expect(within(item).getByRole("button", { name: SELF_SEND.button })).toBeInTheDocument();
+    // No promise that the relayer sends it, beside the status that says it will not.
+    expect(field(item, "Payment")).toHaveTextContent("Signed; Geopoem's relayer did not send it");
+    expect(item).not.toHaveTextContent("relayer puts it into the pot");
   });
 
   it.each([
@@ -116,6 +119,7 @@ describe("My submissions", () => {
       );
       const item = await row();
       expect(await within(item).findByText(`Not in the pot: ${reason}. No USDC moved`)).toBeInTheDocument();
+      expect(field(item, "Payment")).toHaveTextContent("Signed; Geopoem's relayer did not send it");
       expect(Boolean(within(item).queryByRole("button", { name: SELF_SEND.button }))).toBe(offered);
       await userEvent.setup().click(within(item).getByRole("button", { name: "Remove" }));
       expect(listStakes()).toEqual([]);

@@ -17,6 +17,7 @@ import {
   guessText,
   nextChangeMs,
   ownTransactionText,
+  paymentText,
   SELF_SEND,
   selfSendOffer,
   stakeStatus,
@@ -164,7 +165,6 @@ export function StakeItem({ record, listed }: { record?: StoredStake; listed?: S
   const confirmed = view.stage === "confirmed";
   const hash = outcome?.staked?.transactionHash ?? server?.transactionHash ?? record?.transactionHash ?? null;
   const text = record?.text ?? listed?.submissionText ?? null;
-  const wallet = record?.paymentMethod ?? server?.paymentMethod;
   return (
     <li className="submission">
       <dl className="fields">
@@ -181,13 +181,7 @@ export function StakeItem({ record, listed }: { record?: StoredStake; listed?: S
           </>
         ) : null}
         <dt>Payment</dt>
-        <dd>
-          {wallet === "approval"
-            ? "Approved and staked from your wallet"
-            : record?.selfSent
-              ? "Signed, sent to the pot from your wallet"
-              : "Signed: Geopoem's relayer puts it into the pot and pays the gas"}
-        </dd>
+        <dd>{paymentText(record, server)}</dd>
         <dt>Status</dt>
         <dd>
           <span className={`status-${view.stage}`}>{view.text}</span>

@@ -157,6 +157,17 @@ export function nextChangeMs(record: StoredStake | undefined, nowMs: number): nu
   return times.length ? Math.min(...times) - nowMs : null;
 }
 
+/** How the stake went (or was to go) into the pot, for the "Payment" line: never a promise of the
+ * relayer beside a status saying it will not send it. */
+export function paymentText(record: StoredStake | undefined, server: Stake | undefined): string {
+  if ((record?.paymentMethod ?? server?.paymentMethod) === "approval") return "Approved and staked from your wallet";
+  if (record?.selfSent) return "Signed, sent to the pot from your wallet";
+  const relay = server?.authorization?.relayStatus;
+  if (relay === "refused" || relay === "failed") return "Signed; Geopoem's relayer did not send it";
+  if (relay === "not_needed") return "Signed, sent to the pot by someone else first";
+  return "Signed: Geopoem's relayer puts it into the pot and pays the gas";
+}
+
 /** Where the guess is, for the "Guess" line. */
 export function guessText(record: StoredStake | undefined, server: Stake | undefined, confirmed: boolean): string {
   if (record?.guess.state === "received" || server?.guessReceived) return "Guess received by Geopoem";
