@@ -22,4 +22,5 @@ describeOnOwnStack("Geopoem end to end", () => {
 
 describeOnOwnStack("Geopoem end to end, a relay that refuses", () => selfSend.register(), {
   env: selfSend.RELAY_REFUSES,
+  logs: "logs-relay-refuses",
 });

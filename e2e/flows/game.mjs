@@ -203,7 +203,7 @@ export function register() {
             "Geopoem holds every guess but D's",
           );
           await screenshotsOf(pageD, row, "row-guess-not-received");
-          await screenshotTabs(pageA, "open", ["active"]);
+          await screenshotTabs(pageA, "open-staked", ["active"]);
         });
 
         await t.test("the close passes: the Active tab says the challenge is closed and what comes next", async () => {

@@ -39,6 +39,7 @@ export function register() {
           "Geopoem's relayer will not send it: Geopoem's relay is not sending stakes for any wallet right now; send this stake yourself from your wallet (it needs a little ETH for gas).",
         )
         .waitFor({ timeout: 30000 });
+      await row.getByText("Signed; Geopoem's relayer did not send it", { exact: true }).waitFor();
       const offer = row.getByRole("button", { name: "Send it yourself" });
       await offer.waitFor();
       await row.getByText(/This needs a little ETH for gas\./).waitFor();

@@ -315,6 +315,8 @@ export async function staffPublish(page, { title, poem, solution, threshold, min
   await page.getByRole("button", { name: "Save and continue editing" }).click();
   await page.getByText("was added successfully").waitFor();
   const id = Number(page.url().match(/challenge\/(\d+)\/change/)[1]);
+  // What players will see, before anything is fixed on chain.
+  await page.frameLocator("iframe.geopoem-preview").getByRole("heading", { name: title }).waitFor();
   await page.getByRole("link", { name: "Publish…" }).click();
   await page.getByRole("button", { name: "Yes, publish" }).click();
   await page.getByText("Published: the worker opens it in the pot", { exact: false }).waitFor();

@@ -63,14 +63,15 @@ function sharedBundle() {
   return bundleOfThisRun;
 }
 
-/** `options.env`: settings the caller adds to (or changes in) the servers' environment, e.g.
- * bench/live.mjs's CHAIN_CONFIRMATIONS=2; the suite passes none. */
-export async function startStack({ env: extraEnv = {} } = {}) {
-  // A flow run on its own beside the suite (e2e/flows/maps.mjs) names its own database, Redis DB
-  // and log folder; read here, when the stack starts, not when this module is imported.
+/** `options.env`: settings the caller adds to (or changes in) the servers' environment, e.g. the relay
+ * limit of 0 of e2e/flows/self-send.mjs; `options.logs`: the folder of e2e/artifacts its logs go to
+ * (each stack of a run its own, so a failed one's logs outlive the next start). */
+export async function startStack({ env: extraEnv = {}, logs = "logs" } = {}) {
+  // A run beside another one (a second checkout) names its own database, Redis DB and log folder;
+  // read here, when the stack starts, not when this module is imported.
   const DB_NAME = process.env.E2E_DB_NAME ?? "geopoem_e2e";
   const REDIS_DB = Number(process.env.E2E_REDIS_DB ?? 9);
-  const logDir = process.env.E2E_LOG_DIR ?? path.join(ARTIFACTS, "logs");
+  const logDir = process.env.E2E_LOG_DIR ? path.join(process.env.E2E_LOG_DIR, logs) : path.join(ARTIFACTS, logs);
   rmSync(logDir, { recursive: true, force: true });
   mkdirSync(logDir, { recursive: true });
   const tmp = mkdtempSync(path.join(os.tmpdir(), "geopoem-e2e-"));

@@ -17,12 +17,13 @@ export const state = { stack: null };
 /** The flows `register` adds, run one at a time on one stack of their own: started in `before`, and
  * stopped by PID in `after`, also when a flow fails. The stack reads its E2E_* settings when it
  * starts, so a caller may set them before. `env`: settings these flows need in the servers'
- * environment (startStack's `env`), e.g. a relay limit of 0 for e2e/flows/self-send.mjs. */
-export function describeOnOwnStack(title, register, { env = {} } = {}) {
+ * environment (startStack's `env`), e.g. a relay limit of 0 for e2e/flows/self-send.mjs; `logs`: its
+ * log folder under e2e/artifacts. */
+export function describeOnOwnStack(title, register, { env = {}, logs } = {}) {
   describe(title, { concurrency: 1 }, () => {
     before(
       async () => {
-        state.stack = await startStack({ env });
+        state.stack = await startStack({ env, logs });
       },
       { timeout: 180000 },
     );
