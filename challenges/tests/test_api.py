@@ -26,6 +26,7 @@ def api(api):
     api.get = fresh_get
     return api
 
+
 GIZA = "29.979175, 31.134258"
 CHALLENGE_FIELDS = {
     "id", "poemTitle", "poemText", "instructionsText", "proximityThreshold", "solutionSha256", "solutionReveal",
