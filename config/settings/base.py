@@ -216,7 +216,6 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
     "ENUM_NAME_OVERRIDES": {
         "ChallengeStatusEnum": "challenges.models.ChallengeStatus",
-        "ResponseStatusEnum": "responses.models.ResponseStatus",
     },
 }
 
