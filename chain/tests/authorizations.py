@@ -2,8 +2,7 @@
 way the chain tests make them: EIP-712 typed data whose domain is read from the token, signed by
 one of anvil's unlocked accounts through `eth_signTypedData_v4` (what a browser wallet does) or by
 a raw key with eth_account (a forgery when the key is not the authorizer's), and submitted by any
-account, optionally with bytes appended after the ABI words (as Geopoem's relayer appends a
-challenge id).
+account, optionally with bytes appended after the ABI words.
 
 `Authorizations` is mixed into conftest's `Chain`, so a test writes `chain.sign_authorization(...)`.
 Nonces and signatures are 0x text; amounts are the token's integer units; times are unix seconds."""
@@ -19,8 +18,7 @@ from eth_account.messages import _hash_eip191_message, encode_typed_data
 from web3 import Web3
 from web3.types import RPCEndpoint, TxParams
 
-from chain.contracts import contract_at
-from chain.transfers import to_bytes
+from chain.node.contracts import contract_at
 
 TRANSFER = "TransferWithAuthorization"
 RECEIVE = "ReceiveWithAuthorization"
@@ -49,6 +47,11 @@ TYPES: dict[str, list[dict[str, str]]] = {
 _AUTHORIZATION_ARGS = "address,address,uint256,uint256,uint256,bytes32"
 _VRS, _BYTES = "uint8,bytes32,bytes32", "bytes"
 SECP256K1_N = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141
+
+
+def to_bytes(value: str | bytes) -> bytes:
+    """0x text (or bytes) as bytes."""
+    return bytes(value) if isinstance(value, bytes | bytearray) else bytes.fromhex(value.removeprefix("0x"))
 
 
 def new_nonce() -> str:
@@ -219,7 +222,7 @@ class Authorizations:
         fixed gas limit, so one that reverts is mined too: read its receipt's status and
         `revert_reason`. `as_bytes`: the v2.2 overload taking the signature as bytes; `receive`:
         receiveWithAuthorization (only the payee may send it); `trailing`: bytes appended after the ABI
-        words (Geopoem's relayer appends a 32-byte challenge id)."""
+        words."""
         args: list[Any] = [signer, to, value, valid_after, valid_before, to_bytes(nonce)]
         function = "receiveWithAuthorization" if receive else "transferWithAuthorization"
         data = self._signed_call(function, _AUTHORIZATION_ARGS, args, signature, as_bytes, trailing)

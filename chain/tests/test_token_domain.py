@@ -1,6 +1,6 @@
-"""What each process keeps of the token's domain (chain/token_domain.py): a domain, or "unsupported",
-for an hour; "unavailable" for seconds only, so that a flood of claims while the nodes are down asks
-them once every few seconds, and the outage is forgotten as soon as it ends. On anvil; the clock of
+"""What each process keeps of the token's domain (chain/token/domain.py): a domain, or "unsupported",
+for an hour; "unavailable" for seconds only, so that a flood of signed stakes while the nodes are down
+asks them once every few seconds, and the outage is forgotten as soon as it ends. On anvil; the clock of
 the copy is the test's (`clock`), the nodes are real (anvil, or a port where nothing listens)."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from functools import partial
 
 import pytest
 
-from chain import token_domain as module
-from chain.client import ChainClient
-from chain.token_domain import (
+from chain.node.client import ChainClient
+from chain.token import domain as module
+from chain.token.domain import (
     DOMAIN_CACHE_SECONDS,
     UNAVAILABLE_CACHE_SECONDS,
     TokenDomainUnavailable,
@@ -19,7 +19,6 @@ from chain.token_domain import (
 )
 from devtools.concurrency import at_once
 
-from .authorization_claims_support import fresh_token_domain  # noqa: F401
 from .conftest import UNREACHABLE_RPC
 
 pytestmark = [pytest.mark.integration]
