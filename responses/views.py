@@ -10,6 +10,7 @@ from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
+from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response as ApiResponse
 from rest_framework.throttling import ScopedRateThrottle
@@ -149,10 +150,10 @@ class ResponseListCreateView(APIView):
         if "address" in request.query_params:
             try:
                 address = address_value(request.query_params["address"])
-            except Exception:  # noqa: BLE001 - a ValidationError: the same 400 as a malformed body
-                raise ApiError(
-                    "address must be 0x followed by 40 hexadecimal characters.", errors={"address": ["Not an address."]}
-                ) from None
+            except ValidationError as exc:  # the same sentence as in a body: malformed, or a wrong checksum
+                sentence = str(exc.detail[0]) if isinstance(exc.detail, list) else "Not an address."
+                message = sentence.replace("The wallet address", "address")
+                raise ApiError(message, errors={"address": [sentence]}) from None
             before = pagination.read_cursor(request, "before")
             views = stakes_by_address(address=address, challenge_id=challenge_id, after_id=before, limit=limit)
             page, headers = _page(request, views, limit=limit, direction="before")
