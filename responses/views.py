@@ -256,6 +256,14 @@ class GuessCreateView(APIView):
 class StakeStatusView(APIView):
     @extend_schema(
         operation_id="responses_status",
+        parameters=[
+            OpenApiParameter(
+                "commitment",
+                {"type": "string", "pattern": "^[0-9a-f]{64}$"},
+                OpenApiParameter.PATH,
+                description="The guess commitment, 64 lowercase hexadecimal characters (anything else: 400).",
+            )
+        ],
         responses={200: StakeSerializer, 304: None, 400: ERROR_SCHEMA, 404: ERROR_SCHEMA},
     )
     def get(self, request: Request, commitment: str) -> HttpResponse:
