@@ -88,6 +88,12 @@ def test_every_call_the_site_sends_is_the_contracts_encoding(pot):
     ]
     for data, function, args in cases:
         assert data == pot.encode_abi(function, args=args), function
+    # A signature whose v a wallet gave as 0 or 1 is sent with the 27 or 28 the token's ECRecover takes.
+    for v, sent in ((0, 27), (1, 28), (27, 27), (28, 28)):
+        call = abi.SignedStakeCall(7, COMMITMENT, PAYER, 5, 0, 9, "0x" + "aa" * 32 + "bb" * 32 + f"{v:02x}")
+        assert abi.stake_with_authorization_data(call) == pot.encode_abi(
+            "stakeWithAuthorization", args=[7, b32(COMMITMENT), payer, 5, 0, 9, sent, b32("aa" * 32), b32("bb" * 32)]
+        )
 
 
 def log_of(pot, name: str, values: dict, *, block: int = 12, index: int = 3) -> dict:
