@@ -9,11 +9,12 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 PG_URL ?= postgres://postgres@127.0.0.1:5432/geopoem
 
-.PHONY: help run test test-fast test-python test-frontend test-e2e build lint install migrate seed clean
+.PHONY: help run test test-fast test-contracts test-python test-frontend test-e2e build lint install migrate seed clean
 
 help:
 	@echo "make run       - local anvil + test USDC, migrate, seed the demo, web + worker + beat on http://$(HOST):$(PORT)"
 	@echo "make test      - every test suite (PostgreSQL on 127.0.0.1:5432 when reachable, else SQLite); what CI runs"
+	@echo "make test-contracts - the contracts' forge suite (unit, fuzz, invariant and gas tests; offline, about a minute)"
 	@echo "make test-fast - the inner loop: the Python tests not marked integration, and the front end's unit tests (no browser)"
 	@echo "make lint      - ruff check and format, the apps' layering (lint-imports), the text checks (scripts/lint_text.py), mypy, and the front end's tsc, ESLint and Prettier (CI runs it before make test)"
 
@@ -57,6 +58,7 @@ CHOOSE_DATABASE = if [ -z "$$DATABASE_URL" ] && pg_isready -q -h 127.0.0.1 -p 54
 
 test: build
 	npm run --silent budget
+	$(MAKE) --no-print-directory test-contracts
 	@$(CHOOSE_DATABASE); \
 	$(MAKE) --no-print-directory test-python && $(MAKE) --no-print-directory test-frontend && \
 	$(MAKE) --no-print-directory test-e2e
@@ -74,6 +76,15 @@ test-python: $(VENV)/.installed
 test-frontend: node_modules/.installed
 	npm run --silent test
 
+# The contracts' suite under forge (foundry.toml; contracts/test/): unit, fuzz and invariant tests of
+# the pot against TestUSDC behind its proxy, offline, compiled by the npm solc. forge resolves the
+# `solc` of foundry.toml against the working directory, which make sets to this folder. Then the gas
+# tests in their own profile (each call its own transaction, as on chain), failing past the goals;
+# `FOUNDRY_PROFILE=gas node_modules/.bin/forge test -vv` prints each figure.
+test-contracts: node_modules/.installed
+	node_modules/.bin/forge test
+	FOUNDRY_PROFILE=gas node_modules/.bin/forge test
+
 # The end-to-end suite (e2e/): Debian's Chromium driven by playwright-core against gunicorn, a Celery
 # worker, Redis DB 9, PostgreSQL database geopoem_e2e and anvil. Screenshots: e2e/artifacts/screenshots.
 test-e2e: $(VENV)/.installed node_modules/.installed
@@ -81,15 +92,15 @@ test-e2e: $(VENV)/.installed node_modules/.installed
 		apt-get update -qq && apt-get install -y -qq chromium >/dev/null; }
 	npm run --silent test:e2e
 
-# The benchmarks (bench/): API throughput against a floor view (wrk), a million responses,
-# verification latency on anvil (1- and 12-second blocks), verify_challenge.py on anchored challenges
-# of 100 and 10,000 paid responses (bench/verifier.py), the page (bundle size,
-# Lighthouse), click to "Confirmed" in Chromium (bench/live.py; paid by transfer, and by signature
-# with no ETH from the signature on), a burst of claim POSTs against the Procfile's web process with
-# the RPC provider 0 and 200 ms away (bench/burst.py, anvil behind devtools/rpc_delay.py), and 100
-# claims paid by authorization posted at once against the Procfile's web, worker and beat, reconciled
-# to the unit (bench/relay_burst.py). Writes docs/performance.md.
-# Uses PostgreSQL database geopoem_bench (dropped and created) and Redis DB 8. About 45 minutes.
+# The benchmarks (bench/; docs/performance.md): the gas of every transaction of the pot from a real
+# play on anvil beside Forge's gas test (bench/gas.py), the POST of a signed stake against the
+# Procfile's web line with the RPC provider 0 and 200 ms away (bench/post.py), 100 relayed stakes in
+# one burst on 12-second blocks against the Procfile's web, worker and beat, reconciled against the
+# chain (bench/relay.py), the public answers against a floor view (wrk, nginx; bench/api.py) and the
+# page (bundle size, Lighthouse; bench/page.py). Each writes bench/results/NAME.json and its tables
+# between their markers in docs/performance.md; the prose there is written by hand. The players'
+# verifier over 10,000 stakes (bench/verifier.py) needs the verifier that reads the pot.
+# Uses PostgreSQL database geopoem_bench (dropped and created) and Redis DB 8. About 15 minutes.
 .PHONY: bench
 bench: build
 	@command -v wrk >/dev/null || { echo "bench: needs wrk (apt-get install wrk)"; exit 1; }
@@ -124,16 +135,15 @@ load: $(VENV)/.installed
 # Mutation testing: small bugs, one at a time, in verification (chain/checks.py,
 # chain/verification.py, chain/calldata.py), scoring (challenges/scoring.py, the winners selectors), coordinates,
 # commitments and the serializers; each must fail one of its module's tests (scripts/mutate.py,
-# which picks the tests per module). Then the same for the page's verifier and its helpers
-# (frontend/src/lib/verify-outcomes.ts, commitment.ts, calldata.ts, coordinates.ts) under vitest
+# which picks the tests per module). Then the same for the page's verifier's rules and its helpers
+# (frontend/src/lib/verify/rules.ts, commitment.ts, calldata.ts, coordinates.ts) under vitest
 # (scripts/mutate_ts.mjs). Not part of `make test`. Survivors: var/mutate/report.txt and
 # var/mutate/report-ts.txt; the recorded runs and why each survivor is harmless: docs/reliability.md.
 # MUTATE_MODULES=... runs only those Python modules, MUTATE_TS_MODULES=... only those TypeScript
 # files; MUTATE_PY=0 or MUTATE_TS=0 skips a half; MUTATE_FROM=N resumes a Python module's run at
 # mutant N. The Python half uses PostgreSQL (DATABASE_URL, else $(PG_URL)) and anvil: about 30
-# minutes on this 2-core machine for the server's modules, and hours for verify_challenge.py (634
-# mutants; a survivor re-runs every chain test that reaches it); the TypeScript half about 15
-# minutes (verify-outcomes.ts is 7 of them).
+# minutes on this 2-core machine for the server's modules, and hours for verify_challenge.py (676
+# mutants; a survivor re-runs every chain test that reaches it); the TypeScript half a few minutes.
 MUTATE_MODULES ?=
 MUTATE_FROM ?= 1
 MUTATE_TS_MODULES ?=

@@ -1,107 +1,101 @@
 #!/usr/bin/env python3
-"""Re-check every outcome of a resolved Geopoem challenge from public data alone.
+"""Re-check a Geopoem challenge from the chain, and hold the site to it.
 
-    python verify_challenge.py --site https://geopoem.example --rpc https://rpc.example --challenge 7
-    python verify_challenge.py --site https://geopoem.example --rpc https://rpc.example --record my-guess.json
+    python3 verify_challenge.py --site https://the-site --rpc https://a-node-you-trust --challenge 7
+    python3 verify_challenge.py --site https://the-site --rpc https://a-node-you-trust --record my-guess.json
 
 One file, the Python standard library only (3.10 or newer): nothing of the project needs to be
-installed, and nothing here has to be trusted beyond what it prints. It reads the challenge, its
-claims, its unclaimed payments and its payouts through the site's public API, and the chain through
-any JSON-RPC node you choose, and recomputes (the rules: the site's docs/protocol.md, sections 2 to 6):
+installed, and nothing here has to be trusted beyond what it prints. The rules are the site's
+docs/protocol.md; section 5 lists the checks this file makes, in the order of its sections below.
 
-- the terms: the challenge's first TermsAnchored log in the registry (`--registry`, default the
-  site's), whose solution commitment the revealed solution must open, whose threshold scores the
-  guesses, and whose opening time and terms hash the site's challenge must show;
-- for each counted response: its payment on chain (a successful direct call of the USDC contract,
-  value 0, from the response's address, deep enough in a block that is still canonical, mined after
-  the anchor's block while the challenge was open), the calldata (treasury, exact amount, the
-  commitment of this guess's text and salt, this challenge), the USDC Transfer log that moved the
-  money, and the chain position (block, transaction index, log index) the site ranks by;
-- the distance to the solution, correctness against the threshold, the total staked, both winners
-  and the 40/40/20 prize split to the token unit;
-- completeness: every USDC transfer to the treasury naming the challenge, from the anchor's block to
-  the head, is a counted response, a rejected claim whose reason code is the first rule the payment
-  fails, or a listed unclaimed payment;
-- the payouts: each prize to the address the rules give, of the exact amount, paid (a USDC Transfer
-  from the treasury after resolution), due, or different;
-- with `--record`, a player's downloaded record: the anchor they saw, whether their payment had to
-  count, and how the site accounted for it.
+The stakes are held by the pot, one immutable contract per chain whose address is pinned below
+(PINNED_POTS, or --pot): never taken from the site. The script reads every event of the challenge
+from the pot (eth_getLogs, in block ranges), replays them by the pot's rules (the stakes in sequence,
+the solution against its commitment, each guess's verdict by the integer rule, the winners as the
+contract keeps them, every payment and refund to the unit) and checks the replay against the pot's own
+views (stateOf, termsOf). Then it checks what the site shows against the chain:
 
-It prints what it checked, every difference, and ends with "N of N outcomes reproduced" only when
-nothing differs; otherwise with "DIFFERENCES FOUND: ...".
-Exit status: 0 every outcome reproduced, 1 a difference, 2 could not run (network, arguments)."""
+1. Terms: the poem, title and instructions hash to the opened terms hash; threshold, times, minimum
+   stake, bond and solution commitment are the opened ones; the revealed solution opens its commitment.
+2. Stakes: the site's staked sum and count are the pot's; every stake it lists is on chain as listed.
+3. Reveals and winners: each verdict recomputed; the winners replayed; the site's winners the pot's.
+4. Published guesses: each opens its stake's commitment; a correct one that would beat a winner on
+   chain and was never revealed is the site holding a winning guess back.
+5. Payments: each prize, share and refund by the rules, to the recorded payer or the share receiver.
+6. A player's record (--record, the page's "Download record"): the stake is in the pot, its guess
+   opens it, it was revealed if it would have won, and what it was paid or refunded.
+
+It prints a line per stake and per check, every difference as a line starting "DIFFERENCE", and ends
+with "N of N outcomes reproduced" only when nothing differs, otherwise "DIFFERENCES FOUND: ...".
+Exit status: 0 everything reproduced, 1 a difference, 2 could not run (the site, the node or the
+record unreadable, or no pot pinned for the chain)."""
 
 from __future__ import annotations
 
 import argparse
-import functools
 import hashlib
 import json
-import math
 import re
 import sys
 import time
 import urllib.error
 import urllib.parse
 import urllib.request
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
 
-# keccak256("Transfer(address,address,uint256)") and the selector of transfer(address,uint256): fixed
-# constants of ERC-20, written out so that no keccak implementation is needed.
-TRANSFER_TOPIC = "0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef"
-TRANSFER_SELECTOR = "a9059cbb"
-# keccak256("TermsAnchored(uint256,bytes32,bytes32,uint64,uint32)"): the registry's event
-# (docs/protocol.md section 6; tests/vectors.json, "anchor").
-TERMS_ANCHORED_TOPIC = "0x2afc2b3441c70212f84379948f78279cc697f578030cb391f6115fd5e3a603e5"
-STAKE_CALLDATA_BYTES = 164
-PLAIN_CALLDATA_BYTES = 68
-# EIP-3009, a stake paid by a signed authorization (docs/protocol.md section 2a; tests/vectors.json,
-# "authorization"): keccak256("AuthorizationUsed(address,bytes32)") and
-# keccak256("AuthorizationCanceled(address,bytes32)"), the events the USDC contract emits when an
-# authorization is used or voided, and the selector of
-# transferWithAuthorization(address,address,uint256,uint256,uint256,bytes32,uint8,bytes32,bytes32).
-AUTHORIZATION_USED_TOPIC = "0x98de503528ee59b575ef0c0a2576a82497bfc029a5685b209e9ec333479b10a5"
-AUTHORIZATION_CANCELED_TOPIC = "0x1cdd46ff242716cdaa72d159d339a485b3438398348d68f09d7c8c0a59353d81"
-TRANSFER_WITH_AUTHORIZATION_SELECTOR = "e3ee160e"
-RELAYED_CALL_BYTES = 292  # the selector and the nine ABI words
-RELAYED_STAKE_BYTES = 324  # and Geopoem's challenge word after them
-AUTHORIZATION = "authorization"  # a claim's paymentMethod when its stake is paid by authorization
-# Reasons that say a claim is not the payer's own (a stranger's claim on someone else's payment):
-# such a claim does not account for the payment (docs/protocol.md sections 3.2 and 6).
-NOT_THE_PAYERS_CLAIM = ("wrong_sender", "commitment_mismatch")
-# A claim whose payment passes every rule but that reached the site after the challenge's resolution
-# had started: rejected with this code, not counted in the pot, and published in the winners answer
-# as an exception, as is a counted stake whose block left the chain after resolution (kind
-# "reorged"; docs/protocol.md section 5, "Exceptions").
-AFTER_RESOLUTION = "after_resolution"
-EXCEPTION_KINDS = (AFTER_RESOLUTION, "reorged")
-# An exception's `recordedAt` is Unix seconds, a whole number; the last second of the year 9999 is
-# the largest that is still a date (tests/vectors.json, "exceptions", "recordedAt").
-LAST_UNIX_SECOND = 253_402_300_799
-# Blocks per eth_getLogs request of the completeness scan (a node that refuses gets smaller ones).
-LOG_RANGE = 10_000
-EARTH_RADIUS_M = 6_371_000
-# The site scores in its database, this script in Python: the same formula in two floating-point
-# implementations. A distance agrees when within a millimetre; a guess that close to the threshold
-# is a floating-point tie, and the site's verdict on it stands (docs/protocol.md section 4).
-DISTANCE_TOLERANCE_M = 0.001
+# --- The pinned pots (docs/protocol.md section 2) ------------------------------------------------
+
+# Chain id -> (the pot's address, the block its events are read from). The same table is in
+# docs/protocol.md and frontend/src/config.ts; the site's own setting is never trusted for it. A chain
+# without an entry needs --pot. The local chain's (`make run`, scripts/devchain.py) is deployed through
+# the CREATE2 factory, so its address follows from the pot's code and constructor (chain/pot/deploy.py;
+# tests/test_verify_challenge.py recomputes it); Sepolia and mainnet are added once deployed there.
+PINNED_POTS: dict[int, tuple[str, int]] = {
+    31337: ("0x46DDdae9F667Cc93eB0796652a39AbDFb4598245", 4),
+}
+
+# keccak256 of each event's signature (topic 0) and the selectors of the views read, written out so
+# that no keccak implementation is needed; tests/test_verify_challenge.py pins them to the contract.
+TERMS_TUPLE = "(bytes32,bytes32,uint32,uint32,uint32,uint32,uint32,uint64,uint96)"
+EVENT_TOPICS = {
+    "0xec13f0279bd421a282b12f0394e082aa9ad13c67a2f46552b0122064eb445f97": "Opened",
+    "0x08c6626f6915d842ad68a05223a08328eefbfddaede2e30c549b922398371710": "Staked",
+    "0xafd4bbe90ac1fa809a0dfd6470e10c8e3392720a11842b223ba4b45c4e16c117": "SolutionRevealed",
+    "0xf112814c4a9f3dd844380289e03edbdf93316f3e6bbdbad6eec144ec60782b78": "GuessRevealed",
+    "0x405f1a04d80bf0b461328081d00a8ce9cbddf73dff58ce6d19db0cf087e9d154": "Finalized",
+    "0x9f777629478be3b0998eab401d2606e8b3ac41e303df6a1d13f5f1cdf48ce29f": "Paid",
+    "0xd2d9b772c232c2b1ce0b75dc3362483af5cea3390968eae021a01089b33c8d5a": "Refunded",
+}
+STATE_OF = "0x131a7e24"  # stateOf(uint256)
+TERMS_OF = "0xbadc2dff"  # termsOf(uint256)
+SHARE_RECEIVER = "0xa8ba5c3c"  # shareReceiver()
+
+EARLIEST, HIGHEST, SHARE = 0, 1, 2
+KIND_NAMES = {EARLIEST: "earliest", HIGHEST: "highest", SHARE: "share"}
+PRIZE_PERCENT = 40
+LOG_RANGE = 10_000  # blocks per eth_getLogs (a node that refuses gets halves)
+BATCH = 100  # calls per JSON-RPC batch (a node that refuses gets smaller ones)
 PAGE_SIZE = 1000
-USER_AGENT = "geopoem-verify/1"
+USER_AGENT = "geopoem-verify/2"
 
 
 class Unavailable(Exception):
-    """The site or the RPC node could not be read: nothing was decided."""
+    """The site, the node or the record could not be read: nothing was decided."""
 
 
 # --- Canonical forms and commitments (docs/protocol.md section 1) ------------------------------
 
 _NUMBER = r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)"
 _COORDINATES = re.compile(rf"^\s*({_NUMBER})\s*,\s*({_NUMBER})\s*$", re.ASCII)
-_DECIMAL = re.compile(r"^[0-9]+(?:\.[0-9]+)?$", re.ASCII)
+_HEX64 = re.compile(r"^[0-9a-f]{64}$", re.ASCII)
+_ADDRESS = re.compile(r"^0x[0-9a-fA-F]{40}$", re.ASCII)
 
 
 def truncate_number(number: str) -> str:
-    """Truncate a decimal string toward zero to 6 places, written canonically."""
+    """Toward zero to 6 places, on the decimal string: no "+", no leading or trailing zeros, "-0" is "0"."""
     sign = ""
     if number[0] in "+-":
         sign, number = ("-" if number[0] == "-" else ""), number[1:]
@@ -112,233 +106,252 @@ def truncate_number(number: str) -> str:
     return "0" if text == "0" else sign + text
 
 
-def canonical_coordinates(text: str) -> str | None:
-    """The canonical "lat, lon" of player input, or None when it is not a pair in range."""
-    match = _COORDINATES.match(text) if len(text) <= 100 else None
+def micro_degrees(text: object) -> tuple[int, int] | None:
+    """(latE6, lonE6) of a "lat, lon" text, computed on its decimal strings; None when it is not
+    coordinates in range."""
+    if not isinstance(text, str) or len(text) > 100:
+        return None
+    match = _COORDINATES.match(text)
     if match is None:
         return None
-    lat, lon = (truncate_number(part) for part in match.groups())
-    if not (_within(match.group(1), 90) and _within(match.group(2), 180)):
+    lat, lon = match.groups()
+    if not (-90 <= Decimal(lat) <= 90 and -180 <= Decimal(lon) <= 180):
         return None
-    return f"{lat}, {lon}"
+    return _micro(truncate_number(lat)), _micro(truncate_number(lon))
 
 
-def _within(number: str, limit: int) -> bool:
-    """|number| <= limit, exactly, on the decimal string."""
-    whole, _, fraction = number.lstrip("+-").partition(".")
-    value = int(whole or "0")
-    return value < limit or (value == limit and not fraction.strip("0"))
+def _micro(number: str) -> int:
+    negative = number.startswith("-")
+    whole, _, fraction = number.lstrip("-").partition(".")
+    value = int(whole) * 10**6 + int(fraction.ljust(6, "0"))
+    return -value if negative else value
+
+
+def text_from_micro(lat_e6: int, lon_e6: int) -> str:
+    def number(value: int) -> str:
+        whole, fraction = divmod(abs(value), 10**6)
+        return truncate_number(f"{'-' if value < 0 else ''}{whole}.{fraction:06d}")
+
+    return f"{number(lat_e6)}, {number(lon_e6)}"
+
+
+def _uint_word(value: int) -> bytes:
+    return value.to_bytes(32, "big")
+
+
+def _int_word(value: int) -> bytes:
+    return value.to_bytes(32, "big", signed=True)
+
+
+def _address_word(address: str) -> bytes:
+    return bytes.fromhex(address.removeprefix("0x")).rjust(32, b"\0")
+
+
+def _tag_word(tag: str) -> bytes:
+    return tag.encode("ascii").ljust(32, b"\0")
+
+
+def guess_commitment(
+    *, chain_id: int, pot: str, challenge_id: int, payer: str, lat_e6: int, lon_e6: int, salt: str
+) -> str:
+    """sha256(abi.encode(bytes32 "geopoem:guess:v2", chainId, pot, challengeId, payer, int256 latE6,
+    int256 lonE6, bytes32 salt)): the payer is bound in."""
+    words = [
+        _tag_word("geopoem:guess:v2"),
+        _uint_word(chain_id),
+        _address_word(pot),
+        _uint_word(challenge_id),
+        _address_word(payer),
+        _int_word(lat_e6),
+        _int_word(lon_e6),
+        bytes.fromhex(salt),
+    ]
+    return hashlib.sha256(b"".join(words)).hexdigest()
+
+
+def solution_commitment(*, chain_id: int, pot: str, challenge_id: int, lat_e6: int, lon_e6: int, salt: str) -> str:
+    """sha256(abi.encode(bytes32 "geopoem:solution:v2", chainId, pot, challengeId, int256 latE6,
+    int256 lonE6, bytes32 salt))."""
+    words = [
+        _tag_word("geopoem:solution:v2"),
+        _uint_word(chain_id),
+        _address_word(pot),
+        _uint_word(challenge_id),
+        _int_word(lat_e6),
+        _int_word(lon_e6),
+        bytes.fromhex(salt),
+    ]
+    return hashlib.sha256(b"".join(words)).hexdigest()
 
 
 def sha256_hex(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def guess_commitment(*, chain_id: int, challenge_id: int, submitter_address: str, text: str, salt: str) -> str:
-    return sha256_hex(f"geopoem:guess:v1|{chain_id}|{challenge_id}|{submitter_address.lower()}|{text}|{salt}")
-
-
-def solution_commitment(*, challenge_id: int, text: str, salt: str) -> str:
-    return sha256_hex(f"geopoem:solution:v1|{challenge_id}|{text}|{salt}")
-
-
 def terms_hash(*, challenge_id: int, title: str, poem: str, instructions: str) -> str:
-    """What players read, bound by the anchor (docs/protocol.md section 6): each text as the API
-    serves it, hashed on its own first so the joined text is unambiguous."""
+    """What players read, as the pot holds it: each text exactly as the site serves it, hashed first."""
     parts = "|".join(sha256_hex(text) for text in (title, poem, instructions))
     return sha256_hex(f"geopoem:terms:v1|{challenge_id}|{parts}")
 
 
-def to_units(amount: str, decimals: int = 6) -> int:
-    """A decimal string of USDC as integer token units, exactly (no floats)."""
-    if not _DECIMAL.match(amount):
-        raise ValueError(f"not a decimal amount: {amount!r}")
-    whole, _, fraction = amount.partition(".")
-    if fraction[decimals:].strip("0"):
-        raise ValueError(f"more than {decimals} decimals: {amount!r}")
-    return int(whole + fraction[:decimals].ljust(decimals, "0"))
+def is_salt(value: object) -> bool:
+    return isinstance(value, str) and _HEX64.match(value) is not None
 
 
-def from_units(units: int, decimals: int = 6) -> str:
-    return f"{units // 10**decimals}.{units % 10**decimals:0{decimals}d}"
-
-
-# --- The calldata (docs/protocol.md section 2) -----------------------------------------------
-
-
-@dataclass(frozen=True)
-class StakeCalldata:
-    recipient: str  # lowercase 0x address
-    amount_units: int
-    commitment: str  # 64 lowercase hex
-    challenge_id: int
-    timestamp: int
-
-
-def decode_stake_calldata(data: str) -> StakeCalldata | None:
-    """transfer(treasury, amount) followed by bytes32 commitment, uint256 challenge id and uint256
-    unix seconds: 164 bytes. None for anything else."""
-    decoded = decode_transfer_calldata(data)
-    return decoded if decoded is not None and decoded.commitment else None
-
-
-def decode_transfer_calldata(data: str) -> StakeCalldata | None:
-    """A `transfer` call of 68 bytes (commitment "" and challenge id None: it carries neither) or of
-    the 164 bytes of a stake; None for anything else (docs/protocol.md section 2, rule 5)."""
-    raw = data[2:] if data.startswith("0x") else data
-    if len(raw) not in (2 * PLAIN_CALLDATA_BYTES, 2 * STAKE_CALLDATA_BYTES) or raw[:8].lower() != TRANSFER_SELECTOR:
-        return None
+def to_units(amount: object, decimals: int = 6) -> int | None:
+    """A decimal string of USDC as token units, exactly; None when it is not one."""
     try:
-        words = [raw[8 + 64 * i : 8 + 64 * (i + 1)].lower() for i in range((len(raw) - 8) // 64)]
-        if words[0][:24].strip("0"):
-            return None
-        plain = len(words) == 2
-        return StakeCalldata(
-            recipient="0x" + words[0][24:],
-            amount_units=int(words[1], 16),
-            commitment="" if plain else words[2],
-            challenge_id=None if plain else int(words[3], 16),  # type: ignore[arg-type]
-            timestamp=None if plain else int(words[4], 16),  # type: ignore[arg-type]
-        )
-    except ValueError:
+        value = Decimal(str(amount)).scaleb(decimals)
+    except InvalidOperation:
         return None
+    return int(value) if value.is_finite() and value == value.to_integral_value() else None
 
 
-@dataclass(frozen=True)
-class RelayedCall:
-    """A `transferWithAuthorization` call read from a transaction's input (docs/protocol.md section
-    2a, "The relayed transaction"): whose authorization it uses, and the challenge it names."""
-
-    authorizer: str  # lowercase 0x address: the payer, the authorization's `from`
-    recipient: str  # lowercase 0x address
-    amount_units: int
-    valid_after: int
-    valid_before: int
-    nonce: str  # 64 lowercase hex: Geopoem's guess commitment
-    challenge_id: int | None  # the word after the nine ABI words; None in a bare 292-byte call
+def usdc(units: int, decimals: int = 6) -> str:
+    return f"{Decimal(units).scaleb(-decimals):.{decimals}f}"
 
 
-_HEX = re.compile(r"^[0-9a-f]*$")
+def _usdc_of(units: object) -> str:
+    return usdc(units) if isinstance(units, int) else repr(units)
 
 
-def decode_relayed_call(data: str) -> RelayedCall | None:
-    """A transferWithAuthorization call of 292 bytes (no challenge word) or 324 (with it); None for
-    another function, another length, an address or `v` word that is not zero-padded (the token's
-    ABI decoder reverts on those), or anything that is not hex."""
-    raw = data[2:] if data.startswith("0x") else data
-    if len(raw) not in (2 * RELAYED_CALL_BYTES, 2 * RELAYED_STAKE_BYTES):
-        return None
-    raw = raw.lower()
-    if not _HEX.match(raw):
-        return None
-    if raw[:8] != TRANSFER_WITH_AUTHORIZATION_SELECTOR:
-        return None
-    words = [raw[8 + 64 * i : 8 + 64 * (i + 1)] for i in range((len(raw) - 8) // 64)]
-    if words[0][:24].strip("0") or words[1][:24].strip("0") or words[6][:62].strip("0"):
-        return None
-    return RelayedCall(
-        authorizer="0x" + words[0][24:],
-        recipient="0x" + words[1][24:],
-        amount_units=int(words[2], 16),
-        valid_after=int(words[3], 16),
-        valid_before=int(words[4], 16),
-        nonce=words[5],
-        challenge_id=int(words[9], 16) if len(words) == 10 else None,
+# --- The integer rule (docs/protocol.md section 4; contracts/GeoMath.sol is normative) ----------
+
+ONE = 10**18
+PI_ONE = 3_141_592_653_589_793_238
+MICRO_90 = 90_000_000
+MICRO_180 = 180_000_000
+EARTH_RADIUS_M = 6_371_000
+HALF_CIRCUMFERENCE_M = 20_015_086
+HALF_PI_ONE = MICRO_90 * PI_ONE // MICRO_180
+_TAYLOR_DIVISORS = tuple((2 * k) * (2 * k + 1) for k in range(1, 13))
+
+
+def div_trunc(numerator: int, denominator: int) -> int:
+    """Division truncated toward zero, as Solidity's signed `/` (Python's `//` floors)."""
+    quotient = abs(numerator) // abs(denominator)
+    return -quotient if (numerator < 0) != (denominator < 0) else quotient
+
+
+def sin_rad(x: int) -> int:
+    """sin(x), x radians scaled by ONE, 0 <= x <= pi/2 ONE: 13 terms of the Taylor series."""
+    if not 0 <= x <= HALF_PI_ONE:
+        raise ValueError(f"sin_rad takes 0 <= x <= {HALF_PI_ONE}, not {x}")
+    x2 = x * x
+    term = total = x
+    for k, divisor in enumerate(_TAYLOR_DIVISORS, start=1):
+        term = term * x2 // (ONE * ONE * divisor)
+        total = total - term if k % 2 else total + term
+    return total
+
+
+def sin_micro(angle_e6: int) -> int:
+    magnitude = abs(angle_e6)
+    if magnitude > MICRO_180:
+        raise ValueError(f"sin_micro takes |angle| <= {MICRO_180} micro-degrees, not {angle_e6}")
+    if magnitude > MICRO_90:
+        magnitude = MICRO_180 - magnitude
+    value = sin_rad(magnitude * PI_ONE // MICRO_180)
+    return -value if angle_e6 < 0 else value
+
+
+def cos_micro(angle_e6: int) -> int:
+    return sin_micro(MICRO_90 - abs(angle_e6))
+
+
+def unit_vector(lat_e6: int, lon_e6: int) -> tuple[int, int, int]:
+    cos_lat = cos_micro(lat_e6)
+    return (
+        div_trunc(cos_lat * cos_micro(lon_e6), ONE),
+        div_trunc(cos_lat * sin_micro(lon_e6), ONE),
+        sin_micro(lat_e6),
     )
 
 
-# --- Scoring (docs/protocol.md section 4) ----------------------------------------------------
+def in_range(lat_e6: int, lon_e6: int) -> bool:
+    return -MICRO_90 <= lat_e6 <= MICRO_90 and -MICRO_180 <= lon_e6 <= MICRO_180
 
 
-def haversine_m(lat1: float, lon1: float, lat2: float, lon2: float) -> float:
-    """Great-circle distance in metres on a sphere of radius 6,371,000 m."""
-    phi1, phi2 = math.radians(lat1), math.radians(lat2)
-    dphi = math.radians(lat2 - lat1)
-    dlambda = math.radians(lon2 - lon1)
-    a = math.sin(dphi / 2) ** 2 + math.cos(phi1) * math.cos(phi2) * math.sin(dlambda / 2) ** 2
-    return 2 * EARTH_RADIUS_M * math.asin(math.sqrt(min(1.0, a)))
+def chord_sq(a: tuple[int, int, int], b: tuple[int, int, int]) -> int:
+    return sum((p - q) ** 2 for p, q in zip(a, b, strict=True))
 
 
-def distance_between(guess: str, solution: str) -> float:
-    (lat1, lon1), (lat2, lon2) = ([float(part) for part in text.split(", ")] for text in (guess, solution))
-    return haversine_m(lat1, lon1, lat2, lon2)
+def threshold_chord_sq(threshold_m: int) -> int:
+    if not 0 <= threshold_m < HALF_CIRCUMFERENCE_M:
+        raise ValueError(f"a threshold is 0 <= metres < {HALF_CIRCUMFERENCE_M}, not {threshold_m}")
+    chord = 2 * sin_rad(threshold_m * ONE // (2 * EARTH_RADIUS_M))
+    return chord * chord
+
+
+def is_correct(guess_e6: tuple[int, int], solution_e6: tuple[int, int], threshold_m: int) -> bool:
+    """The pot's verdict: out of range is incorrect, never an error."""
+    return scorer(solution_e6, threshold_m)(guess_e6)
+
+
+def scorer(solution_e6: tuple[int, int], threshold_m: int):
+    """is_correct against one solution, its unit vector and the threshold's chord computed once."""
+    target, limit = unit_vector(*solution_e6), threshold_chord_sq(threshold_m)
+
+    def score(guess_e6: tuple[int, int]) -> bool:
+        return in_range(*guess_e6) and chord_sq(unit_vector(*guess_e6), target) <= limit
+
+    return score
+
+
+# --- The pot's rules of winners and money (docs/protocol.md section 4, "Order, winners and the split")
 
 
 @dataclass(frozen=True)
-class Split:
-    total: int
-    earliest: int
-    highest: int
-    operations: int
+class Best:
+    """The winners as the pot keeps them while reveals arrive: the lowest correct sequence, and the
+    highest correct stake with ties to the lower sequence. None: nobody correct yet."""
+
+    earliest: int | None = None
+    highest: int | None = None
+    highest_amount: int = 0
 
 
-def prize_split(total_units: int) -> Split:
-    """40 % / 40 % / 20 % of the pot, each rounded down to a whole token unit."""
-    return Split(total_units, total_units * 40 // 100, total_units * 40 // 100, total_units * 20 // 100)
-
-
-@dataclass
-class Outcome:
-    """One response as published, and what re-checking it found."""
-
-    row: dict
-    problems: list[str] = field(default_factory=list)
-    distance: float | None = None
-    correct: bool | None = None
-    chain_position: tuple[int, int, int] | None = None  # as read from the chain
-    unpaid_demo: bool = False  # a seeded claim of a demonstration challenge: no payment to check
-
-    @property
-    def id(self) -> int:
-        return self.row["id"]
-
-    @property
-    def name(self) -> str:
-        return f"response {self.row['id']} ({self.row['transactionHash']})"
-
-    @property
-    def position(self) -> tuple[int, int, int]:
-        """Chain order as the chain shows it; as the site shows it only where there is no chain to read
-        (a demonstration challenge)."""
-        if self.chain_position is not None:
-            return self.chain_position
-        return (self.row.get("blockNumber") or 0, self.row.get("transactionIndex") or 0, self.row.get("logIndex") or 0)
-
-
-def pick_winners(outcomes: list[Outcome], decimals: int) -> tuple[Outcome | None, Outcome | None]:
-    """Earliest: the first correct response in chain order. Highest: the largest stake, equal
-    stakes going to the earliest in chain order."""
-    correct = [o for o in outcomes if o.correct]
+def keep_best(best: Best, *, seq: int, amount: int, correct: bool) -> Best:
+    """One reveal, in constant work, as GeopoemPot.revealGuess: a duplicate or an incorrect guess
+    changes nothing, and the order of the reveals does not matter."""
     if not correct:
-        return None, None
-    earliest = min(correct, key=lambda o: o.position)
-    highest = min(correct, key=lambda o: (-to_units(o.row["submissionStake"], decimals), *o.position))
-    return earliest, highest
+        return best
+    earliest = seq if best.earliest is None or seq < best.earliest else best.earliest
+    if best.highest is None or amount > best.highest_amount or (amount == best.highest_amount and seq < best.highest):
+        return Best(earliest, seq, amount)
+    return Best(earliest, best.highest, best.highest_amount)
 
 
-def would_win(
-    *,
-    correct: bool,
-    stake_units: int,
-    position: tuple[int, int, int],
-    earliest: tuple[int, int, int] | None,
-    highest: tuple[int, tuple[int, int, int]] | None,
-) -> list[str]:
-    """Which prizes a claim left out of the pot would have taken had it been counted: "earliest"
-    when it is correct and before the earliest winner in chain order (or there is none), "highest"
-    when it is correct and stakes more than the highest winner, or as much and earlier. `earliest`
-    is that winner's chain position, `highest` its (stake units, position); None: no winner."""
-    if not correct:
-        return []
+def beats(best: Best, *, seq: int, amount: int) -> list[str]:
+    """The prizes a correct guess of this stake would take from `best` if it were revealed."""
+    after = keep_best(best, seq=seq, amount=amount, correct=True)
     won = []
-    if earliest is None or position < earliest:
+    if after.earliest == seq and best.earliest != seq:
         won.append("earliest")
-    if highest is None or (-stake_units, position) < (-highest[0], highest[1]):
+    if after.highest == seq and best.highest != seq:
         won.append("highest")
     return won
 
 
-# --- Reading the site and the chain ------------------------------------------------------------
+def split(pot: int) -> tuple[int, int]:
+    """(each prize, the share): 40 % each rounded down, the share the remainder; nothing left over."""
+    prize = pot * PRIZE_PERCENT // 100
+    return prize, pot - 2 * prize
+
+
+def bond_shares(stakes: list[int], *, pot: int, bond: int) -> list[int]:
+    """The bond's share of each refund after an abort, in the order the refunds are made: each takes
+    bondLeft x stake / potLeft, rounded down, so the last takes what remains."""
+    shares, bond_left, pot_left = [], bond, pot
+    for amount in stakes:
+        share = bond_left * amount // pot_left  # pot_left >= this stake > 0, as in GeopoemPot.refund
+        shares.append(share)
+        bond_left -= share
+        pot_left -= amount
+    return shares
+
+
+# --- Reading the site and the node ---------------------------------------------------------------
 
 
 def http_request(url: str, *, data: bytes | None = None, headers: dict[str, str]) -> urllib.request.Request:
@@ -348,17 +361,23 @@ def http_request(url: str, *, data: bytes | None = None, headers: dict[str, str]
     return urllib.request.Request(url, data=data, headers={"User-Agent": USER_AGENT, **headers})  # noqa: S310
 
 
-def http_get(url: str, *, timeout: float) -> tuple[bytes, dict[str, str]]:
+def http_get(url: str, *, timeout: float) -> tuple[int, bytes, dict[str, str]]:
     request = http_request(url, headers={"Accept": "application/json"})
     try:
         with urllib.request.urlopen(request, timeout=timeout) as answer:  # noqa: S310 - the user's URL
-            return answer.read(), {k.lower(): v for k, v in answer.headers.items()}
+            return answer.status, answer.read(), {k.lower(): v for k, v in answer.headers.items()}
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read(), {k.lower(): v for k, v in exc.headers.items()}
     except (urllib.error.URLError, OSError) as exc:
         raise Unavailable(f"GET {url}: {exc}") from exc
 
 
-def get_json(url: str, *, timeout: float) -> tuple[object, dict[str, str]]:
-    body, headers = http_get(url, timeout=timeout)
+def get_json(url: str, *, timeout: float, missing_ok: bool = False) -> tuple[object, dict[str, str]]:
+    status, body, headers = http_get(url, timeout=timeout)
+    if status == 404 and missing_ok:
+        return None, headers
+    if status != 200:
+        raise Unavailable(f"GET {url}: HTTP {status}")
     try:
         return json.loads(body), headers
     except ValueError as exc:
@@ -374,62 +393,58 @@ def next_link(headers: dict[str, str]) -> str | None:
 
 
 class Site:
-    def __init__(self, url: str, *, timeout: float, page_size: int = PAGE_SIZE) -> None:
+    def __init__(self, url: str, *, timeout: float) -> None:
         self.url = url.rstrip("/")
         self.timeout = timeout
-        self.page_size = page_size
 
     def on_site(self, link: str) -> str:
-        """A link the site gave, kept on the address the player named: behind a proxy the site may
-        spell its own origin differently (an internal host, http for https)."""
+        """A link the site gave, kept on the address the player named (behind a proxy the site may
+        spell its own origin differently)."""
         parts = urllib.parse.urlsplit(urllib.parse.urljoin(self.url + "/", link))
         return self.url + parts.path + (f"?{parts.query}" if parts.query else "")
 
     def public_config(self) -> dict:
-        """The public settings the page embeds (chain id, USDC, treasury, token decimals)."""
-        body, _ = http_get(self.url + "/", timeout=self.timeout)
+        """The public settings the page embeds (chain id, the pot it names, the token's decimals)."""
+        status, body, _ = http_get(self.url + "/", timeout=self.timeout)
         match = re.search(rb'<script id="geopoem-config" type="application/json">(.*?)</script>', body, re.S)
-        if match is None:
+        if status != 200 or match is None:
             raise Unavailable(f"{self.url}/ does not embed the public configuration")
         return json.loads(match.group(1))
 
-    def challenge(self, challenge_id: int) -> dict | None:
-        resolved, _ = get_json(f"{self.url}/api/challenges/resolved", timeout=self.timeout)
-        return next((c for c in resolved if c.get("id") == challenge_id), None)  # type: ignore[union-attr]
+    def challenge(self, challenge_id: int) -> dict:
+        data, _ = get_json(f"{self.url}/api/challenges/{challenge_id}", timeout=self.timeout, missing_ok=True)
+        if not isinstance(data, dict):
+            raise Unavailable(f"the site shows no challenge {challenge_id}")
+        return data
 
     def winners(self, challenge_id: int) -> dict:
         data, _ = get_json(f"{self.url}/api/challenges/{challenge_id}/winners", timeout=self.timeout)
-        return data  # type: ignore[return-value]
+        if not isinstance(data, dict):
+            raise Unavailable(f"the site's winners of challenge {challenge_id} are not an object")
+        return data
 
-    def responses(self, challenge_id: int, progress, *, status: str = "confirmed") -> list[dict]:
-        """Every public claim of the challenge of this status (confirmed: the counted responses;
-        rejected: the rejected claims), following the Link header page by page."""
-        query = f"challengeId={challenge_id}&limit={self.page_size}" + (
-            "&status=rejected" if status != "confirmed" else ""
-        )
-        return self._pages(f"{self.url}/api/responses?{query}", progress, f"{status} claims")
-
-    def unclaimed(self, challenge_id: int, progress) -> list[dict]:
-        """The payments naming the challenge that no claim of the payer reached the site for."""
-        url = f"{self.url}/api/challenges/{challenge_id}/unclaimed?limit={self.page_size}"
-        return self._pages(url, progress, "unclaimed payments")
-
-    def _pages(self, url: str | None, progress, what: str) -> list[dict]:
+    def stakes(self, challenge_id: int, progress) -> list[dict]:
+        """The public list of the challenge's stakes (empty until the solution is revealed), page by page."""
+        url: str | None = f"{self.url}/api/responses?challengeId={challenge_id}&limit={PAGE_SIZE}"
         rows: list[dict] = []
         while url:
             page, headers = get_json(url, timeout=self.timeout)
             if not isinstance(page, list):
                 raise Unavailable(f"GET {url}: not a list")
-            rows.extend(page)
-            progress(f"read {len(rows)} {what} from the site")
+            rows.extend(row for row in page if isinstance(row, dict))
+            progress(f"read {len(rows)} stakes from the site")
             link = next_link(headers)
             url = self.on_site(link) if link else None
         return rows
 
 
+class Refused(Unavailable):
+    """The node answered a call with an error (a range too wide, a batch too large)."""
+
+
 class Rpc:
-    """JSON-RPC over HTTP, many calls per request (a JSON-RPC batch). A node that refuses a batch
-    of this size gets smaller ones."""
+    """JSON-RPC over HTTP, many calls per request (a batch); a node that refuses a batch of this size
+    gets smaller ones."""
 
     def __init__(self, url: str, *, timeout: float, batch: int) -> None:
         self.url = url
@@ -437,12 +452,13 @@ class Rpc:
         self.batch = max(1, batch)
 
     def _post(self, payload: object) -> object:
-        request = http_request(
-            self.url, data=json.dumps(payload).encode(), headers={"Content-Type": "application/json"}
-        )
+        data = json.dumps(payload).encode()
+        request = http_request(self.url, data=data, headers={"Content-Type": "application/json"})
         try:
             with urllib.request.urlopen(request, timeout=self.timeout) as answer:  # noqa: S310 - the user's URL
                 return json.loads(answer.read())
+        except urllib.error.HTTPError as exc:
+            raise Refused(f"RPC {self.url}: HTTP {exc.code}") from exc
         except (urllib.error.URLError, OSError, ValueError) as exc:
             raise Unavailable(f"RPC {self.url}: {exc}") from exc
 
@@ -455,7 +471,10 @@ class Rpc:
         while start < len(calls):
             chunk = calls[start : start + self.batch]
             payload = [{"jsonrpc": "2.0", "id": i, "method": m, "params": p} for i, (m, p) in enumerate(chunk)]
-            answer = self._post(payload)
+            try:
+                answer = self._post(payload)
+            except Refused:
+                answer = None
             if not isinstance(answer, list) or len(answer) != len(chunk):
                 if self.batch > 1:
                     self.batch = max(1, self.batch // 2)
@@ -465,7 +484,7 @@ class Rpc:
             for i, (method, _) in enumerate(chunk):
                 item = by_id.get(i)
                 if item is None or "error" in item:
-                    raise Unavailable(f"RPC {self.url}: {method} failed: {item and item.get('error')}")
+                    raise Refused(f"RPC {self.url}: {method} failed: {item and item.get('error')}")
                 results.append(item.get("result"))
             start += len(chunk)
             if progress:
@@ -473,618 +492,367 @@ class Rpc:
         return results
 
 
-# --- Reading the chain once, in batches ----------------------------------------------------------
+# --- The pot's events and views, decoded by hand -------------------------------------------------
 
 
-def _int(value: object) -> int:
-    return int(str(value), 16) if isinstance(value, str) else int(value)  # type: ignore[arg-type]
+def _quantity(value: object) -> int:
+    return int(str(value), 16) if isinstance(value, str) else int(value)  # type: ignore[call-overload]
 
 
-def _lower(value: object) -> str:
-    return str(value or "").lower()
+def _words(data: str) -> list[str]:
+    raw = data.removeprefix("0x")
+    return [raw[i : i + 64] for i in range(0, len(raw), 64)]
 
 
-def _word(number: int) -> str:
-    return "0x" + f"{number:064x}"
+def _uint(word: str) -> int:
+    return int(word, 16)
 
 
-def _topic0(log: dict) -> str:
-    return _lower((log.get("topics") or [""])[0])
+def _int(word: str) -> int:
+    value = int(word, 16)
+    return value - (1 << 256) if value >= 1 << 255 else value
 
 
-def _address_word(address: str) -> str:
-    return "0x" + "0" * 24 + address.lower()[2:]
+def _address(word: str) -> str:
+    return "0x" + word[-40:].lower()
 
 
 @dataclass(frozen=True)
-class Anchor:
-    """The challenge's first TermsAnchored log in the registry (docs/protocol.md section 6)."""
-
-    registry: str
-    transaction_hash: str
-    block_number: int
-    log_index: int
-    solution_commitment: str  # 64 lowercase hex
-    terms_hash: str  # 64 lowercase hex
-    opens_at: int
+class Terms:
+    solution_commitment: str
+    terms_hash: str
     threshold_m: int
+    opens_at: int
+    closes_at: int
+    solution_deadline: int
+    guess_window: int
+    min_stake: int
+    bond: int
 
 
-def parse_anchor(log: dict) -> Anchor | None:
-    data = _lower(log.get("data"))[2:]
-    if len(data) != 4 * 64:
-        return None
-    words = [data[64 * i : 64 * (i + 1)] for i in range(4)]
-    return Anchor(
-        registry=_lower(log.get("address")),
-        transaction_hash=_lower(log.get("transactionHash")),
-        block_number=_int(log["blockNumber"]),
-        log_index=_int(log["logIndex"]),
-        solution_commitment=words[0],
-        terms_hash=words[1],
-        opens_at=int(words[2], 16),
-        threshold_m=int(words[3], 16),
-    )
-
-
-@dataclass(frozen=True)
-class TransferLog:
-    transaction_hash: str
-    block_number: int
-    block_hash: str
-    transaction_index: int
-    log_index: int
-    sender: str
-    recipient: str
-    amount_units: int
-
-
-def transfer_log(entry: dict, usdc: str) -> TransferLog | None:
-    """An ERC-20 Transfer emitted by the USDC contract itself (any contract can emit the event)."""
-    topics = [_lower(t) for t in entry.get("topics") or []]
-    if entry.get("removed") or _lower(entry.get("address")) != usdc or len(topics) != 3 or topics[0] != TRANSFER_TOPIC:
-        return None
-    return TransferLog(
-        transaction_hash=_lower(entry.get("transactionHash")),
-        block_number=_int(entry["blockNumber"]),
-        block_hash=_lower(entry.get("blockHash")),
-        transaction_index=_int(entry["transactionIndex"]),
-        log_index=_int(entry["logIndex"]),
-        sender="0x" + topics[1][-40:],
-        recipient="0x" + topics[2][-40:],
-        amount_units=_int(entry.get("data") or "0x0"),
-    )
-
-
-@dataclass(frozen=True)
-class AuthorizationUse:
-    """An AuthorizationUsed log the USDC contract emitted in a transaction, and the log right after
-    it: FiatToken emits the `Transfer` that moved the money at the next log index (docs/protocol.md
-    section 2a, rule 3)."""
-
-    transaction_hash: str
-    block_number: int
-    block_hash: str
-    transaction_index: int
-    log_index: int  # the AuthorizationUsed log's
-    status: int  # the receipt's
-    transfer: TransferLog | None  # the USDC Transfer at log_index + 1, whatever it moves; None: none there
-
-
-def authorization_use(receipt: object, *, usdc: str, authorizer: str, nonce: str) -> AuthorizationUse | None:
-    """In a receipt, the AuthorizationUsed(authorizer, nonce) log emitted by the USDC contract itself
-    (any contract can emit the event), paired with the USDC Transfer at its log index + 1; None when
-    the receipt holds no such log. Each authorization pairs with its own next log, so a transaction
-    that uses several is read right (tests/vectors.json, "authorization", "pairing")."""
-    if not isinstance(receipt, dict):
-        return None
-    logs = [e for e in receipt.get("logs") or [] if isinstance(e, dict) and e.get("logIndex") is not None]
-    wanted = [AUTHORIZATION_USED_TOPIC, _address_word(authorizer), "0x" + nonce.lower().removeprefix("0x")]
-    used = next(
-        (
-            e
-            for e in logs
-            if not e.get("removed")
-            and _lower(e.get("address")) == usdc
-            and [_lower(t) for t in e.get("topics") or []] == wanted
-        ),
-        None,
-    )
-    if used is None:
-        return None
-    index = _int(used["logIndex"])
-    after = next((e for e in logs if _int(e["logIndex"]) == index + 1), None)
-    return AuthorizationUse(
-        transaction_hash=_lower(used.get("transactionHash")),
-        block_number=_int(used["blockNumber"]),
-        block_hash=_lower(used.get("blockHash")),
-        transaction_index=_int(used["transactionIndex"]),
-        log_index=index,
-        status=_int(receipt.get("status", "0x0")),
-        transfer=transfer_log(after, usdc) if after is not None else None,
-    )
-
-
-def authorizations_used(receipt: object, *, usdc: str) -> list[tuple[str, str]]:
-    """(authorizer, nonce) of every AuthorizationUsed log the USDC contract emitted in a receipt."""
-    found = []
-    for e in (receipt.get("logs") or []) if isinstance(receipt, dict) else []:
-        topics = [_lower(t) for t in e.get("topics") or []]
-        if not e.get("removed") and _lower(e.get("address")) == usdc and topics[:1] == [AUTHORIZATION_USED_TOPIC]:
-            if len(topics) == 3:
-                found.append(("0x" + topics[1][-40:], topics[2][2:]))
-    return found
-
-
-class ChainData:
-    """What the verifier reads from the chain, each item once, in JSON-RPC batches: transactions,
-    receipts (where the completeness scan did not already show the transaction's transfers, and of
-    every transaction that paid by authorization: its AuthorizationUsed log), blocks, the scan of
-    every USDC Transfer to the treasury, and the token's AuthorizationUsed and AuthorizationCanceled
-    logs of each authorization whose claim names no transaction the verifier can rely on."""
-
-    def __init__(self, rpc: Rpc, *, usdc: str, treasury: str, progress) -> None:
-        self.rpc, self.usdc, self.treasury, self.progress = rpc, usdc, treasury, progress
-        self.head = _int(rpc.call("eth_blockNumber"))
-        self.txs: dict[str, dict | None] = {}
-        self.receipts: dict[str, dict | None] = {}
-        self.blocks: dict[int, dict | None] = {}
-        self.scan: dict[str, list[TransferLog]] = {}  # transaction -> its USDC Transfers to the treasury
-        self.scanned: tuple[int, int] | None = None
-        # (authorizer, nonce) -> the token's AuthorizationUsed and AuthorizationCanceled logs of it
-        # (the first of each; the token emits at most one of the two, once).
-        self.authorizations: dict[tuple[str, str], dict[str, dict | None]] = {}
-
-    def anchors(self, registry: str, challenge_id: int) -> list[Anchor]:
-        logs = self.rpc.call(
-            "eth_getLogs",
-            {
-                "address": registry,
-                "topics": [TERMS_ANCHORED_TOPIC, _word(challenge_id)],
-                "fromBlock": "0x0",
-                "toBlock": hex(self.head),
-            },
-        )
-        found = [parse_anchor(log) for log in logs or [] if not log.get("removed")]  # type: ignore[union-attr]
-        return sorted((a for a in found if a is not None), key=lambda a: (a.block_number, a.log_index))
-
-    def read_transactions(self, hashes) -> None:
-        wanted = sorted({h.lower() for h in hashes} - set(self.txs))
-        found = self.rpc.many([("eth_getTransactionByHash", [h]) for h in wanted], self.progress)
-        self.txs.update(zip(wanted, found, strict=True))  # type: ignore[arg-type]
-
-    def read_receipts(self, hashes) -> None:
-        wanted = sorted({h.lower() for h in hashes} - set(self.receipts))
-        found = self.rpc.many([("eth_getTransactionReceipt", [h]) for h in wanted], self.progress)
-        self.receipts.update(zip(wanted, found, strict=True))  # type: ignore[arg-type]
-
-    def read_blocks(self, numbers) -> None:
-        wanted = sorted(set(numbers) - set(self.blocks))
-        found = self.rpc.many([("eth_getBlockByNumber", [hex(n), False]) for n in wanted], self.progress)
-        self.blocks.update(zip(wanted, found, strict=True))  # type: ignore[arg-type]
-
-    def search_authorizations(self, keys) -> None:
-        """The token's AuthorizationUsed and AuthorizationCanceled logs of each (authorizer, nonce),
-        one eth_getLogs per authorization (both events at once), from block 0 as for the anchor:
-        the topics name one authorization, which the token uses or voids once."""
-        wanted = sorted({(a.lower(), n.lower()) for a, n in keys} - set(self.authorizations))
-        calls = [
-            (
-                "eth_getLogs",
-                [
-                    {
-                        "address": self.usdc,
-                        "topics": [
-                            [AUTHORIZATION_USED_TOPIC, AUTHORIZATION_CANCELED_TOPIC],
-                            _address_word(authorizer),
-                            "0x" + nonce,
-                        ],
-                        "fromBlock": "0x0",
-                        "toBlock": hex(self.head),
-                    }
-                ],
-            )
-            for authorizer, nonce in wanted
-        ]
-        found = self.rpc.many(calls, self.progress)
-        for key, logs in zip(wanted, found, strict=True):
-            ours = [
-                e
-                for e in logs or []  # type: ignore[attr-defined]
-                if isinstance(e, dict) and not e.get("removed") and _lower(e.get("address")) == self.usdc
-            ]
-            self.authorizations[key] = {
-                "used": next((e for e in ours if _topic0(e) == AUTHORIZATION_USED_TOPIC), None),
-                "cancelled": next((e for e in ours if _topic0(e) == AUTHORIZATION_CANCELED_TOPIC), None),
-            }
-
-    def used_in(self, authorizer: str, nonce: str) -> str | None:
-        """The transaction whose AuthorizationUsed log the search found for this authorization."""
-        found = self.authorizations.get((authorizer.lower(), nonce.lower()))
-        used = found and found["used"]
-        return _lower(used.get("transactionHash")) if used else None
-
-    def cancelled(self, authorizer: str, nonce: str) -> bool:
-        found = self.authorizations.get((authorizer.lower(), nonce.lower()))
-        return bool(found and found["cancelled"])
-
-    def use(self, tx_hash: str | None, *, authorizer: str, nonce: str) -> AuthorizationUse | None:
-        """The authorization's use in this transaction's receipt (read beforehand), paired."""
-        if not tx_hash:
-            return None
-        return authorization_use(self.receipts.get(tx_hash.lower()), usdc=self.usdc, authorizer=authorizer, nonce=nonce)
-
-    def head_time(self) -> int | None:
-        return self.block_time(self.head)
-
-    def scan_transfers(self, from_block: int, *, step: int) -> None:
-        """Every USDC Transfer to the treasury from `from_block` to the head, in block ranges; a node
-        that refuses a range (too many results) gets halves of it."""
-        topics = [TRANSFER_TOPIC, None, _address_word(self.treasury)]
-        start, step = from_block, max(1, step)
-        while start <= self.head:
-            end = min(self.head, start + step - 1)
-            try:
-                logs = self.rpc.call(
-                    "eth_getLogs",
-                    {"address": self.usdc, "topics": topics, "fromBlock": hex(start), "toBlock": hex(end)},
-                )
-            except Unavailable:
-                if step == 1:
-                    raise
-                step = max(1, step // 2)
-                continue
-            for entry in logs or []:  # type: ignore[union-attr]
-                log = transfer_log(entry, self.usdc)
-                if log is not None and log.recipient == self.treasury:
-                    self.scan.setdefault(log.transaction_hash, []).append(log)
-            self.progress(f"scanned the treasury's transfers to block {end} of {self.head}")
-            start = end + 1
-        self.scanned = (from_block, self.head)
-
-    def mined(self, tx_hash: str) -> dict | None:
-        """The transaction when the chain holds it in a block; None when unknown or not mined."""
-        tx = self.txs.get(tx_hash.lower())
-        return tx if isinstance(tx, dict) and tx.get("blockNumber") is not None else None
-
-    def needs_receipt(self, tx_hash: str) -> bool:
-        """A mined transaction whose transfers to the treasury the scan did not show: its receipt
-        says whether it failed and what it moved (a transaction with a Transfer log succeeded)."""
-        return self.mined(tx_hash) is not None and tx_hash.lower() not in self.scan
-
-    def status(self, tx_hash: str) -> int:
-        if tx_hash.lower() in self.scan:
-            return 1
-        receipt = self.receipts.get(tx_hash.lower())
-        return _int(receipt.get("status", "0x0")) if isinstance(receipt, dict) else 0
-
-    def transfers(self, tx_hash: str) -> list[TransferLog]:
-        """The transaction's USDC Transfers to the treasury, in log order."""
-        h = tx_hash.lower()
-        if h in self.scan:
-            return sorted(self.scan[h], key=lambda log: log.log_index)
-        receipt = self.receipts.get(h)
-        logs = (
-            [transfer_log(e, self.usdc) for e in (receipt or {}).get("logs") or []] if isinstance(receipt, dict) else []
-        )
-        return [log for log in logs if log is not None and log.recipient == self.treasury]
-
-    def block_time(self, number: int) -> int | None:
-        block = self.blocks.get(number)
-        return _int(block["timestamp"]) if isinstance(block, dict) else None
-
-
-# --- The rules (docs/protocol.md sections 2 and 6) ---------------------------------------------
+def decode_terms(words: list[str]) -> Terms:
+    return Terms(words[0], words[1], *(_uint(w) for w in words[2:9]))
 
 
 @dataclass
-class Terms:
-    """What the payments and the scores are judged by: the anchor's values when there is one."""
-
-    challenge_id: int
-    solution: str
-    threshold_m: int
-    start: int | None  # the opening second (a block of that second counts)
-    closed: int | None
-    anchor: Anchor | None
-    demo: bool = False  # an unanchored demonstration challenge: open without an anchor
+class Event:
+    name: str
+    block: int
+    log_index: int
+    tx: str
+    time: int | None
+    args: dict
 
 
-def first_failing_rule(
-    *,
-    chain: ChainData,
-    tx_hash: str,
-    sender: str,
-    stake_units: int | None,
-    commitment: str,
-    challenge_id: int,
-    terms: Terms,
-) -> str | None:
-    """The reason code of the first rule of docs/protocol.md section 2 (and section 6, `early`) that
-    this payment fails for this claim, or None when it passes every rule and had to count."""
-    tx = chain.mined(tx_hash)
-    if tx is None:
-        return "not_found"
-    if chain.status(tx_hash) != 1:
-        return "tx_failed"
-    data = str(tx.get("input") or tx.get("data") or "")
-    if _lower(tx.get("to")) != chain.usdc:
-        ours = data.lower().startswith("0x" + TRANSFER_SELECTOR) and _int(tx.get("value", "0x0")) == 0
-        return "wrong_token" if ours else "unsupported_transaction"
-    if _int(tx.get("value", "0x0")) != 0:
-        return "unsupported_transaction"
-    if _lower(tx.get("from")) != sender.lower():
-        return "wrong_sender"
-    calldata = decode_transfer_calldata(data)
-    if calldata is None:
-        return "unsupported_transaction"
-    if calldata.recipient != chain.treasury:
-        return "wrong_recipient"
-    if stake_units is None or calldata.amount_units != stake_units:
-        return "amount_mismatch"
-    if not calldata.commitment or calldata.commitment != commitment:
-        return "commitment_mismatch"
-    if calldata.challenge_id != challenge_id:
-        return "challenge_mismatch"
-    paid = [t for t in chain.transfers(tx_hash) if t.sender == sender.lower() and t.amount_units == stake_units]
-    if not paid:
-        return "no_transfer_log"
-    block_number = _int(tx["blockNumber"])
-    return window_rule(block_number=block_number, mined=chain.block_time(block_number), terms=terms)
-
-
-def window_rule(*, block_number: int, mined: int | None, terms: Terms) -> str | None:
-    """`early` or `late` for a payment in this block, mined at this time (docs/protocol.md section 2,
-    rule 7, and section 6), else None. The same for a transfer and an authorization."""
-    anchor = terms.anchor
-    if anchor is None and not terms.demo:
-        return "early"  # a challenge whose terms are not on chain was never open: no stake counts
-    if anchor is not None and (block_number <= anchor.block_number or mined is None or mined < anchor.opens_at):
-        return "early"
-    if (
-        mined is None
-        or terms.start is None
-        or mined < terms.start
-        or (terms.closed is not None and mined > terms.closed)
-    ):
-        return "late"
-    return None
-
-
-def authorization_rule(
-    *,
-    use: AuthorizationUse | None,
-    cancelled: bool,
-    valid_before: int | None,
-    head_time: int | None,
-    address: str,
-    stake_units: int | None,
-    treasury: str,
-    mined: int | None,
-    terms: Terms,
-) -> str | None:
-    """The reason code of the first rule of docs/protocol.md section 2a that a stake paid by
-    authorization fails, or None when it passes every rule and had to count (tests/vectors.json,
-    "authorization", "rules"). `use`: its AuthorizationUsed(address, commitment) log on chain, paired
-    with the log after it; `mined`: that block's time. Whoever sent the transaction, whatever else
-    it called, does not matter: the payer's signature binds the guess.
-
-    No use on chain: `authorization_cancelled` when the token emitted AuthorizationCanceled for it,
-    `authorization_expired` when the head's time is at or after `validBefore` (the token accepts it
-    only strictly before), else `not_found` (it could still be used: no rejection is right yet)."""
-    if use is None:
-        if cancelled:
-            return "authorization_cancelled"
-        if valid_before is not None and head_time is not None and head_time >= valid_before:
-            return "authorization_expired"
-        return "not_found"
-    if use.status != 1:
-        return "tx_failed"
-    transfer = use.transfer
-    if transfer is None or transfer.sender != address.lower():
-        return "no_transfer_log"
-    if transfer.recipient != treasury:
-        return "wrong_recipient"
-    if stake_units is None or transfer.amount_units != stake_units:
-        return "amount_mismatch"
-    return window_rule(block_number=use.block_number, mined=mined, terms=terms)
-
-
-def is_authorization(row: dict) -> bool:
-    """Whether a claim says its stake was paid by authorization (a claim of a server from before
-    authorizations shows no paymentMethod: a transfer)."""
-    return row.get("paymentMethod") == AUTHORIZATION
-
-
-def valid_before_of(row: dict) -> int | None:
-    """The claim's `authorization.validBefore`, when it shows a whole number of seconds."""
-    value = (row.get("authorization") or {}).get("validBefore")
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def judge_authorization(
-    chain: ChainData, *, address: str, commitment: str, stake_units: int | None, valid_before: int | None,
-    tx_hash: str | None, terms: Terms,
-) -> tuple[str | None, AuthorizationUse | None]:  # fmt: skip
-    """A claim paid by authorization against the chain: its use, found by the token's logs (the
-    search) or in the transaction it names, and the first rule it fails (authorization_rule)."""
-    use = chain.use(chain.used_in(address, commitment) or tx_hash, authorizer=address, nonce=commitment)
-    mined = chain.block_time(use.block_number) if use else None
-    code = authorization_rule(
-        use=use,
-        cancelled=chain.cancelled(address, commitment),
-        valid_before=valid_before,
-        head_time=chain.head_time(),
-        address=address,
-        stake_units=stake_units,
-        treasury=chain.treasury,
-        mined=mined,
-        terms=terms,
+def decode_event(log: dict) -> Event | None:
+    """The pot's event a log records (None for any other); its arguments as plain values."""
+    topics = [str(t).lower() for t in log.get("topics") or []]
+    name = EVENT_TOPICS.get(topics[0]) if topics else None
+    if name is None or log.get("removed"):
+        return None
+    w = _words(str(log.get("data", "0x")))
+    args: dict
+    if name == "Opened":
+        args = {"terms": decode_terms(w), "digest": w[9]}
+    elif name == "Staked":
+        args = {"payer": _address(topics[2]), "seq": _uint(w[0]), "amount": _uint(w[1]), "commitment": w[2]}
+    elif name == "SolutionRevealed":
+        args = {"lat": _int(w[0]), "lon": _int(w[1]), "salt": w[2], "guess_deadline": _uint(w[3])}
+    elif name == "GuessRevealed":
+        args = {"payer": _address(topics[2]), "seq": _uint(w[0]), "lat": _int(w[1]), "lon": _int(w[2])}
+        args["correct"] = _uint(w[3]) != 0
+    elif name == "Finalized":
+        names = ("earliest", "highest", "earliest_prize", "highest_prize", "share")
+        args = dict(zip(names, map(_uint, w[:5]), strict=True))
+    elif name == "Paid":
+        args = {"kind": _uint(topics[2]), "to": _address(topics[3]), "amount": _uint(w[0])}
+    else:
+        args = {"payer": _address(topics[2]), "seq": _uint(w[0]), "stake": _uint(w[1]), "bond_share": _uint(w[2])}
+    time_ = log.get("blockTimestamp")
+    return Event(
+        name=name,
+        block=_quantity(log["blockNumber"]),
+        log_index=_quantity(log["logIndex"]),
+        tx=str(log.get("transactionHash", "")).lower(),
+        time=_quantity(time_) if time_ is not None else None,
+        args=args,
     )
-    return code, use
 
 
-def check_offchain(outcome: Outcome, *, terms: Terms, chain_id: int) -> None:
-    """The response's own data: canonical text, its distance and correctness (with the anchored
-    threshold when there is an anchor)."""
-    row, problems = outcome.row, outcome.problems
-    text = row.get("submissionText") or ""
-    if canonical_coordinates(text) != text:
-        problems.append(f"guess {text!r} is not canonical coordinates")
-        return
-    outcome.distance = distance_between(text, terms.solution)
-    published = row.get("distanceMeters")
-    if published is None or abs(published - outcome.distance) > DISTANCE_TOLERANCE_M:
-        problems.append(f"distance is {outcome.distance:.3f} m, the site shows {published}")
-    threshold = terms.threshold_m
-    outcome.correct = outcome.distance <= threshold
-    if row.get("isCorrect") is not outcome.correct:
-        if abs(outcome.distance - threshold) <= DISTANCE_TOLERANCE_M:
-            outcome.correct = bool(row.get("isCorrect"))  # a floating-point tie: the site's verdict stands
+STATE_FIELDS = (
+    "stakeCount",
+    "pot",
+    "guessDeadline",
+    "earliestSeq",
+    "highestSeq",
+    "highestAmount",
+    "finalized",
+    "earliestPaid",
+    "highestPaid",
+    "sharePaid",
+    "aborted",
+    "refundedStake",
+    "refundedBond",
+    "thresholdChordSq",
+)
+
+
+@dataclass
+class Chain:
+    """What the node says of the challenge at one head block: the events and the pot's views."""
+
+    head: int
+    head_time: int
+    events: list[Event]
+    state: dict[str, int] | None  # None: no contract at the address
+    terms: Terms | None
+    digest: str
+    share_receiver: str
+
+
+def read_chain(rpc: Rpc, *, pot: str, challenge_id: int, from_block: int, log_range: int, progress) -> Chain:
+    head_block = rpc.call("eth_getBlockByNumber", "latest", False)
+    if not isinstance(head_block, dict):
+        raise Unavailable("the node has no latest block")
+    head, head_time = _quantity(head_block["number"]), _quantity(head_block["timestamp"])
+    if rpc.call("eth_getCode", pot, hex(head)) in (None, "0x", "0x0"):
+        return Chain(head, head_time, [], None, None, "", "")
+    logs = scan_logs(
+        rpc, pot=pot, challenge_id=challenge_id, first=from_block, last=head, step=log_range, progress=progress
+    )
+    events = sorted((e for e in map(decode_event, logs) if e is not None), key=lambda e: (e.block, e.log_index))
+    untimed = sorted({e.block for e in events if e.time is None})
+    if untimed:
+        blocks = rpc.many([("eth_getBlockByNumber", [hex(n), False]) for n in untimed], progress)
+        times = {n: _quantity(b["timestamp"]) for n, b in zip(untimed, blocks, strict=True) if isinstance(b, dict)}
+        for event in events:
+            event.time = event.time if event.time is not None else times.get(event.block)
+    at = hex(head)
+    state_data, terms_data, receiver = rpc.many(
+        [
+            ("eth_call", [{"to": pot, "data": STATE_OF + _uint_word(challenge_id).hex()}, at]),
+            ("eth_call", [{"to": pot, "data": TERMS_OF + _uint_word(challenge_id).hex()}, at]),
+            ("eth_call", [{"to": pot, "data": SHARE_RECEIVER}, at]),
+        ]
+    )
+    state_words, terms_words = _words(str(state_data)), _words(str(terms_data))
+    if len(state_words) != len(STATE_FIELDS) or len(terms_words) != 10:
+        raise Unavailable(f"{pot} does not answer stateOf and termsOf as the pot does: is it the pot?")
+    return Chain(
+        head=head,
+        head_time=head_time,
+        events=events,
+        state={name: _uint(w) for name, w in zip(STATE_FIELDS, state_words, strict=True)},
+        terms=decode_terms(terms_words),
+        digest=terms_words[9],
+        share_receiver=_address(_words(str(receiver))[0]),
+    )
+
+
+def scan_logs(rpc: Rpc, *, pot: str, challenge_id: int, first: int, last: int, step: int, progress) -> list[dict]:
+    """Every log of the pot naming the challenge (topic 1) from `first` to `last`, in block ranges, a
+    batch of ranges per request; when the node refuses (too many results), halves of them."""
+    topics = [list(EVENT_TOPICS), "0x" + _uint_word(challenge_id).hex()]
+    logs: list[dict] = []
+    start, step = first, max(1, step)
+    while start <= last:
+        ranges: list[tuple[int, int]] = []
+        while len(ranges) < rpc.batch and (ranges[-1][1] if ranges else start - 1) < last:
+            begin = ranges[-1][1] + 1 if ranges else start
+            ranges.append((begin, min(last, begin + step - 1)))
+        calls = [
+            ("eth_getLogs", [{"address": pot, "topics": topics, "fromBlock": hex(a), "toBlock": hex(b)}])
+            for a, b in ranges
+        ]
+        try:
+            answers = rpc.many(calls)
+        except Refused:
+            if step == 1:
+                raise
+            step = max(1, step // 2)
+            continue
+        for answer in answers:
+            logs.extend(log for log in (answer if isinstance(answer, list) else []) if isinstance(log, dict))
+        start = ranges[-1][1] + 1
+        progress(f"read the pot's events to block {ranges[-1][1]} of {last}")
+    return logs
+
+
+# --- The replay: the pot's events by its rules (docs/protocol.md section 2) ----------------------
+
+
+@dataclass
+class Stake:
+    seq: int
+    payer: str
+    amount: int
+    commitment: str
+    tx: str
+    block: int
+    log_index: int
+    time: int | None
+
+
+@dataclass
+class Replay:
+    opened: Event | None = None
+    terms: Terms | None = None
+    stakes: dict[int, Stake] = field(default_factory=dict)
+    solution: Event | None = None
+    reveals: dict[int, Event] = field(default_factory=dict)  # seq -> its first reveal
+    best: Best = field(default_factory=Best)
+    finalized: Event | None = None
+    paid: dict[int, Event] = field(default_factory=dict)  # kind -> the payment
+    refunds: dict[int, Event] = field(default_factory=dict)  # seq -> the refund
+    refund_order: list[int] = field(default_factory=list)
+    problems: list[tuple[int | None, str]] = field(default_factory=list)  # (seq or None, what broke a rule)
+
+    @property
+    def pot(self) -> int:
+        return sum(s.amount for s in self.stakes.values())
+
+    def differ(self, text: str, seq: int | None = None) -> None:
+        self.problems.append((seq, text))
+
+
+def replay(events: list[Event], *, chain_id: int, pot: str, challenge_id: int) -> Replay:
+    r = Replay()
+    for event in events:
+        if event.name == "Opened":
+            if r.opened is not None:
+                r.differ(f"a second Opened event in block {event.block}: the pot opens an id once")
+                continue
+            r.opened, r.terms = event, event.args["terms"]
+        elif r.terms is None:
+            r.differ(f"a {event.name} event in block {event.block} before the challenge was opened")
+        elif event.name == "Staked":
+            replay_stake(r, event)
+        elif event.name == "SolutionRevealed":
+            replay_solution(r, event, chain_id=chain_id, pot=pot, challenge_id=challenge_id)
+        elif event.name == "GuessRevealed":
+            replay_guess(r, event)
+        elif event.name == "Finalized":
+            replay_finalized(r, event)
+        elif event.name == "Paid":
+            replay_paid(r, event)
         else:
-            problems.append(f"correct is {outcome.correct}, the site shows {row.get('isCorrect')}")
-    if not row.get("submissionSalt"):
-        problems.append("the site gives no salt")
+            replay_refund(r, event)
+    return r
 
 
-def check_onchain(
-    outcome: Outcome, *, chain: ChainData, confirmations: int, terms: Terms, chain_id: int, decimals: int
-) -> None:
-    """The payment against the rules the site claims to have applied (docs/protocol.md sections 2,
-    2a and 6), and the chain position it ranks by. A response paid by authorization is held to
-    section 2a's rules instead of the sender's and the calldata's."""
-    row, problems = outcome.row, outcome.problems
-    tx_hash = row.get("transactionHash") or ""
-    tx = chain.mined(tx_hash)
-    if tx is None:
-        problems.append("the transaction is not on this chain")
+def replay_stake(r: Replay, event: Event) -> None:
+    a, terms = event.args, r.terms
+    assert terms is not None
+    seq = a["seq"]
+    stake = Stake(seq, a["payer"], a["amount"], a["commitment"], event.tx, event.block, event.log_index, event.time)
+    if seq != len(r.stakes) + 1:
+        r.differ(f"stake {seq} follows stake {len(r.stakes)}: sequences go 1, 2, 3, ...", seq)
+    if event.time is not None and not terms.opens_at <= event.time < terms.closes_at:
+        r.differ(f"staked at {event.time}, outside the open window [{terms.opens_at}, {terms.closes_at})", seq)
+    if a["amount"] < terms.min_stake:
+        r.differ(f"a stake of {usdc(a['amount'])} USDC, below the minimum of {usdc(terms.min_stake)}", seq)
+    if r.solution is not None:
+        r.differ("staked after the solution's reveal", seq)
+    r.stakes[seq] = stake
+
+
+def replay_solution(r: Replay, event: Event, *, chain_id: int, pot: str, challenge_id: int) -> None:
+    a, terms = event.args, r.terms
+    assert terms is not None
+    if r.solution is not None:
+        r.differ(f"a second SolutionRevealed event in block {event.block}")
         return
-    if chain.status(tx_hash) != 1:
-        problems.append("the transaction failed (status 0)")
-    block_number, tx_index = _int(tx["blockNumber"]), _int(tx["transactionIndex"])
-    block = chain.blocks.get(block_number)
-    if block is None or _lower(block.get("hash")) != _lower(tx.get("blockHash")):
-        problems.append(f"block {block_number} of the transaction is not on the canonical chain")
-    if chain.head - block_number + 1 < confirmations:
-        depth = chain.head - block_number + 1
-        problems.append(f"only {depth} confirmation{'' if depth == 1 else 's'}, fewer than {confirmations}")
-    stake_units = to_units(row["submissionStake"], decimals)
-    commitment = guess_commitment(
-        chain_id=chain_id,
-        challenge_id=terms.challenge_id,
-        submitter_address=row["submitterAddress"],
-        text=row.get("submissionText") or "",
-        salt=row.get("submissionSalt") or "",
+    r.solution = event
+    opened = solution_commitment(
+        chain_id=chain_id, pot=pot, challenge_id=challenge_id, lat_e6=a["lat"], lon_e6=a["lon"], salt=a["salt"]
     )
-    paid = dict(chain=chain, commitment=commitment, stake_units=stake_units, decimals=decimals, problems=problems)
-    if is_authorization(row):
-        log = _check_authorization_payment(row, tx, **paid)  # type: ignore[arg-type]
-    else:
-        log = _check_transfer_payment(row, tx, terms=terms, **paid)  # type: ignore[arg-type]
-    outcome.chain_position = (block_number, tx_index, log.log_index if log else row.get("logIndex") or 0)
-    shown = (row.get("blockNumber"), row.get("transactionIndex"), row.get("logIndex"))
-    if log is not None and shown != outcome.chain_position:
-        problems.append(
-            "chain position is block {} index {} log {}, the site shows block {} index {} log {}".format(
-                *outcome.chain_position, *shown
+    if not in_range(a["lat"], a["lon"]) or opened != terms.solution_commitment:
+        r.differ("the revealed solution does not open the solution commitment of the terms")
+    if event.time is not None:
+        if not terms.closes_at <= event.time < terms.solution_deadline:
+            r.differ(f"the solution was revealed at {event.time}, outside [close, solution deadline)")
+        if a["guess_deadline"] != event.time + terms.guess_window:
+            r.differ(f"the guess window ends at {a['guess_deadline']}, not the reveal's time + {terms.guess_window} s")
+
+
+def replay_guess(r: Replay, event: Event) -> None:
+    a, terms, solution = event.args, r.terms, r.solution
+    assert terms is not None
+    seq = a["seq"]
+    stake = r.stakes.get(seq)
+    if solution is None or stake is None or stake.payer != a["payer"]:
+        r.differ(f"a guess revealed in block {event.block} for no stake of this payer, or before the solution", seq)
+        return
+    deadline = solution.args["guess_deadline"]
+    if event.time is not None and event.time >= deadline:
+        r.differ(f"its guess was revealed at {event.time}, after the guess window ({deadline})", seq)
+    verdict = is_correct((a["lat"], a["lon"]), (solution.args["lat"], solution.args["lon"]), terms.threshold_m)
+    if verdict != a["correct"]:
+        r.differ(f"the pot scored its guess {_verdict(a['correct'])}; the integer rule says {_verdict(verdict)}", seq)
+    r.reveals.setdefault(seq, event)
+    r.best = keep_best(r.best, seq=seq, amount=stake.amount, correct=verdict)
+
+
+def _verdict(correct: bool) -> str:
+    return "correct" if correct else "incorrect"
+
+
+def replay_finalized(r: Replay, event: Event) -> None:
+    a = event.args
+    if r.finalized is not None or r.solution is None:
+        r.differ(f"a Finalized event in block {event.block} twice, or with no solution revealed")
+        return
+    r.finalized = event
+    deadline = r.solution.args["guess_deadline"]
+    if event.time is not None and event.time < deadline:
+        r.differ(f"finalized at {event.time}, before the guess window's end ({deadline})")
+    prize, share = split(r.pot) if r.best.earliest is not None else (0, 0)
+    expected = (r.best.earliest or 0, r.best.highest or 0, prize, prize, share)
+    found = (a["earliest"], a["highest"], a["earliest_prize"], a["highest_prize"], a["share"])
+    if found != expected:
+        r.differ(f"Finalized says winners {found[:2]} and prizes {found[2:]}; the replay gives {expected}")
+
+
+def replay_paid(r: Replay, event: Event) -> None:
+    a, terms = event.args, r.terms
+    assert terms is not None
+    kind = a["kind"]
+    if kind in r.paid:
+        r.differ(f"the {KIND_NAMES.get(kind, kind)} payment was made twice (block {event.block})")
+        return
+    r.paid[kind] = event
+    winner = r.best.earliest if kind == EARLIEST else r.best.highest
+    if kind in (EARLIEST, HIGHEST):
+        stake = r.stakes.get(winner or 0)
+        prize, _ = split(r.pot)
+        if r.finalized is None or stake is None or (a["to"], a["amount"]) != (stake.payer, prize):
+            r.differ(
+                f"the {KIND_NAMES[kind]} prize paid {usdc(a['amount'])} USDC to {a['to']}; by the rules "
+                + (f"{usdc(prize)} USDC to {stake.payer}" if stake and r.finalized else "nothing was due"),
+                winner,
             )
-        )
-    mined = chain.block_time(block_number)
-    if mined is not None:
-        if row.get("submissionTimestamp") != mined:
-            problems.append(f"mined at {mined}, the site shows {row.get('submissionTimestamp')}")
-        if terms.start is None or mined < terms.start or (terms.closed is not None and mined > terms.closed):
-            problems.append(f"mined at {mined}, outside the open window {terms.start} to {terms.closed}")
-    anchor = terms.anchor
-    if anchor is not None:
-        if block_number <= anchor.block_number:
-            problems.append(f"paid in block {block_number}, not after the anchor's block {anchor.block_number}")
-        if mined is not None and mined < anchor.opens_at:
-            problems.append(f"mined at {mined}, before the anchored opening time {anchor.opens_at}")
-
-
-def _check_transfer_payment(
-    row: dict, tx: dict, *, chain: ChainData, terms: Terms, commitment: str, stake_units: int, decimals: int,
-    problems: list[str],
-) -> TransferLog | None:  # fmt: skip
-    """Section 2's rules on a direct transfer: the USDC contract called by the response's address,
-    value 0, the 164-byte stake calldata, and the first Transfer(sender, treasury, stake) it emitted."""
-    tx_hash = row["transactionHash"]
-    sender = _lower(tx.get("from"))
-    data = str(tx.get("input") or tx.get("data") or "")
-    if _lower(tx.get("to")) != chain.usdc:
-        problems.append(f"paid to contract {tx.get('to')}, not the USDC contract")
-    if _int(tx.get("value", "0x0")) != 0:
-        problems.append("the transaction sent ether as well")
-    if sender != _lower(row["submitterAddress"]):
-        problems.append(f"sent from {tx.get('from')}, the site shows {row['submitterAddress']}")
-    calldata = decode_stake_calldata(data)
-    if calldata is None:
-        problems.append("the calldata is not a 164-byte Geopoem stake transfer")
+    elif kind == SHARE:
+        aborted_empty = r.solution is None and not r.stakes
+        if r.finalized is None and not aborted_empty:
+            r.differ(f"the share was paid in block {event.block} before the challenge was finalized")
     else:
-        if calldata.recipient != chain.treasury:
-            problems.append(f"the calldata pays {calldata.recipient}, not the treasury")
-        if calldata.amount_units != stake_units:
-            problems.append(
-                f"the calldata pays {from_units(calldata.amount_units, decimals)} USDC, "
-                f"the site shows a stake of {row['submissionStake']}"
-            )
-        if calldata.commitment != commitment:
-            problems.append("the calldata's commitment is not the commitment of this guess, address and salt")
-        if calldata.challenge_id != terms.challenge_id:
-            problems.append(f"the calldata names challenge {calldata.challenge_id}")
-    relayed = decode_relayed_call(data)
-    if relayed is not None and (relayed.authorizer, relayed.nonce) == (_lower(row["submitterAddress"]), commitment):
-        problems.append(
-            "the site shows it paid by transfer, but its transaction uses this guess's authorization: it was paid "
-            "by authorization"
-        )
-    # The money: the first Transfer(sender, treasury, stake) the USDC contract emitted in the transaction.
-    log = next((t for t in chain.transfers(tx_hash) if t.sender == sender and t.amount_units == stake_units), None)
-    if log is None:
-        problems.append(f"no USDC Transfer of {row['submissionStake']} from the sender to the treasury")
-    return log
+        r.differ(f"a payment of unknown kind {kind} in block {event.block}")
 
 
-def _check_authorization_payment(
-    row: dict, tx: dict, *, chain: ChainData, commitment: str, stake_units: int, decimals: int, problems: list[str]
-) -> TransferLog | None:
-    """Section 2a's rules on a stake paid by authorization: the transaction holds the USDC
-    contract's AuthorizationUsed(address, commitment), and at the next log index the USDC Transfer
-    from that address to the treasury of exactly the stake. Who sent it, and its calldata, do not
-    matter. Returns that Transfer (the published logIndex must be its), else None."""
-    tx_hash = row["transactionHash"]
-    address = _lower(row["submitterAddress"])
-    use = chain.use(tx_hash, authorizer=address, nonce=commitment)
-    if use is None:
-        problem = (
-            f"its transaction holds no AuthorizationUsed of {address} for the commitment of this guess, address "
-            "and salt"
-        )
-        others = sorted(
-            {authorizer for authorizer, _ in authorizations_used(chain.receipts.get(tx_hash), usdc=chain.usdc)}
-        )
-        if others:
-            problem += f" (it uses the authorization of {', '.join(others)})"
-        calldata = decode_stake_calldata(str(tx.get("input") or tx.get("data") or ""))
-        if calldata is not None and (_lower(tx.get("from")), calldata.commitment) == (address, commitment):
-            problem += "; the site shows it paid by authorization, but it was paid by a direct transfer"
-        problems.append(problem)
-        return None
-    transfer = use.transfer
-    if transfer is None or transfer.sender != address:
-        problems.append(
-            f"the log after its AuthorizationUsed (log {use.log_index}) is not a USDC Transfer from {address}"
-        )
-        return None
-    if transfer.recipient != chain.treasury:
-        problems.append(f"its Transfer pays {transfer.recipient}, not the treasury")
-    if transfer.amount_units != stake_units:
-        problems.append(
-            f"its Transfer moves {from_units(transfer.amount_units, decimals)} USDC, the site shows a stake of "
-            f"{row['submissionStake']}"
-        )
-    return transfer
+def replay_refund(r: Replay, event: Event) -> None:
+    a = event.args
+    seq = a["seq"]
+    stake = r.stakes.get(seq)
+    if seq in r.refunds or stake is None or (stake.payer, stake.amount) != (a["payer"], a["stake"]):
+        r.differ(f"a refund of {usdc(a['stake'])} USDC to {a['payer']} that is not this stake's, or a second one", seq)
+        return
+    terms = r.terms
+    assert terms is not None
+    aborted = r.solution is None and event.time is not None and event.time >= terms.solution_deadline
+    if r.best.earliest is not None or (r.finalized is None and not aborted):
+        r.differ("refunded although the challenge has a winner, or before it was finalized or aborted", seq)
+    r.refunds[seq] = event
+    r.refund_order.append(seq)
 
 
 # --- The report ----------------------------------------------------------------------------------
@@ -1092,535 +860,449 @@ def _check_authorization_payment(
 
 @dataclass
 class Report:
-    outcomes: list[Outcome]
-    differences: list[str]  # about the challenge as a whole (terms, totals, winners, claims, payouts)
-    demo: bool
-    lines: list[str] = field(default_factory=list)  # what was checked besides the responses' table
-    exceptions: list[str] = field(default_factory=list)  # one EXCEPTION line per exception, as checked
-    published_exceptions: int = 0  # how many exceptions the winners answer lists
+    stakes: int = 0  # the outcomes: one per stake in the pot
+    lines: list[str] = field(default_factory=list)
+    differences: list[str] = field(default_factory=list)
+    differing: set[int] = field(default_factory=set)  # stakes with a difference
 
-    @property
-    def reproduced(self) -> int:
-        return sum(1 for o in self.outcomes if not o.problems)
+    def line(self, text: str) -> None:
+        self.lines.append(text)
+
+    def differ(self, text: str, seq: int | None = None) -> None:
+        if seq is None:
+            self.differences.append(f"DIFFERENCE: {text}")
+        else:
+            self.differences.append(f"DIFFERENCE stake {seq}: {text}")
+            self.differing.add(seq)
 
     @property
     def ok(self) -> bool:
-        return self.reproduced == len(self.outcomes) and not self.differences
+        return not self.differences
 
 
-def check_terms(
-    *, challenge: dict, anchor: Anchor | None, anchors: list[Anchor], registry: str | None, report: Report
-) -> None:
-    """The site's challenge against its anchor (docs/protocol.md section 6, check 1)."""
-    cid, differences = challenge["id"], report.differences
-    shown = challenge.get("anchor")
-    if anchor is None:
-        if report.demo:
-            report.lines.append(
-                "This is a demonstration challenge: its terms were never committed on chain, so nothing about "
-                "it is guaranteed."
-            )
-        elif registry is None:
-            differences.append("the site names no terms registry: the terms of this challenge are not on chain")
-        else:
-            differences.append(f"challenge {cid} has no anchor in the registry {registry}: its terms are not on chain")
-        if shown:
-            differences.append(
-                f"the site shows an anchor in transaction {shown.get('transactionHash')}; the chain has none"
-            )
-        return
-    report.lines.append(
-        f"Terms anchored in block {anchor.block_number} (transaction {anchor.transaction_hash}, registry "
-        f"{anchor.registry}): opens at {anchor.opens_at}, threshold {anchor.threshold_m} m"
-    )
-    if len(anchors) > 1:
-        report.lines.append(f"(the registry holds {len(anchors)} anchors of this challenge; the first one counts)")
-    if _lower(challenge.get("solutionSha256")) != anchor.solution_commitment:
-        differences.append(
-            f"the site's solution SHA-256 {challenge.get('solutionSha256')} is not the anchored "
-            f"{anchor.solution_commitment}"
-        )
-    reveal = solution_commitment(
-        challenge_id=cid, text=challenge.get("solutionReveal") or "", salt=challenge.get("solutionSalt") or ""
-    )
-    if reveal != anchor.solution_commitment:
-        differences.append("the revealed solution and salt do not open the anchored solution commitment")
-    threshold = challenge.get("proximityThreshold") or 0
-    if threshold != anchor.threshold_m:
-        differences.append(f"the site's threshold is {threshold} m, the anchored threshold {anchor.threshold_m} m")
-    if challenge.get("startTimestamp") != anchor.opens_at:
-        differences.append(
-            f"the site's opening time is {challenge.get('startTimestamp')}, the anchored {anchor.opens_at}"
-        )
-    texts = terms_hash(
-        challenge_id=cid,
-        title=challenge.get("poemTitle") or "",
-        poem=challenge.get("poemText") or "",
-        instructions=challenge.get("instructionsText") or "",
-    )
-    if texts != anchor.terms_hash:
-        differences.append("the title, poem and instructions the site shows are not the anchored terms (terms hash)")
-    if shown:
-        seen = (_lower(shown.get("transactionHash")), shown.get("blockNumber"), _lower(shown.get("termsSha256")))
-        if seen != (anchor.transaction_hash, anchor.block_number, anchor.terms_hash):
-            differences.append("the anchor the site shows is not the first anchor on chain")
-    else:
-        differences.append("the site shows no anchor for an anchored challenge")
+@dataclass
+class Context:
+    """Everything read once: the site's answers and the chain's, and the replay."""
 
+    challenge_id: int
+    chain_id: int
+    pot: str
+    decimals: int
+    config: dict
+    challenge: dict
+    winners: dict
+    rows: list[dict]
+    chain: Chain
+    replay: Replay
+    shown: dict[int, tuple[int, int]] = field(default_factory=dict)  # seq -> the published guess, which opens it
+    recorded: dict[int, tuple[int, int]] = field(default_factory=dict)  # seq -> the record's guess, which opens it
+    verdicts: dict[tuple[int, int], bool] = field(default_factory=dict)
+    score: Callable[[tuple[int, int]], bool] | None = None
 
-def claim_name(row: dict) -> str:
-    """A rejected claim as the report names it: by its transaction, or, for an authorization whose
-    use the site shows no transaction of, by its commitment."""
-    tx = row.get("transactionHash")
-    return f"rejected claim {row['id']} ({tx or 'authorization ' + _lower(row.get('commitment'))})"
+    @property
+    def terms(self) -> Terms:
+        assert self.replay.terms is not None
+        return self.replay.terms
 
-
-def check_rejected(
-    rows: list[dict], *, chain: ChainData | None, terms: Terms, chain_id: int, decimals: int, report: Report
-) -> list[dict]:
-    """Each rejected claim's code must be the first rule its payment fails (docs/protocol.md
-    section 6, check 3; section 2a for a claim paid by authorization); a claim rejected
-    `after_resolution` must be a payment that passes every rule. Returns those (the exceptions
-    check_exceptions accounts for). Without a chain (a demonstration challenge): not checked, and
-    said so."""
-    if chain is None:
-        if rows:
-            report.lines.append(f"{len(rows)} rejected claims: not re-checked (no chain to read)")
-        return []
-    agreed = 0
-    late: list[dict] = []
-    for row in rows:
-        name = claim_name(row)
-        text = row.get("submissionText") or ""
-        commitment = guess_commitment(
-            chain_id=chain_id,
-            challenge_id=terms.challenge_id,
-            submitter_address=row["submitterAddress"],
-            text=text,
-            salt=row.get("submissionSalt") or "",
-        )
-        if commitment != _lower(row.get("commitment")):
-            report.differences.append(f"{name}: its commitment is not that of its text, address and salt")
-        try:
-            units: int | None = to_units(row["submissionStake"], decimals)
-        except ValueError:
-            units = None
-        unused = False  # an authorization the chain shows no use of: `reorged` is right too
-        if is_authorization(row):
-            expected, use = judge_authorization(
-                chain,
-                address=row["submitterAddress"],
-                commitment=commitment,
-                stake_units=units,
-                valid_before=valid_before_of(row),
-                tx_hash=row.get("transactionHash"),
-                terms=terms,
-            )
-            unused = use is None
-            shown = _lower(row.get("transactionHash"))
-            if use is not None and shown and shown != use.transaction_hash:
-                report.differences.append(
-                    f"{name}: its authorization was used in transaction {use.transaction_hash}, the site shows {shown}"
-                )
-        else:
-            expected = first_failing_rule(
-                chain=chain,
-                tx_hash=row.get("transactionHash") or "",
-                sender=row["submitterAddress"],
-                stake_units=units,
-                commitment=commitment,
-                challenge_id=terms.challenge_id,
-                terms=terms,
-            )
-        code = row.get("rejectionCode")
-        if code == AFTER_RESOLUTION:
-            if expected is None:
-                late.append(row)
-                agreed += 1
-            else:
-                report.differences.append(
-                    f"{name}: rejected {code} (paid in time, reached the site after resolution), but the first "
-                    f"rule its payment fails is {expected}: the site mislabelled it"
-                )
-        elif expected is None:
-            report.differences.append(f"{name}: rejected {code}, but its payment passes every rule and had to count")
-        elif code != expected and not (code == "reorged" and (expected == "not_found" or unused)):
-            report.differences.append(f"{name}: rejected {code}, the first rule its payment fails is {expected}")
-        else:
-            agreed += 1
-    if rows:
-        report.lines.append(f"{agreed} of {len(rows)} rejected claims: reason code re-checked")
-    return late
-
-
-# What check_onchain says of a counted response whose payment the chain does not hold (any more).
-_PAYMENT_MISSING = ("the transaction is not on this chain", "of the transaction is not on the canonical chain")
-
-
-def check_exceptions(
-    *,
-    published: list[dict],
-    late: list[dict],
-    rejected: list[dict],
-    outcomes: list[Outcome],
-    chain: ChainData,
-    terms: Terms,
-    decimals: int,
-    earliest: Outcome | None,
-    highest: Outcome | None,
-    report: Report,
-) -> None:
-    """The winners answer's `exceptions` (docs/protocol.md section 5, "Exceptions") against the
-    claims and the chain. An `after_resolution` one is a claim rejected with that code whose payment
-    passes every rule (`late`, from check_rejected): reported, not counted. A `reorged` one is a
-    counted response whose block left the chain after resolution: its stake stays in the pot and its
-    missing payment stays a difference, which cites the exception. Anything else an exception names,
-    a `recordedAt` that is not Unix seconds (printed in UTC when it is), and a late claim with no
-    exception, is a difference; so is a late claim that would have won."""
-    differ = report.differences.append
-    report.published_exceptions = len(published)
-    rejected_by_id = {row.get("id"): row for row in rejected}
-    counted = {o.id: o for o in outcomes}
-    late_ids = {row["id"] for row in late}
-    listed: set[int] = set()
-    for item in published:
-        rid, kind = item.get("responseId"), item.get("kind")
-        seconds = recorded_at_seconds(item.get("recordedAt"))
-        recorded = utc_iso(seconds) if seconds is not None else "at an unknown time"
-        what = f"the site's exception for response {rid} ({_lower(item.get('transactionHash'))})"
-        if kind not in EXCEPTION_KINDS:
-            differ(f"{what}: {kind!r} is no kind of exception")
-            continue
-        row = rejected_by_id.get(rid) if kind == AFTER_RESOLUTION else getattr(counted.get(rid), "row", None)
-        if row is None or (kind == AFTER_RESOLUTION and row.get("rejectionCode") != AFTER_RESOLUTION):
-            named = "claim rejected after_resolution" if kind == AFTER_RESOLUTION else "counted response"
-            differ(f"{what}: it is of kind {kind}, but names no {named}")
-            continue
-        stake = _units_or_none(item.get("submissionStake"), decimals)
-        same_stake = stake is not None and stake == _units_or_none(row.get("submissionStake"), decimals)
-        shown = (_lower(item.get("transactionHash")), _lower(item.get("submitterAddress")))
-        if shown != (_lower(row["transactionHash"]), _lower(row["submitterAddress"])) or not same_stake:
-            differ(
-                f"{what}: it shows {item.get('submissionStake')} USDC from {item.get('submitterAddress')}, the claim "
-                f"{row['submissionStake']} from {row['submitterAddress']} in {row['transactionHash']}"
-            )
-        if seconds is None:
-            differ(f"{what}: its recordedAt {item.get('recordedAt')!r} is not a time in Unix seconds")
-        if kind == AFTER_RESOLUTION:
-            listed.add(rid)
-            if rid in late_ids:
-                paid = f"{row['submissionStake']} USDC from {row['submitterAddress']}, recorded {recorded}"
-                report.exceptions.append(
-                    f"EXCEPTION rejected claim {rid} ({row['transactionHash']}): paid in time, reached the site after "
-                    f"resolution; not counted in the pot ({paid})"
-                )
-            continue
-        outcome = counted[rid]
-        cited = (
-            " (the site published this as an exception: its block left the chain after resolution, "
-            f"recorded {recorded})"
-        )
-        missing = [i for i, p in enumerate(outcome.problems) if any(m in p for m in _PAYMENT_MISSING)]
-        for i in missing:
-            outcome.problems[i] += cited
-        report.exceptions.append(
-            f"EXCEPTION {outcome.name}: its block left the chain after resolution (reorged, recorded {recorded}); "
-            + (
-                "its stake still counts in the pot, and its payment is missing"
-                if missing
-                else "its payment is on chain as counted"
-            )
-        )
-    for row in late:
-        name = f"rejected claim {row['id']} ({row['transactionHash']})"
-        if row["id"] not in listed:
-            differ(f"{name}: rejected after_resolution, but the site's winners answer lists no exception for it")
-        _would_have_won(
-            row,
-            name=name,
-            chain=chain,
-            terms=terms,
-            decimals=decimals,
-            earliest=earliest,
-            highest=highest,
-            report=report,
-        )
-
-
-def recorded_at_seconds(value: object) -> int | None:
-    """An exception's `recordedAt` (docs/protocol.md section 5, "Exceptions"): Unix seconds, a whole
-    JSON number from 0 to LAST_UNIX_SECOND. Anything else (a date string, a fraction, null, true) is
-    None: the site did not say when in the form the protocol fixes, which check_exceptions reports
-    as a difference rather than guess at what the site meant."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    if isinstance(value, float) and not value.is_integer():
-        return None
-    seconds = int(value)
-    return seconds if 0 <= seconds <= LAST_UNIX_SECOND else None
-
-
-def utc_iso(seconds: int) -> str:
-    """Unix seconds as an ISO 8601 UTC time: 1795000000 -> "2026-11-18T11:06:40Z"."""
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(seconds))
-
-
-def _units_or_none(amount: object, decimals: int) -> int | None:
-    try:
-        return to_units(str(amount), decimals)
-    except ValueError:
-        return None
-
-
-def _would_have_won(
-    row: dict, *, name: str, chain: ChainData, terms: Terms, decimals: int,
-    earliest: Outcome | None, highest: Outcome | None, report: Report,
-) -> None:  # fmt: skip
-    """A claim left out after resolution whose payment was made in the open window (it passes every
-    rule) and that would have won: the site may say the truth (the claim came after resolution) or
-    have held a winner back until resolution. The chain cannot tell which: a difference."""
-    text = row.get("submissionText") or ""
-    if canonical_coordinates(text) != text:
-        return
-    distance = distance_between(text, terms.solution)
-    units = to_units(row["submissionStake"], decimals)
-    if is_authorization(row):
-        # Its payment passes section 2a's rules (check_rejected): the Transfer right after its use.
-        use = chain.use(
-            chain.used_in(row["submitterAddress"], _lower(row.get("commitment"))) or row.get("transactionHash"),
-            authorizer=row["submitterAddress"],
-            nonce=_lower(row.get("commitment")),
-        )
-        if use is None or use.transfer is None:
-            return
-        position = (use.block_number, use.transaction_index, use.transfer.log_index)
-    else:
-        tx = chain.mined(row["transactionHash"])
-        if tx is None:
-            return
-        log = next((t for t in chain.transfers(row["transactionHash"]) if t.amount_units == units), None)
-        position = (_int(tx["blockNumber"]), _int(tx["transactionIndex"]), log.log_index if log else 0)
-    won = would_win(
-        # Within a millimetre of the threshold is a floating-point tie: counted as correct here, so
-        # that a possible winner is never left unsaid.
-        correct=distance <= terms.threshold_m + DISTANCE_TOLERANCE_M,
-        stake_units=units,
-        position=position,
-        earliest=earliest.position if earliest else None,
-        highest=(to_units(highest.row["submissionStake"], decimals), highest.position) if highest else None,
-    )
-    if won:
-        instead = " and ".join(
-            f"the {prize} prize instead of {_describe(earliest if prize == 'earliest' else highest)}" for prize in won
-        )
-        report.differences.append(
-            f"{name}: counted, it would have won {instead}: its payment was mined in the open window and its guess "
-            f"is correct ({distance:.2f} m). The site says the claim reached it after resolution; the chain cannot "
-            "tell that from a site holding back a winner"
-        )
-
-
-def check_completeness(
-    *,
-    chain: ChainData,
-    terms: Terms,
-    confirmed: list[dict],
-    rejected: list[dict],
-    unclaimed: list[dict],
-    decimals: int,
-    report: Report,
-) -> None:
-    """Every USDC transfer to the treasury naming the challenge is counted, rejected with a
-    re-checked code, or listed unclaimed (docs/protocol.md section 6, check 3). A transaction names
-    the challenge when it calls the USDC contract directly with a stake transfer's 164 bytes, or with
-    a relayed authorization's 324 (section 2a), whose challenge word is this challenge's. A rejected
-    claim accounts for a payment only when it is the payer's: a transfer's claim on that transaction
-    that is not a stranger's (NOT_THE_PAYERS_CLAIM, as the server's ledger reads it); an
-    authorization's claim whose address and commitment are the authorizer and nonce the relayed call
-    carries (the token uses an authorization once, so that names one payment, whatever transaction
-    the claim shows)."""
-    counted = {_lower(r["transactionHash"]) for r in confirmed}
-    late_rows = [r for r in rejected if r.get("rejectionCode") == AFTER_RESOLUTION]
-    late = {_lower(r.get("transactionHash")) for r in late_rows} - {""}
-    late_authorizations = {_claim_key(r) for r in late_rows if is_authorization(r)}
-    payers = {
-        _lower(r.get("transactionHash"))
-        for r in rejected
-        if r.get("rejectionCode") not in NOT_THE_PAYERS_CLAIM and not is_authorization(r)
-    }
-    authorizers = {
-        _claim_key(r) for r in rejected if r.get("rejectionCode") != AFTER_RESOLUTION and is_authorization(r)
-    }
-    listed: dict[tuple[str, int], dict] = {}
-    for row in unclaimed:
-        listed[(_lower(row.get("transactionHash")), row.get("logIndex"))] = row
-
-    @functools.cache
-    def payer(tx_hash: str) -> tuple[str, str, str] | None:
-        """("transfer" or "authorization", address, commitment) of the guess a transaction naming
-        the challenge pays for; None when it does not name the challenge."""
-        tx = chain.mined(tx_hash)
-        if tx is None or _lower(tx.get("to")) != chain.usdc:
+    def verdict(self, point: tuple[int, int]) -> bool | None:
+        """The pot's verdict on a point, None before the solution's reveal; each point scored once."""
+        solution = self.replay.solution
+        if solution is None:
             return None
-        data = str(tx.get("input") or tx.get("data") or "")
-        calldata = decode_stake_calldata(data)
-        if calldata is not None and calldata.challenge_id == terms.challenge_id:
-            return ("transfer", _lower(tx.get("from")), calldata.commitment)
-        relayed = decode_relayed_call(data)
-        if relayed is not None and relayed.challenge_id == terms.challenge_id:
-            return (AUTHORIZATION, relayed.authorizer, relayed.nonce)
-        return None
+        if point not in self.verdicts:
+            if self.score is None:
+                self.score = scorer((solution.args["lat"], solution.args["lon"]), self.terms.threshold_m)
+            self.verdicts[point] = self.score(point)
+        return self.verdicts[point]
 
-    def names_challenge(tx_hash: str) -> bool:
-        return payer(tx_hash) is not None
+    @property
+    def window_over(self) -> bool:
+        solution = self.replay.solution
+        return solution is not None and self.chain.head_time >= solution.args["guess_deadline"]
 
-    naming = [min(logs, key=lambda log: log.log_index) for h, logs in chain.scan.items() if names_challenge(h)]
-    # Each listed unclaimed payment is a transfer on chain naming this challenge, as listed (one mined
-    # before the scanned range, e.g. before the anchor, is read from its receipt).
-    for (tx_hash, log_index), row in listed.items():
-        log = next((t for t in chain.transfers(tx_hash) if t.log_index == log_index), None)
-        name = f"unclaimed payment {tx_hash} log {log_index}"
-        if log is None or not names_challenge(tx_hash):
-            report.differences.append(f"{name}: no such transfer to the treasury naming challenge {terms.challenge_id}")
+
+# --- 0. The pot, the replay and the pot's own views ----------------------------------------------
+
+
+def check_pot(ctx: Context, report: Report) -> None:
+    site_pot = str(ctx.config.get("potAddress") or "").lower()
+    if site_pot != ctx.pot:
+        report.differ(f"the site names the pot {site_pot or '(none)'}; the pot checked is {ctx.pot}")
+    else:
+        report.line(f"pot: {ctx.pot} on chain {ctx.chain_id}, the site names the same")
+    r, chain = ctx.replay, ctx.chain
+    if chain.state is None:
+        report.differ(f"there is no contract at {ctx.pot} on chain {ctx.chain_id}")
+        return
+    for seq, problem in r.problems:
+        report.differ(f"on chain: {problem}", seq)
+    terms_view = (chain.terms, chain.digest)
+    if r.opened is not None and terms_view != (r.terms, r.opened.args["digest"]):
+        report.differ("the pot's termsOf differs from its Opened event")
+    expected = replay_state(ctx)
+    state = chain.state
+    wrong = [f"{k} {state[k]} (the events give {v})" for k, v in expected.items() if state[k] != v]
+    if wrong:
+        report.differ("the pot's stateOf differs from the replay of its events: " + ", ".join(wrong))
+    else:
+        report.line(f"replay: {len(chain.events)} events of the pot replayed to block {chain.head}; stateOf agrees")
+
+
+def replay_state(ctx: Context) -> dict[str, int]:
+    """What stateOf must answer at the head, from the replay alone."""
+    r, head_time = ctx.replay, ctx.chain.head_time
+    terms = r.terms
+    solution = r.solution
+    aborted = terms is not None and solution is None and head_time >= terms.solution_deadline
+    refunded = [r.refunds[s].args for s in r.refund_order]
+    return {
+        "stakeCount": len(r.stakes),
+        "pot": r.pot,
+        "guessDeadline": solution.args["guess_deadline"] if solution else 0,
+        "earliestSeq": r.best.earliest or 0,
+        "highestSeq": r.best.highest or 0,
+        "highestAmount": r.best.highest_amount,
+        "finalized": int(r.finalized is not None),
+        "earliestPaid": int(EARLIEST in r.paid),
+        "highestPaid": int(HIGHEST in r.paid),
+        "sharePaid": int(SHARE in r.paid),
+        "aborted": int(aborted),
+        "refundedStake": sum(a["stake"] for a in refunded),
+        "refundedBond": sum(a["bond_share"] for a in refunded),
+        "thresholdChordSq": threshold_chord_sq(terms.threshold_m) if terms else 0,
+    }
+
+
+# --- 1. Terms ------------------------------------------------------------------------------------
+
+
+def check_terms(ctx: Context, report: Report) -> None:
+    c, terms, opened = ctx.challenge, ctx.terms, ctx.replay.opened
+    assert opened is not None
+    read = terms_hash(
+        challenge_id=ctx.challenge_id,
+        title=str(c.get("poemTitle", "")),
+        poem=str(c.get("poemText", "")),
+        instructions=str(c.get("instructionsText", "")),
+    )
+    if read != terms.terms_hash:
+        report.differ(
+            f"terms: the site's title, poem and instructions hash to {read}, not the pot's terms hash "
+            f"{terms.terms_hash}: what the site shows is not what was opened"
+        )
+
+    def units(key: str) -> int | None:
+        return to_units(c.get(key), ctx.decimals)
+
+    shown = {
+        "terms hash": (c.get("termsSha256"), terms.terms_hash),
+        "terms digest": (c.get("termsDigest"), opened.args["digest"]),
+        "solution commitment": (c.get("solutionSha256"), terms.solution_commitment),
+        "threshold": (c.get("proximityThreshold"), terms.threshold_m),
+        "opening": (c.get("startTimestamp"), terms.opens_at),
+        "close": (c.get("closesTimestamp"), terms.closes_at),
+        "solution deadline": (c.get("solutionDeadline"), terms.solution_deadline),
+        "guess window": (c.get("guessWindowSeconds"), terms.guess_window),
+        "minimum stake": (units("minStake"), terms.min_stake),
+        "bond": (units("bond"), terms.bond),
+        "opening transaction": (str(c.get("openTransactionHash") or "").lower(), opened.tx),
+        "opening block": (c.get("openBlockNumber"), opened.block),
+    }
+    for name, (site, pot) in shown.items():
+        if site != pot:
+            report.differ(f"terms: the site shows the {name} {site!r}; the pot's is {pot!r}")
+    report.line(
+        f"terms: opened in block {opened.block} (transaction {opened.tx}); threshold {terms.threshold_m} m, "
+        f"stakes from {terms.opens_at} to {terms.closes_at}, minimum {usdc(terms.min_stake)} USDC, "
+        f"bond {usdc(terms.bond)} USDC"
+    )
+    check_solution_shown(ctx, report)
+
+
+def check_solution_shown(ctx: Context, report: Report) -> None:
+    c, solution = ctx.challenge, ctx.replay.solution
+    if solution is None:
+        if c.get("solutionReveal") is not None or c.get("solutionSalt") is not None:
+            report.differ("terms: the site shows a solution the pot has not seen revealed")
+        return
+    a = solution.args
+    text = text_from_micro(a["lat"], a["lon"])
+    if (c.get("solutionReveal"), c.get("solutionSalt")) != (text, a["salt"]):
+        report.differ(
+            f"terms: the site shows the solution {c.get('solutionReveal')!r} with salt {c.get('solutionSalt')!r}; "
+            f"the pot's is {text!r} with salt {a['salt']}"
+        )
+    if c.get("guessDeadline") != a["guess_deadline"]:
+        report.differ(
+            f"terms: the site shows the guess deadline {c.get('guessDeadline')}; the pot's is {a['guess_deadline']}"
+        )
+    report.line(f"solution: {text}, revealed in block {solution.block}; it opens the committed solution")
+
+
+# --- 2. Stakes -----------------------------------------------------------------------------------
+
+
+def check_stakes(ctx: Context, report: Report) -> None:
+    stakes, c = ctx.replay.stakes, ctx.challenge
+    shown_count, shown_units = c.get("responseCount"), to_units(c.get("stakedSum"), ctx.decimals)
+    count = shown_count if isinstance(shown_count, int) and 0 <= shown_count <= len(stakes) else None
+    # The site counts the stakes deep enough in the chain, a prefix of the sequence; the whole pot once
+    # the solution is revealed (the worker reveals it only once the close is deep).
+    whole = ctx.replay.solution is not None and c.get("solutionReveal") is not None
+    prefix_units = sum(stakes[seq].amount for seq in range(1, count + 1)) if count is not None else None
+    total = ctx.replay.pot
+    if count is None or shown_units != prefix_units or (whole and count != len(stakes)):
+        report.differ(
+            f"stakes: the site shows {shown_count} stakes of {c.get('stakedSum')} USDC; the pot holds "
+            f"{len(stakes)} stakes of {usdc(total, ctx.decimals)} USDC"
+        )
+    else:
+        report.line(
+            f"stakes: the pot holds {len(stakes)} stakes of {usdc(total, ctx.decimals)} USDC; the site shows {count}"
+        )
+    listed = check_listed(ctx, report)
+    if whole:
+        missing = sorted(set(stakes) - listed)
+        if missing:
+            report.differ(f"stakes: the site does not list the stakes {_some(missing)} of the pot")
+
+
+def _some(seqs: list[int]) -> str:
+    return ", ".join(map(str, seqs[:10])) + (f" and {len(seqs) - 10} more" if len(seqs) > 10 else "")
+
+
+def check_listed(ctx: Context, report: Report) -> set[int]:
+    """Every stake the site lists must be on chain as listed. Returns the sequences listed."""
+    listed: set[int] = set()
+    for row in ctx.rows:
+        seq = row.get("id")
+        stake = ctx.replay.stakes.get(seq) if isinstance(seq, int) else None
+        if stake is None or seq in listed:
+            report.differ(
+                f"stakes: the site lists a stake #{seq} of {row.get('submissionStake')} USDC from "
+                f"{row.get('submitterAddress')} (transaction {row.get('transactionHash')}) that is not in the pot"
+                + (" (twice)" if seq in listed else "")
+            )
             continue
-        shown = (row.get("blockNumber"), row.get("transactionIndex"), _lower(row.get("fromAddress")), row.get("amount"))
-        try:
-            amount = to_units(str(row.get("amount")), decimals)
-        except ValueError:
-            amount = -1
-        if shown[:3] != (log.block_number, log.transaction_index, log.sender) or amount != log.amount_units:
-            report.differences.append(
-                f"{name}: the chain has block {log.block_number} index {log.transaction_index} from {log.sender} of "
-                f"{from_units(log.amount_units, decimals)} USDC, the site lists {shown}"
+        listed.add(stake.seq)
+        shown = {
+            "payer": (str(row.get("submitterAddress") or "").lower(), stake.payer),
+            "stake": (to_units(row.get("submissionStake"), ctx.decimals), stake.amount),
+            "commitment": (row.get("commitment"), stake.commitment),
+            "transaction": (str(row.get("transactionHash") or "").lower(), stake.tx),
+            "block": (row.get("blockNumber"), stake.block),
+            "log index": (row.get("logIndex"), stake.log_index),
+        }
+        for name, (site, chain) in shown.items():
+            if site != chain:
+                report.differ(f"the site lists its {name} as {site!r}; on chain it is {chain!r}", stake.seq)
+        revealed = ctx.replay.reveals.get(stake.seq)
+        if bool(row.get("revealed")) != (revealed is not None):
+            report.differ(
+                f"the site says its guess was {'' if row.get('revealed') else 'not '}revealed on chain", stake.seq
             )
-        if tx_hash in counted:
-            report.differences.append(f"{name}: listed unclaimed, but a counted response names it")
-    listed_hashes = {tx_hash for tx_hash, _ in listed}
-    tally = {"counted": 0, "rejected": 0, "unclaimed": 0, "outside": 0, "late": 0}
-    for log in sorted(naming, key=lambda t: (t.block_number, t.transaction_index, t.log_index)):
-        method, address, commitment = payer(log.transaction_hash) or ("", "", "")
-        by_authorization = method == AUTHORIZATION
-        if log.transaction_hash in counted:
-            tally["counted"] += 1
-        elif log.transaction_hash in late or (by_authorization and (address, commitment) in late_authorizations):
-            tally["late"] += 1
-        elif (address, commitment) in authorizers if by_authorization else log.transaction_hash in payers:
-            tally["rejected"] += 1
-        elif log.transaction_hash in listed_hashes:
-            tally["unclaimed"] += 1
-        else:
-            mined = chain.block_time(log.block_number)
-            after_anchor = terms.anchor is None or log.block_number > terms.anchor.block_number
-            in_window = (
-                mined is not None
-                and terms.start is not None
-                and terms.start <= mined
-                and (terms.closed is None or mined <= terms.closed)
-                and (terms.anchor is None or mined >= terms.anchor.opens_at)
+    return listed
+
+
+# --- 3. Reveals and winners ----------------------------------------------------------------------
+
+
+def check_winners(ctx: Context, report: Report) -> None:
+    r, w = ctx.replay, ctx.winners
+    solution = r.solution
+    if solution is None:
+        report.line("winners: the solution is not revealed on chain; nothing is scored yet")
+        return
+    correct = sum(1 for e in r.reveals.values() if e.args["correct"])
+    report.line(f"reveals: {len(r.reveals)} revealed on chain, {correct} of them correct; each verdict recomputed")
+    has_winner = r.best.earliest is not None
+    for kind, seq in (("earliest", r.best.earliest), ("highest", r.best.highest)):
+        shown = w.get(kind)
+        shown_id = shown.get("id") if isinstance(shown, dict) else None
+        if shown_id != seq:
+            report.differ(
+                f"winners: the site names {_stake_name(shown_id)} the {kind} winner; the pot's is {_stake_name(seq)}"
             )
-            what = (
-                f"payment {log.transaction_hash} from {log.sender} of {from_units(log.amount_units, decimals)} USDC "
-                f"in block {log.block_number} names challenge {terms.challenge_id}"
+    prize, share = split(r.pot) if has_winner else (0, 0)
+    prizes = w.get("prizes") if isinstance(w.get("prizes"), dict) else {}
+    for kind, amount in (("earliest", prize), ("highest", prize), ("share", share)):
+        if to_units(prizes.get(kind), ctx.decimals) != amount:  # type: ignore[union-attr]
+            report.differ(f"winners: the site shows the {kind} prize {prizes.get(kind)}; by the rules {usdc(amount)}")  # type: ignore[union-attr]
+    final = ctx.window_over
+    if bool(w.get("final")) != final:
+        report.differ(f"winners: the site says the winners are {'' if w.get('final') else 'not '}final")
+    state = "final" if final else f"so far (the guess window ends at {solution.args['guess_deadline']})"
+    report.line(f"winners {state}: earliest {_stake_name(r.best.earliest)}, highest {_stake_name(r.best.highest)}")
+
+
+def _stake_name(seq: object) -> str:
+    return f"stake {seq}" if seq else "none"
+
+
+# --- 4. Published guesses ------------------------------------------------------------------------
+
+
+def check_published(ctx: Context, report: Report) -> None:
+    """Each guess the site published must open its stake's commitment; a correct one that would beat
+    the winners on chain, never revealed, is a guess the site held back."""
+    opened = 0
+    for row in ctx.rows:
+        stake = ctx.replay.stakes.get(row.get("id"))  # type: ignore[arg-type]
+        text, salt = row.get("submissionText"), row.get("submissionSalt")
+        if stake is None or (text is None and salt is None):
+            continue
+        point = micro_degrees(text)
+        if point is None or not is_salt(salt) or stake_commitment(ctx, stake, point, str(salt)) != stake.commitment:
+            report.differ(
+                f"the guess the site published ({text!r}, salt {salt!r}) does not open its commitment", stake.seq
             )
-            if in_window and after_anchor:
-                report.differences.append(f"{what} and is neither counted, rejected nor listed unclaimed")
-            else:
-                tally["outside"] += 1
-                report.lines.append(f"Not counted: {what}, mined outside the open window, and the site lists no claim")
-    start, end = chain.scanned or (0, chain.head)
-    report.lines.append(
-        f"{len(naming)} payments to the treasury name challenge {terms.challenge_id} in blocks {start} to {end}: "
-        f"{tally['counted']} counted, {tally['rejected']} rejected claims, {tally['unclaimed']} listed unclaimed, "
-        f"{tally['outside']} outside the open window, {tally['late']} claimed after resolution"
+            continue
+        opened += 1
+        ctx.shown[stake.seq] = point
+        check_published_guess(ctx, report, stake, point, row)
+    report.line(f"published guesses: {opened} published by the site, each opens its stake's commitment")
+
+
+def stake_commitment(ctx: Context, stake: Stake, point: tuple[int, int], salt: str) -> str:
+    return guess_commitment(
+        chain_id=ctx.chain_id,
+        pot=ctx.pot,
+        challenge_id=ctx.challenge_id,
+        payer=stake.payer,
+        lat_e6=point[0],
+        lon_e6=point[1],
+        salt=salt,
     )
 
 
-def _claim_key(row: dict) -> tuple[str, str]:
-    """(address, commitment) of a claim as the site publishes it (a commitment that is not its
-    text's, address's and salt's is a difference of check_rejected's)."""
-    return (_lower(row.get("submitterAddress")), _lower(row.get("commitment")))
+def check_published_guess(ctx: Context, report: Report, stake: Stake, point: tuple[int, int], row: dict) -> None:
+    verdict = ctx.verdict(point)
+    revealed = ctx.replay.reveals.get(stake.seq)
+    if row.get("isCorrect") is not None and verdict is not None and row.get("isCorrect") != verdict:
+        report.differ(
+            f"the site calls its guess {_verdict(bool(row.get('isCorrect')))}; the rule says {_verdict(verdict)}",
+            stake.seq,
+        )
+    if revealed is not None:
+        if (revealed.args["lat"], revealed.args["lon"]) != point:
+            report.differ("the guess revealed on chain is not the one the site published", stake.seq)
+        return
+    won = beats(ctx.replay.best, seq=stake.seq, amount=stake.amount) if verdict else []
+    if not won:
+        return
+    prizes = " and ".join(won)
+    if ctx.window_over:
+        report.differ(
+            f"the site held this guess and did not reveal it: {text_from_micro(*point)} is correct and would have "
+            f"won the {prizes} prize",
+            stake.seq,
+        )
+    else:
+        report.line(f"stake {stake.seq}: its correct guess, not revealed yet, would win the {prizes} prize")
 
 
-def expected_payouts(
-    *, earliest: Outcome | None, highest: Outcome | None, split: Split, config: dict, treasury: str
-) -> dict[str, tuple[str, int, bool]]:
-    """Kind -> (address, amount in units, kept): what the rules give (docs/protocol.md sections 4
-    and 6). With no correct response nothing is due; the operations share goes to the site's
-    operations address, else it stays in the treasury (kept)."""
-    if earliest is None or highest is None:
-        return {}
-    operations = _lower(config.get("operationsAddress"))
-    rows = {
-        "earliest": (_lower(earliest.row["submitterAddress"]), split.earliest, False),
-        "highest": (_lower(highest.row["submitterAddress"]), split.highest, False),
-        "operations": (operations or treasury, split.operations, not operations),
-    }
-    return {kind: row for kind, row in rows.items() if row[1] > 0}
+# --- 5. Payments ---------------------------------------------------------------------------------
 
 
-def check_payouts(
-    *, payouts: list[dict], expected: dict[str, tuple[str, int, bool]], chain: ChainData | None,
-    resolved_at: int | None, decimals: int, report: Report,
-) -> None:  # fmt: skip
-    """Each prize to the address the rules give, of the exact amount; a recorded transaction must
-    hold that USDC Transfer from the treasury after resolution (docs/protocol.md section 6, check 4)."""
-    shown = {p.get("kind"): p for p in payouts}
-    for kind in sorted(set(shown) - set(expected)):
-        report.differences.append(f"the site lists a {kind} payout; the rules give none")
-    for kind, (address, units, kept) in expected.items():
-        payout = shown.get(kind)
-        amount = from_units(units, decimals)
-        if payout is None:
-            report.differences.append(f"the {kind} payout of {amount} USDC to {address} is missing")
-            continue
-        try:
-            shown_units = to_units(str(payout.get("amount")), decimals)
-        except ValueError:
-            shown_units = -1
-        if _lower(payout.get("address")) != address or shown_units != units:
-            report.differences.append(
-                f"the {kind} payout is {amount} USDC to {address} by the rules; the site shows "
-                f"{payout.get('amount')} to {payout.get('address')}"
-            )
-            continue
-        tx_hash = _lower(payout.get("transactionHash"))
-        if kept:
-            if payout.get("status") != "kept" or tx_hash:
-                report.differences.append(
-                    f"the {kind} share stays in the treasury; the site shows it {payout.get('status')}"
+def check_payments(ctx: Context, report: Report) -> None:
+    r = ctx.replay
+    aborted = r.solution is None and ctx.chain.head_time >= ctx.terms.solution_deadline
+    if r.finalized is None and not aborted:
+        report.line("payments: none due yet (the challenge is not finalized or aborted)")
+        check_payments_listed(ctx, report)
+        return
+    if aborted:
+        report.line(
+            "payments: aborted (the solution was not revealed by its deadline): every stake is refunded with the bond"
+        )
+        expected = bond_shares([r.stakes[s].amount for s in r.refund_order], pot=r.pot, bond=ctx.terms.bond)
+        for seq, share in zip(r.refund_order, expected, strict=True):
+            if r.refunds[seq].args["bond_share"] != share:
+                report.differ(
+                    f"its refund took {usdc(r.refunds[seq].args['bond_share'])} USDC of the bond, not {usdc(share)}",
+                    seq,
                 )
-            else:
-                report.lines.append(f"Payout {kind}: {amount} USDC kept in the treasury")
-            continue
-        if not tx_hash:
-            report.lines.append(f"Payout {kind}: {amount} USDC to {address}: due ({payout.get('status')})")
-            continue
-        problem = _payout_problem(chain, tx_hash, address=address, units=units, resolved_at=resolved_at)
-        if problem:
-            report.differences.append(f"the {kind} payout's transaction {tx_hash} {problem}")
-            report.lines.append(f"Payout {kind}: {amount} USDC to {address}: different")
-        else:
-            report.lines.append(f"Payout {kind}: {amount} USDC to {address}: paid in {tx_hash}")
+    elif r.best.earliest is None:
+        for seq, refund in r.refunds.items():
+            if refund.args["bond_share"]:
+                report.differ("its refund took a share of the bond, which only an abort gives", seq)
+    check_share(ctx, report, aborted=aborted)
+    due = due_payments(ctx)
+    report.line(
+        f"payments: {_count(len(r.paid), 'payment')} and {_count(len(r.refunds), 'refund')} made by the rules"
+        + (f"; due: {', '.join(due)}" if due else "")
+    )
+    check_payments_listed(ctx, report)
 
 
-def _payout_problem(chain: ChainData | None, tx_hash: str, *, address: str, units: int, resolved_at: int | None) -> str:
-    if chain is None:
-        return "cannot be checked without --rpc"
-    tx = chain.mined(tx_hash)
-    receipt = chain.receipts.get(tx_hash)
-    if tx is None or not isinstance(receipt, dict):
-        return "is not on this chain"
-    if _int(receipt.get("status", "0x0")) != 1:
-        return "failed"
-    logs = [transfer_log(e, chain.usdc) for e in receipt.get("logs") or []]
-    if not any(
-        log and log.sender == chain.treasury and log.recipient == address and log.amount_units == units for log in logs
-    ):
-        return f"holds no USDC Transfer of exactly {from_units(units)} from the treasury to {address}"
-    mined = chain.block_time(_int(tx["blockNumber"]))
-    if mined is None or resolved_at is None or mined < resolved_at:
-        return f"was mined at {mined}, before the challenge was resolved at {resolved_at}"
-    return ""
+def check_share(ctx: Context, report: Report, *, aborted: bool) -> None:
+    r, paid = ctx.replay, ctx.replay.paid.get(SHARE)
+    if paid is None:
+        return
+    _, share = split(r.pot) if r.best.earliest is not None and not aborted else (0, 0)
+    expected = share + ctx.terms.bond
+    if (paid.args["to"], paid.args["amount"]) != (ctx.chain.share_receiver, expected):
+        report.differ(
+            f"payments: the share paid {usdc(paid.args['amount'])} USDC to {paid.args['to']}; by the rules "
+            f"{usdc(expected)} USDC to the pot's share receiver {ctx.chain.share_receiver}"
+        )
+
+
+def due_payments(ctx: Context) -> list[str]:
+    r = ctx.replay
+    due: list[str] = []
+    if r.best.earliest is not None and r.finalized is not None:
+        prize, share = split(r.pot)
+        for kind in (EARLIEST, HIGHEST):
+            if kind not in r.paid:
+                due.append(f"the {KIND_NAMES[kind]} prize of {usdc(prize)} USDC")
+        if SHARE not in r.paid:
+            due.append(f"the share of {usdc(share + ctx.terms.bond)} USDC")
+        return due
+    unrefunded = sorted(set(r.stakes) - set(r.refunds))
+    if unrefunded:
+        due.append(f"the refunds of stakes {_some(unrefunded)}")
+    if SHARE not in r.paid and ctx.terms.bond and (r.finalized is not None or not r.stakes):
+        due.append(f"the bond of {usdc(ctx.terms.bond)} USDC back to the share receiver")
+    return due
+
+
+def check_payments_listed(ctx: Context, report: Report) -> None:
+    """The site's list of payments must be the pot's Paid and Refunded events, each once."""
+    r = ctx.replay
+    # (kind, the stake refunded or None, to, units, transaction)
+    chain: set[tuple[object, ...]] = {
+        (KIND_NAMES[k], None, e.args["to"], e.args["amount"], e.tx) for k, e in r.paid.items() if k in KIND_NAMES
+    }
+    for refunded, e in r.refunds.items():
+        chain.add(("refund", refunded, e.args["payer"], e.args["stake"] + e.args["bond_share"], e.tx))
+    site: set[tuple[object, ...]] = set()
+    for p in ctx.winners.get("payments") or []:
+        if isinstance(p, dict):
+            recipient, tx_hash = str(p.get("to") or "").lower(), str(p.get("transactionHash") or "").lower()
+            seq = p.get("seq") if p.get("kind") == "refund" else None
+            site.add((p.get("kind"), seq, recipient, to_units(p.get("amount"), ctx.decimals), tx_hash))
+    for kind, seq, to, amount, tx in sorted(site - chain, key=str):
+        report.differ(
+            f"payments: the site lists a {_payment(kind, seq)} of {_usdc_of(amount)} USDC to {to} "
+            f"(transaction {tx}) that the pot did not make"
+        )
+    for kind, seq, to, amount, tx in sorted(chain - site, key=str):
+        report.differ(
+            f"payments: the site does not list the pot's {_payment(kind, seq)} of {_usdc_of(amount)} USDC to {to} "
+            f"(transaction {tx})"
+        )
+
+
+def _payment(kind: object, seq: object) -> str:
+    return f"refund of stake {seq}" if kind == "refund" else f"{kind} payment"
+
+
+def _count(number: int, thing: str) -> str:
+    return f"{number} {thing}{'' if number == 1 else 's'}"
+
+
+# --- 6. A player's record (docs/protocol.md 3.7) ---------------------------------------------------
 
 
 def read_record(path: str) -> dict:
@@ -1629,445 +1311,193 @@ def read_record(path: str) -> dict:
             record = json.load(file)
     except (OSError, ValueError) as exc:
         raise Unavailable(f"the record {path} cannot be read: {exc}") from exc
-    if not isinstance(record, dict) or not isinstance(record.get("challengeId"), int):
-        raise Unavailable(f"the record {path} is not a Geopoem record (no challengeId)")
+    if not isinstance(record, dict) or record.get("version") != 2 or not isinstance(record.get("challengeId"), int):
+        raise Unavailable(f"{path} is not a Geopoem record of version 2")
     return record
 
 
-def check_record(
-    record: dict,
-    *,
-    chain: ChainData | None,
-    terms: Terms,
-    anchor: Anchor | None,
-    registry: str | None,
-    confirmed: list[Outcome],
-    rejected: list[dict],
-    unclaimed: list[dict],
-    chain_id: int,
-    decimals: int,
-    report: Report,
-) -> None:
-    """A player's downloaded record (docs/protocol.md section 6, check 5): the anchor they saw is
-    the anchor on chain; whether their payment had to count; how the site accounted for it."""
-    tx_hash = _lower(record.get("transactionHash"))
-    by_authorization = is_authorization(record)
-    say, differ = report.lines.append, report.differences.append
-    if by_authorization:
-        say("Your record: a stake paid by authorization" + (f", transaction {tx_hash}" if tx_hash else ""))
-    else:
-        say(f"Your record: transaction {tx_hash}")
-    if record.get("chainId") != chain_id:
-        differ(f"your record is for chain {record.get('chainId')}, the site is on chain {chain_id}")
-    seen = record.get("anchor")
-    if seen:
-        if anchor is None:
-            differ("your record keeps an anchor the chain does not hold")
-        else:
-            kept = (
-                _lower(seen.get("registry")),
-                _lower(seen.get("transactionHash")),
-                seen.get("blockNumber"),
-                _lower(seen.get("solutionSha256")),
-                _lower(seen.get("termsSha256")),
-            )
-            chain_values = (
-                anchor.registry,
-                anchor.transaction_hash,
-                anchor.block_number,
-                anchor.solution_commitment,
-                anchor.terms_hash,
-            )
-            if kept != chain_values:
-                differ("the anchor you saw when paying is not the challenge's anchor on chain")
-            else:
-                say("Your record: the anchor you saw is the anchor on chain")
-    elif anchor is not None:
-        say("Your record keeps no anchor; the challenge's anchor on chain was checked above")
-    address = str(record.get("submitterAddress") or "")
-    commitment = record_commitment(record, chain_id=chain_id, challenge_id=terms.challenge_id)
-    try:
-        units: int | None = to_units(str(record.get("stakeUsdc")), decimals)
-    except ValueError:
-        units = None
-    if chain is None:
-        say("Your record: the payment was not checked (no chain to read)")
+def check_record(ctx: Context, record: dict, report: Report) -> None:
+    """The player's own stake: in the pot, opened by the record's guess, revealed if it would have
+    won, and what it was paid or refunded."""
+    payer = str(record.get("submitterAddress") or "").lower()
+    point = micro_degrees(record.get("coordinates"))
+    salt = record.get("salt")
+    if str(record.get("pot") or "").lower() != ctx.pot or record.get("chainId") != ctx.chain_id:
+        report.differ(f"record: it names the pot {record.get('pot')} on chain {record.get('chainId')}, not {ctx.pot}")
+    opened = ctx.replay.opened
+    if opened is not None and (record.get("termsDigest"), record.get("termsSha256")) != (
+        opened.args["digest"],
+        ctx.terms.terms_hash,
+    ):
+        report.differ("record: the terms you saw (digest and hash) are not the terms the pot opened")
+    if point is None or not is_salt(salt) or (record.get("latE6"), record.get("lonE6")) != point:
+        report.differ(f"record: its guess {record.get('coordinates')!r} and salt are not a well-formed guess")
         return
-    if by_authorization:
-        # Found by the token's AuthorizationUsed log: the record knows its transaction only once
-        # the page learned it. The site's claim of it is the one with its commitment (the token
-        # uses an authorization once), whatever transaction it shows.
-        failing, use = judge_authorization(
-            chain,
-            address=address,
-            commitment=commitment,
-            stake_units=units,
-            valid_before=valid_before_of(record),
-            tx_hash=tx_hash or None,
-            terms=terms,
-        )
-        if use is not None:
-            say(f"Your record: your authorization was used in transaction {use.transaction_hash}")
-            tx_hash = use.transaction_hash
-
-        def yours(row: dict) -> bool:
-            return is_authorization(row) and _claim_key(row) == (address.lower(), commitment)
-
-    else:
-        failing = first_failing_rule(
-            chain=chain,
-            tx_hash=tx_hash,
-            sender=address,
-            stake_units=units,
-            commitment=commitment,
-            challenge_id=terms.challenge_id,
-            terms=terms,
-        )
-
-        def yours(row: dict) -> bool:
-            return _lower(row.get("transactionHash")) == tx_hash and _lower(row.get("commitment")) == commitment
-
-    counted = next((o for o in confirmed if yours(o.row)), None)
-    claim = next((r for r in rejected if yours(r)), None)
-    listed = bool(tx_hash) and any(_lower(r.get("transactionHash")) == tx_hash for r in unclaimed)
-    paid = f"your payment {tx_hash}" if tx_hash else "your payment"
-    if failing is None:
-        if counted is not None:
-            result = "correct" if counted.correct else "not correct"
-            distance = f"{counted.distance:.2f} m" if counted.distance is not None else "no distance"
-            say(
-                f"Your record: the payment had to count, and it is counted as response {counted.id}: "
-                f"{result}, {distance}"
-            )
-        elif claim is not None and claim.get("rejectionCode") == AFTER_RESOLUTION:
-            say(
-                "Your record: the payment was made in time, but your claim reached the site after the challenge "
-                "was resolved: it is not counted in the pot, and the site lists it as an exception"
-            )
-        else:
-            where = (
-                f"rejected {claim.get('rejectionCode')}"
-                if claim
-                else ("listed unclaimed" if listed else "not listed at all")
-            )
-            differ(f"{paid} had to count, and the site does not count it ({where})")
+    mine = [
+        s
+        for s in ctx.replay.stakes.values()
+        if s.payer == payer
+        and s.commitment == record.get("commitment")
+        and stake_commitment(ctx, s, point, str(salt)) == s.commitment
+    ]
+    if not mine:
+        report.differ(f"record: no stake of {payer} in the pot is opened by your guess {text_from_micro(*point)}")
         return
-    if by_authorization and failing == "not_found":
-        say(
-            "Your record: the payment did not have to count: your authorization has not been used on chain "
-            f"(nor cancelled; valid before {valid_before_of(record)})"
+    for stake in mine:
+        check_record_stake(ctx, report, stake, point)
+
+
+def check_record_stake(ctx: Context, report: Report, stake: Stake, point: tuple[int, int]) -> None:
+    r = ctx.replay
+    report.line(f"record: your stake {stake.seq} of {usdc(stake.amount)} USDC is in the pot, and your guess opens it")
+    ctx.recorded[stake.seq] = point
+    verdict = ctx.verdict(point)
+    if verdict is None:
+        report.line("record: the solution is not revealed yet")
+        return
+    won = beats(r.best, seq=stake.seq, amount=stake.amount) if verdict and stake.seq not in r.reveals else []
+    if won and ctx.window_over:
+        held = "the site held it" if stake.seq in ctx.shown else "the site did not have it"
+        report.differ(
+            f"record: your correct guess was never revealed on chain and would have won the {' and '.join(won)} "
+            f"prize ({held})",
+            stake.seq,
         )
-    else:
-        say(f"Your record: the payment did not have to count: the first rule it fails is {failing}")
-    if counted is not None:
-        differ(f"{paid} fails the rule {failing}, yet the site counts it")
-    elif claim is not None:
-        say(f"Your record: the site rejected your claim with {claim.get('rejectionCode')}")
-    elif listed:
-        say("Your record: the site lists your payment as unclaimed")
-    else:
-        say("Your record: the site shows no claim of yours " + ("on this transaction" if tx_hash else "for it"))
+    elif won:
+        deadline = r.solution.args["guess_deadline"] if r.solution else None
+        report.line(f"record: your correct guess would win the {' and '.join(won)} prize: reveal it before {deadline}")
+    report.line(f"record: your guess is {_verdict(verdict)}; {record_money(ctx, stake)}")
 
 
-def row_commitment(row: dict, *, chain_id: int, challenge_id: int) -> str:
-    """The guess commitment of a published claim's text, address and salt."""
-    return guess_commitment(
-        chain_id=chain_id,
-        challenge_id=challenge_id,
-        submitter_address=row["submitterAddress"],
-        text=row.get("submissionText") or "",
-        salt=row.get("submissionSalt") or "",
-    )
+def record_money(ctx: Context, stake: Stake) -> str:
+    r = ctx.replay
+    refund = r.refunds.get(stake.seq)
+    if refund is not None:
+        return f"refunded {usdc(refund.args['stake'] + refund.args['bond_share'])} USDC (transaction {refund.tx})"
+    won = [k for k, seq in ((EARLIEST, r.best.earliest), (HIGHEST, r.best.highest)) if seq == stake.seq]
+    if not won or r.finalized is None:
+        return "nothing paid to it" + (" yet" if r.finalized is None else "")
+    parts = []
+    for kind in won:
+        paid = r.paid.get(kind)
+        parts.append(
+            f"the {KIND_NAMES[kind]} prize, paid {usdc(paid.args['amount'])} USDC (transaction {paid.tx})"
+            if paid
+            else f"the {KIND_NAMES[kind]} prize of {usdc(split(r.pot)[0])} USDC, due"
+        )
+    return "it won " + " and ".join(parts)
 
 
-def record_commitment(record: dict, *, chain_id: int, challenge_id: int) -> str:
-    """The guess commitment of the record's coordinates, address and salt: what its payment must
-    carry (a transfer's calldata, an authorization's nonce)."""
-    return guess_commitment(
-        chain_id=chain_id,
-        challenge_id=challenge_id,
-        submitter_address=str(record.get("submitterAddress") or ""),
-        text=canonical_coordinates(str(record.get("coordinates") or "")) or "",
-        salt=str(record.get("salt") or ""),
-    )
+# --- The whole run -------------------------------------------------------------------------------
 
 
-def verify(
-    *,
-    site: Site,
-    rpc: Rpc | None,
-    challenge_id: int,
-    confirmations: int,
-    usdc: str | None = None,
-    treasury: str | None = None,
-    registry: str | None = None,
-    record: dict | None = None,
-    log_range: int = LOG_RANGE,
-    progress=lambda message: None,
-) -> Report:
+def choose_pot(pot: str | None, chain_id: int, config: dict) -> tuple[str, int]:
+    """The pot to check and the block to read from: --pot, else the pin of the chain; the site's
+    deploy block only when it names that very pot (a later one would hide the Opened event, which is
+    then a difference, and the pot's own stateOf counts every stake)."""
+    pinned = PINNED_POTS.get(chain_id)
+    if pot is None and pinned is None:
+        raise Unavailable(f"no pot is pinned for chain {chain_id} in this script: name it with --pot ADDRESS")
+    address = (pot or pinned[0]).lower()  # type: ignore[index]
+    if not _ADDRESS.match(address):
+        raise Unavailable(f"{address} is not an address")
+    if pinned is not None and pinned[0].lower() == address:
+        return address, pinned[1]
+    site_block = config.get("potDeployBlock")
+    same = str(config.get("potAddress") or "").lower() == address
+    return address, site_block if same and isinstance(site_block, int) and site_block >= 0 else 0
+
+
+def read_all(site: Site, rpc: Rpc, *, challenge_id: int, pot: str | None, log_range: int, progress) -> Context:
     config = site.public_config()
-    usdc_address = _lower(usdc or config["usdcAddress"])
-    treasury_address = _lower(treasury or config["treasuryAddress"])
-    registry_address = _lower(registry or config.get("registryAddress")) or None
-    decimals = int(config.get("tokenDecimals", 6))
-    chain_id = int(config["chainId"])
-    challenge = site.challenge(challenge_id)
-    if challenge is None:
-        raise Unavailable(f"challenge {challenge_id} is not among the site's resolved challenges")
-    demo = bool(challenge.get("isDemo"))
-    report = Report([], [], demo)
-    if canonical_coordinates(challenge.get("solutionReveal") or "") != challenge.get("solutionReveal"):
-        raise Unavailable(f"the revealed solution {challenge.get('solutionReveal')!r} is not canonical coordinates")
-    if rpc is None and not demo:
-        raise Unavailable("--rpc is needed: this challenge's payments are on a chain")
-    chain: ChainData | None = None
-    anchors: list[Anchor] = []
-    if rpc is not None:
-        node_chain = _int(rpc.call("eth_chainId"))
-        if node_chain != chain_id:
-            raise Unavailable(f"the RPC node is on chain {node_chain}, the site on chain {chain_id}")
-        chain = ChainData(rpc, usdc=usdc_address, treasury=treasury_address, progress=progress)
-        if registry_address:
-            anchors = chain.anchors(registry_address, challenge_id)
-    anchor = anchors[0] if anchors else None
-    if rpc is not None or demo:
-        check_terms(challenge=challenge, anchor=anchor, anchors=anchors, registry=registry_address, report=report)
-    if anchor is None and solution_commitment(
-        challenge_id=challenge_id, text=challenge.get("solutionReveal") or "", salt=challenge.get("solutionSalt") or ""
-    ) != _lower(challenge.get("solutionSha256")):
-        report.differences.append("the revealed solution and salt do not hash to the published solution SHA-256")
-    terms = Terms(
+    chain_id = _quantity(rpc.call("eth_chainId"))
+    if config.get("chainId") != chain_id:
+        raise Unavailable(f"the RPC node is on chain {chain_id}, the site on chain {config.get('chainId')}")
+    address, from_block = choose_pot(pot, chain_id, config)
+    # The site and the node answer at the same time: the site's pages while the node's logs come.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        stakes = pool.submit(site.stakes, challenge_id, progress)
+        challenge = site.challenge(challenge_id)
+        winners = site.winners(challenge_id)
+        chain = read_chain(
+            rpc, pot=address, challenge_id=challenge_id, from_block=from_block, log_range=log_range, progress=progress
+        )
+        rows = stakes.result()
+    return Context(
         challenge_id=challenge_id,
-        solution=challenge["solutionReveal"],
-        threshold_m=anchor.threshold_m if anchor else (challenge.get("proximityThreshold") or 0),
-        start=challenge.get("startTimestamp"),
-        closed=challenge.get("closedTimestamp"),
-        anchor=anchor,
-        demo=demo,
-    )
-
-    rows = site.responses(challenge_id, progress)
-    rejected = site.responses(challenge_id, progress, status="rejected")
-    unclaimed = site.unclaimed(challenge_id, progress)
-    outcomes = [Outcome(row) for row in rows]
-    report.outcomes = outcomes
-    for outcome in outcomes:
-        check_offchain(outcome, terms=terms, chain_id=chain_id)
-    winners = site.winners(challenge_id)
-    payout_hashes = [_lower(p.get("transactionHash")) for p in winners.get("payouts") or [] if p.get("transactionHash")]
-    record_hash = [_lower(record.get("transactionHash"))] if record and record.get("transactionHash") else []
-    if chain is None:
-        for outcome in outcomes:
-            outcome.unpaid_demo = True
-    else:
-        claim_hashes = [_lower(r["transactionHash"]) for r in rows + rejected if r.get("transactionHash")] + record_hash
-        chain.read_transactions(claim_hashes + payout_hashes)
-        mined_blocks = [_int(tx["blockNumber"]) for tx in map(chain.mined, claim_hashes) if tx]
-        # The completeness scan: from the anchor's block (unanchored: the earliest claim's) to the head.
-        chain.scan_transfers(anchor.block_number if anchor else min(mined_blocks, default=chain.head), step=log_range)
-        # Each rejected claim paid by authorization (and the record's) is judged by the token's own
-        # logs of its authorization: used (where), cancelled, or neither.
-        searched = [
-            (r["submitterAddress"], row_commitment(r, chain_id=chain_id, challenge_id=challenge_id))
-            for r in rejected
-            if is_authorization(r)
-        ]
-        if record is not None and is_authorization(record):
-            key = record_commitment(record, chain_id=chain_id, challenge_id=challenge_id)
-            searched.append((str(record.get("submitterAddress") or ""), key))
-        chain.search_authorizations(searched)
-        used = sorted({h for h in (chain.used_in(a, n) for a, n in searched) if h})
-        # Those no claim names (the others were read above), and listed unclaimed payments the scan
-        # did not reach (mined before the anchor's block).
-        listed = [_lower(u.get("transactionHash")) for u in unclaimed if u.get("transactionHash")]
-        chain.read_transactions([*chain.scan, *listed, *used])
-        # A payment by authorization is read from its receipt (its AuthorizationUsed log is not a
-        # transfer to the treasury, so the scan does not show it); one receipt per transaction.
-        paid_by_authorization = [
-            _lower(r["transactionHash"]) for r in rows + rejected if is_authorization(r) and r.get("transactionHash")
-        ] + (record_hash if record is not None and is_authorization(record) else [])
-        chain.read_receipts(
-            [h for h in claim_hashes + listed if chain.needs_receipt(h)] + payout_hashes + paid_by_authorization + used
-        )
-        blocks = {_int(tx["blockNumber"]) for tx in map(chain.mined, [*claim_hashes, *payout_hashes, *used]) if tx}
-        blocks |= {log.block_number for logs in chain.scan.values() for log in logs}
-        chain.read_blocks(blocks | {chain.head})
-        for outcome in outcomes:
-            # An unanchored demonstration challenge's seeded claims carry made-up hashes no chain holds:
-            # those are checked off chain only. Anchored, a challenge is checked in full whatever isDemo says.
-            if demo and anchor is None and chain.txs.get(_lower(outcome.row["transactionHash"])) is None:
-                outcome.unpaid_demo = True
-                continue
-            check_onchain(
-                outcome, chain=chain, confirmations=confirmations, terms=terms, chain_id=chain_id, decimals=decimals
-            )
-    # A transaction backs one stake by transfer; one that uses several authorizations backs one
-    # stake per authorization, each by its own Transfer log.
-    seen: dict[tuple[str, int | None], Outcome] = {}
-    for outcome in outcomes:
-        row = outcome.row
-        backing = (row["transactionHash"].lower(), outcome.position[2] if is_authorization(row) else None)
-        if backing in seen:
-            backs = "Transfer" if is_authorization(row) else "transaction"
-            outcome.problems.append(f"its {backs} also backs response {seen[backing].id}")
-        seen.setdefault(backing, outcome)
-    late: list[dict] = []
-    rechecked = chain is not None and not (demo and anchor is None)
-    if chain is not None and rechecked:
-        late = check_rejected(rejected, chain=chain, terms=terms, chain_id=chain_id, decimals=decimals, report=report)
-        check_completeness(
-            chain=chain,
-            terms=terms,
-            confirmed=rows,
-            rejected=rejected,
-            unclaimed=unclaimed,
-            decimals=decimals,
-            report=report,
-        )
-    elif rejected or unclaimed:
-        report.lines.append(f"{len(rejected)} rejected claims and {len(unclaimed)} unclaimed payments: not re-checked")
-
-    # The challenge as a whole: totals, winners, split, payouts.
-    differences = report.differences
-    total = sum(to_units(o.row["submissionStake"], decimals) for o in outcomes)
-    if total != to_units(challenge["stakedSum"], decimals) or len(outcomes) != challenge["responseCount"]:
-        differences.append(
-            f"{len(outcomes)} responses stake {from_units(total, decimals)} USDC; the site shows "
-            f"{challenge['responseCount']} staking {challenge['stakedSum']}"
-        )
-    earliest, highest = pick_winners(outcomes, decimals)
-    split = prize_split(total)
-    for label, expected, prize in (("earliest", earliest, split.earliest), ("highest", highest, split.highest)):
-        shown = winners.get(label)
-        shown_id = shown["id"] if shown else None
-        expected_id = expected.id if expected else None
-        if shown_id != expected_id:
-            differences.append(
-                f"the {label} winner is {_describe(expected)} by the rules; the site shows "
-                + (f"response {shown_id}" if shown_id else "none")
-            )
-            for o in outcomes:
-                if o.id == shown_id and not o.problems:
-                    o.problems.append(f"the site names it the {label} winner; the rules give {_describe(expected)}")
-        elif shown and to_units(shown["prize"], decimals) != prize:
-            differences.append(f"the {label} prize is {from_units(prize, decimals)}, the site shows {shown['prize']}")
-    published = [e for e in winners.get("exceptions") or [] if isinstance(e, dict)]
-    if chain is not None and rechecked:
-        check_exceptions(
-            published=published,
-            late=late,
-            rejected=rejected,
-            outcomes=outcomes,
-            chain=chain,
-            terms=terms,
-            decimals=decimals,
-            earliest=earliest,
-            highest=highest,
-            report=report,
-        )
-    elif published:
-        report.published_exceptions = len(published)
-        report.lines.append(f"{len(published)} exceptions published: not re-checked (no chain to read)")
-    operations = split.operations if earliest else 0
-    unallocated = total - operations - (split.earliest if earliest else 0) - (split.highest if highest else 0)
-    for label, expected_units in (("operations", operations), ("unallocated", unallocated)):
-        if to_units(str(winners.get(label)), decimals) != expected_units:
-            differences.append(
-                f"{label} is {from_units(expected_units, decimals)} USDC, the site shows {winners.get(label)}"
-            )
-    check_payouts(
-        payouts=winners.get("payouts") or [],
-        expected=expected_payouts(
-            earliest=earliest, highest=highest, split=split, config=config, treasury=treasury_address
-        ),
+        chain_id=chain_id,
+        pot=address,
+        decimals=int(config.get("tokenDecimals", 6)),
+        config=config,
+        challenge=challenge,
+        winners=winners,
+        rows=rows,
         chain=chain,
-        resolved_at=challenge.get("resolvedTimestamp"),
-        decimals=decimals,
-        report=report,
+        replay=replay(chain.events, chain_id=chain_id, pot=address, challenge_id=challenge_id),
     )
+
+
+def verify(ctx: Context, record: dict | None = None) -> Report:
+    """The checks of docs/protocol.md section 5, in its order."""
+    report = Report(stakes=len(ctx.replay.stakes))
+    check_pot(ctx, report)
+    if ctx.replay.opened is None:
+        report.differ(f"challenge {ctx.challenge_id} was never opened in the pot {ctx.pot}: it holds no terms for it")
+        return report
+    check_terms(ctx, report)
+    check_stakes(ctx, report)
+    check_winners(ctx, report)
+    check_published(ctx, report)
+    check_payments(ctx, report)
     if record is not None:
-        check_record(
-            record,
-            chain=chain,
-            terms=terms,
-            anchor=anchor,
-            registry=registry_address,
-            confirmed=outcomes,
-            rejected=rejected,
-            unclaimed=unclaimed,
-            chain_id=chain_id,
-            decimals=decimals,
-            report=report,
-        )
+        check_record(ctx, record, report)
     return report
 
 
-def _describe(outcome: Outcome | None) -> str:
-    return outcome.name if outcome else "none"
-
-
-# --- Output ------------------------------------------------------------------------------------
-
-
-def print_report(report: Report, out=None) -> None:
-    out = out or sys.stdout
-    print(
-        f"{'response':>9}  {'player':<12}  {'guess':<24}  {'stake':>14}  "
-        f"{'block:tx:log':<18}  {'distance m':>13}  outcome",
-        file=out,
-    )
-    for o in report.outcomes:
-        row = o.row
-        position = f"{row.get('blockNumber')}:{row.get('transactionIndex')}:{row.get('logIndex')}"
-        distance = f"{o.distance:.2f}" if o.distance is not None else "-"
-        address = row["submitterAddress"]
-        verdict = "correct" if o.correct else "wrong"
-        print(
-            f"{row['id']:>9}  {address[:6] + '..' + address[-4:]:<12}  {row.get('submissionText') or '':<24}  "
-            f"{row['submissionStake']:>14}  {position:<18}  {distance:>13}  "
-            + (
-                "DIFFERS: " + "; ".join(o.problems)
-                if o.problems
-                else f"{verdict}, reproduced" + (" (demo: no payment)" if o.unpaid_demo else "")
-            ),
-            file=out,
+def stake_lines(ctx: Context) -> list[str]:
+    """One line per stake: who, how much, the guess (revealed on chain, else as published), the
+    verdict and what it got."""
+    r = ctx.replay
+    lines = [f"{'stake':>7}  {'payer':<12}  {'USDC':>14}  {'guess':<24}  outcome"]
+    for seq, stake in sorted(r.stakes.items()):
+        revealed = r.reveals.get(seq)
+        point = (revealed.args["lat"], revealed.args["lon"]) if revealed else ctx.shown.get(seq, ctx.recorded.get(seq))
+        verdict = ctx.verdict(point) if point else None
+        outcome = (
+            "not scored" if verdict is None else _verdict(verdict) + (", revealed" if revealed else ", not revealed")
         )
+        if r.finalized is not None or seq in r.refunds:
+            outcome += "; " + record_money(ctx, stake).replace("it won", "won")
+        guess = text_from_micro(*point) if point and in_range(*point) else (str(point) if point else "-")
+        payer = stake.payer[:6] + ".." + stake.payer[-4:]
+        lines.append(f"{seq:>7}  {payer:<12}  {usdc(stake.amount):>14}  {guess:<24}  {outcome}")
+    return lines
+
+
+def print_report(ctx: Context | None, report: Report, out=None) -> None:
+    out = out or sys.stdout
+    if ctx is not None:
+        for line in stake_lines(ctx):
+            print(line, file=out)
     for line in report.lines:
         print(line, file=out)
-    for line in report.exceptions:
+    for line in report.differences:
         print(line, file=out)
-    for o in report.outcomes:
-        for problem in o.problems:
-            print(f"DIFFERENCE {o.name}: {problem}", file=out)
-    for difference in report.differences:
-        print(f"DIFFERENCE: {difference}", file=out)
-    unpaid = sum(1 for o in report.outcomes if o.unpaid_demo)
-    if unpaid:
-        print(
-            f"This is a demonstration challenge: {unpaid} of its claims carry made-up transaction hashes that no "
-            "chain holds, so their payments were not checked; everything else was.",
-            file=out,
-        )
-    total = len(report.outcomes)
-    count = report.published_exceptions
-    # Said on the last line whenever there is any: exit status 0 with exceptions still means stakes
-    # paid in time that are not in the pot (the EXCEPTION lines above).
-    exceptions = f"; the site published {count} exception{'s' if count != 1 else ''}" if count else ""
+    total = report.stakes
     if report.ok:
-        print(f"{total} of {total} outcomes reproduced{exceptions}", file=out)
+        print(f"{total} of {total} outcomes reproduced", file=out)
     else:
-        differing = total - report.reproduced
+        others = sum(1 for d in report.differences if d.startswith("DIFFERENCE:"))
         print(
-            f"DIFFERENCES FOUND: {differing} of {total} outcomes differ, and {len(report.differences)} other "
-            f"difference{'s' if len(report.differences) != 1 else ''} ({report.reproduced} of {total} outcomes "
-            f"reproduced){exceptions}",
+            f"DIFFERENCES FOUND: {len(report.differing)} of {total} outcomes differ, and {others} other "
+            f"difference{'s' if others != 1 else ''} ({total - len(report.differing)} of {total} outcomes reproduced)",
             file=out,
         )
 
 
 def progress_printer(stream=None):
     """A progress line on stderr: rewritten in place on a terminal; into a file or a pipe, at most a
-    line a second (a long run is still visibly alive, its log stays short)."""
+    line a second."""
     stream = stream or sys.stderr
     tty = stream.isatty()
     last = [0.0]
@@ -2084,24 +1514,16 @@ def progress_printer(stream=None):
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Re-check every outcome of a resolved Geopoem challenge.")
+    parser = argparse.ArgumentParser(description="Re-check a Geopoem challenge from the pot, and hold the site to it.")
     parser.add_argument("--site", required=True, help="the site's address, e.g. https://geopoem.example")
-    parser.add_argument("--rpc", help="a JSON-RPC node of the site's chain (not needed for a demo challenge)")
+    parser.add_argument("--rpc", required=True, help="a JSON-RPC node of the site's chain, one you trust")
     parser.add_argument("--challenge", type=int, help="the challenge id (default: the record's, with --record)")
-    parser.add_argument("--confirmations", type=int, default=2, help="blocks a payment must be deep (default 2)")
-    parser.add_argument("--usdc", help="the USDC contract to hold the site to (default: the site's own setting)")
-    parser.add_argument("--treasury", help="the treasury address to hold the site to (default: the site's)")
+    parser.add_argument("--record", help="a record downloaded from the page: checks your own stake")
+    parser.add_argument("--pot", help="the pot to check (default: the one pinned in this script for the chain)")
     parser.add_argument(
-        "--registry", help="the terms registry to read the anchor from (default: your record's, else the site's)"
+        "--log-range", type=int, default=LOG_RANGE, help=f"blocks per eth_getLogs (default {LOG_RANGE})"
     )
-    parser.add_argument(
-        "--record", help="a record downloaded from the page: checks how your own claim was accounted for"
-    )
-    parser.add_argument(
-        "--log-range", type=int, default=LOG_RANGE, help=f"blocks per eth_getLogs request (default {LOG_RANGE})"
-    )
-    parser.add_argument("--batch", type=int, default=100, help="RPC calls per JSON-RPC batch (default 100)")
-    parser.add_argument("--page-size", type=int, default=PAGE_SIZE, help="responses per API page (1 to 1000)")
+    parser.add_argument("--batch", type=int, default=BATCH, help=f"calls per JSON-RPC batch (default {BATCH})")
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds per HTTP request (default 30)")
     parser.add_argument("--quiet", action="store_true", help="no progress line")
     args = parser.parse_args(argv)
@@ -2113,16 +1535,11 @@ def main(argv: list[str] | None = None) -> int:
         challenge_id = args.challenge if args.challenge is not None else record["challengeId"]  # type: ignore[index]
         if record is not None and record["challengeId"] != challenge_id:
             raise Unavailable(f"the record is for challenge {record['challengeId']}, not {challenge_id}")
-        registry = args.registry or ((record or {}).get("anchor") or {}).get("registry")
-        report = verify(
-            site=Site(args.site, timeout=args.timeout, page_size=args.page_size),
-            rpc=Rpc(args.rpc, timeout=args.timeout, batch=args.batch) if args.rpc else None,
+        ctx = read_all(
+            Site(args.site, timeout=args.timeout),
+            Rpc(args.rpc, timeout=args.timeout, batch=args.batch),
             challenge_id=challenge_id,
-            confirmations=args.confirmations,
-            usdc=args.usdc,
-            treasury=args.treasury,
-            registry=registry,
-            record=record,
+            pot=args.pot,
             log_range=args.log_range,
             progress=progress,
         )
@@ -2131,7 +1548,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if not args.quiet and sys.stderr.isatty():
         sys.stderr.write("\n")
-    print_report(report)
+    report = verify(ctx, record)
+    print_report(ctx, report)
     return 0 if report.ok else 1
 
 

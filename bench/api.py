@@ -1,7 +1,7 @@
-"""Benchmark 1: API throughput. gunicorn with the production settings (bench.settings adds only the
-floor URL), PostgreSQL and Redis, loaded by wrk on loopback at 32 connections; each endpoint's
-requests per second and p99 as a ratio of the floor's (a bare constant JSON view) in the same run.
-The floor and each endpoint alternate in rounds; the figure is the median of the rounds' ratios.
+"""Benchmark: the public answers against the floor (docs/performance.md section 6). gunicorn with the
+production settings (bench.settings adds only the floor URL), PostgreSQL and Redis, loaded by wrk on loopback at 32
+connections; each endpoint's requests per second and p99 as a ratio of the floor's (a bare constant JSON view) in
+the same run. The floor and each endpoint alternate in rounds; the figure is the median of the rounds' ratios.
 
 Then the same through nginx from Debian as a CDN-like shared cache (`proxy_cache`, honouring the
 answers' `Cache-Control: ... s-maxage=1`), against the floor through the same nginx (which it does
@@ -9,28 +9,32 @@ not cache: the floor sends no caching headers)."""
 
 import contextlib
 import json
+import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
+from devtools.processes import free_port, stop
+
+from . import tables
 from .common import (
     DATABASE,
     REDIS_URL,
     command,
-    django_env,
+    django_main,
     flush_redis,
-    free_port,
+    fresh_database,
     gunicorn,
+    in_django,
+    load_average,
     log,
-    manage,
-    python_module,
-    recreate_database,
-    stop,
+    median,
     write_result,
 )
 
@@ -38,9 +42,9 @@ CONNECTIONS = 32
 THREADS = 2
 SECONDS = 4
 WARMUP_SECONDS = 2
-ROUNDS = 7
+ROUNDS = int(os.environ.get("BENCH_API_ROUNDS", "5"))
 FLOOR = "/bench/floor"
-GOAL_RPS_RATIO = 0.90  # of the floor's req/s, and p99 within 1.5x (docs/performance.md section 1)
+GOAL_RPS_RATIO = 0.90  # of the floor's req/s, and p99 within 1.5x (docs/performance.md section 6)
 GOAL_P99_RATIO = 1.5
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 NGINX_CONF = """
@@ -108,12 +112,6 @@ def wrk(url: str, seconds: int) -> dict:
         text=True,
     )
     return parse_wrk(done.stdout)
-
-
-def median(values: list[float]) -> float:
-    ordered = sorted(values)
-    middle = len(ordered) // 2
-    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
 
 
 def measure(base: str, endpoints: dict[str, str], rounds: int) -> dict[str, dict]:
@@ -266,25 +264,25 @@ def cpu_per_request(paths: list[str], times: int = 3000, repeats: int = 3) -> di
 CHANGES = 10
 
 
-def change_active(count: int) -> list[float]:
-    """Run inside the Django env (`python -m bench.api change N`): N changes of the active challenge's
+def change_active(challenge_id: int, count: int) -> list[float]:
+    """Run inside the Django env (`python -m bench.api change ID N`): N changes of the active challenge's
     title, each committed with its bump as the admin or a worker would, 0.5 s apart; the wall time
     right after each commit (the bump is published by then)."""
-    from challenges.models import Challenge, ChallengeStatus
+    from challenges.models import Challenge
     from config.public_cache import public_answers_mark_stale
     from django.db import transaction
 
     committed = []
     for number in range(count):
         with transaction.atomic():
-            Challenge.objects.filter(status=ChallengeStatus.ACTIVE).update(poem_title=f"Change {number}")
+            Challenge.objects.filter(pk=challenge_id).update(poem_title=f"Change {number}")
             public_answers_mark_stale()
         committed.append(time.time())
         time.sleep(0.5)
     return committed
 
 
-def staleness_under_load(base: str, env: dict[str, str], path: str) -> dict:
+def staleness_under_load(base: str, env: dict[str, str], path: str, challenge_id: int) -> dict:
     """While wrk loads `path`, another process commits CHANGES changes of the active challenge; a
     poller reads `path` back to back. For each change: from its commit to the end of the first
     answer that shows it, and how many answers to requests started over 100 ms after the commit were
@@ -307,7 +305,7 @@ def staleness_under_load(base: str, env: dict[str, str], path: str) -> dict:
     poller = threading.Thread(target=poll, daemon=True)
     poller.start()
     try:
-        committed = json.loads(python_module("bench.api", env, "change", str(CHANGES)))
+        committed = in_django("bench.api", env, "change", str(challenge_id), str(CHANGES))
     finally:
         stop_polling.set()
         poller.join(timeout=30)
@@ -337,10 +335,9 @@ def nginx_version() -> str:
 
 
 def run() -> dict:
-    url = recreate_database(DATABASE)
-    env = django_env(url)
-    manage(env, "migrate", "--noinput", "-v", "0")
-    seeded = json.loads(python_module("bench.data", env, "api"))
+    load_before = load_average()
+    env = fresh_database()
+    seeded = in_django("bench.site", env, "seed")
     endpoints = {
         "active": "/api/challenges/active",
         "resolved": "/api/challenges/resolved",
@@ -349,7 +346,7 @@ def run() -> dict:
     flush_redis()
     with gunicorn(env) as base:
         cached = measure(base, endpoints, ROUNDS)
-        staleness = staleness_under_load(base, env, endpoints["active"])
+        staleness = staleness_under_load(base, env, endpoints["active"], seeded["active"])
         log(f"invalidation under load: {staleness}")
         with nginx(base) as front:
             statuses = {name: cache_status(front, path) for name, path in endpoints.items()}
@@ -357,11 +354,11 @@ def run() -> dict:
             log(f"nginx X-Cache-Status of two requests in a row: {statuses}")
             fronted = measure(front, endpoints, ROUNDS)
     # The same endpoints with a dummy cache: what the cache is worth (informational, no goal).
-    with gunicorn(django_env(url, BENCH_NO_CACHE="1")) as base:
+    with gunicorn({**env, "BENCH_NO_CACHE": "1"}) as base:
         uncached = measure(base, endpoints, 1)
 
     flush_redis()
-    cpu = json.loads(python_module("bench.api", env, "cpu", FLOOR, *endpoints.values()))
+    cpu = in_django("bench.api", env, "cpu", FLOOR, *endpoints.values())
     log("CPU per request in-process: " + ", ".join(f"{p} {us:.0f} us" for p, us in cpu.items()))
     rtt = redis_round_trip()
     log(f"Redis MGET round trip: median {rtt['medianMs']:.2f} ms, p99 {rtt['p99Ms']:.2f} ms")
@@ -391,18 +388,15 @@ def run() -> dict:
     return write_result(
         "api",
         {
-            "command": command("api"),
+            "command": command("api", "BENCH_API_ROUNDS"),
             "setup": {
-                "server": "gunicorn as in the Procfile, 2 sync workers; production settings + /bench/floor",
-                "cdn": f"nginx {nginx_version()} (Debian), 1 worker, proxy_cache honouring the origin's "
-                "Cache-Control, proxy_cache_revalidate and proxy_cache_lock on; its rows' floor is /bench/floor "
-                "through the same nginx (not cached: no caching headers)",
-                "load": f"wrk -t{THREADS} -c{CONNECTIONS} -d{SECONDS}s --latency; per endpoint {ROUNDS} rounds of "
-                f"floor and endpoint back to back (alternating which goes first), after {WARMUP_SECONDS} s "
-                "warm-ups; the median of the rounds' ratios",
-                "data": "5 resolved challenges x 10 confirmed responses, 1 active challenge with 10",
+                "server": "gunicorn, 2 sync workers; production settings + /bench/floor",
+                "cdn": f"nginx {nginx_version()}, 1 worker, proxy_cache honouring the origin's Cache-Control, "
+                "proxy_cache_revalidate and proxy_cache_lock on; its floor is /bench/floor through the same nginx",
+                "load": f"wrk -t{THREADS} -c{CONNECTIONS} -d{SECONDS}s --latency; {ROUNDS} rounds per endpoint",
+                "data": "the pot's events recorded (devtools/pot_records.py): 5 paid challenges of 10 stakes, "
+                "1 open challenge of 10",
                 "database": f"PostgreSQL {DATABASE}, Redis {REDIS_URL}",
-                "cpu": subprocess.run(["nproc"], stdout=subprocess.PIPE, text=True).stdout.strip() + " cores, shared",
             },
             "goals": {"rpsRatioAtLeast": GOAL_RPS_RATIO, "p99RatioAtMost": GOAL_P99_RATIO},
             "nginxCacheStatus": statuses,
@@ -414,19 +408,42 @@ def run() -> dict:
                 for name, path in endpoints.items()
             },
         },
+        load_before=load_before,
     )
 
 
+def render(result: dict) -> dict[str, str]:
+    rows = [
+        [f"`{r['endpoint']}`", r["variant"], tables.number(r["rps"]), tables.number(r["floorRps"]),
+         tables.number(r["rpsRatio"], 2), tables.number(r["p99Ms"], 1), tables.number(r["floorP99Ms"], 1),
+         tables.number(r["p99Ratio"], 2), tables.met(r["meetsGoal"]) if r["variant"] == "cached" else "(no goal)"]
+        for r in result["rows"]
+    ]  # fmt: skip
+    headers = ["endpoint", "variant", "req/s", "floor req/s", "req/s ratio", "p99 ms", "floor p99 ms", "p99 ratio",
+               f"goal: ≥ {GOAL_RPS_RATIO:g} and ≤ {GOAL_P99_RATIO:g}"]  # fmt: skip
+    cpu = tables.table(
+        ["CPU per request in one process (µs)", "answer", "floor", "ratio"],
+        [[name, tables.number(v["us"]), tables.number(v["floorUs"]), tables.number(v["ratio"], 2)]
+         for name, v in result["cpuPerRequestUs"].items()],
+        right=(1, 2, 3),
+    )  # fmt: skip
+    s = result["invalidationUnderLoad"]
+    stale = tables.table(
+        ["changes committed under load", "seen", "commit to the new answer, median / max ms",
+         "older answers after 100 ms"],
+        [[s["changes"], s["seen"], f"{tables.number(s['commitToNewAnswerMedianMs'])} / "
+          f"{tables.number(s['commitToNewAnswerMaxMs'])}", s["olderAnswersAfter100Ms"]]],
+        right=(0, 1, 3),
+    )  # fmt: skip
+    body = tables.table(headers, rows, right=(2, 3, 4, 5, 6, 7))
+    return {"api": "\n\n".join([body, cpu, stale, tables.provenance(result)])}
+
+
 if __name__ == "__main__":
-    import sys
-
-    if sys.argv[1:2] in (["cpu"], ["change"]):
-        import django
-
-        django.setup()
-        if sys.argv[1] == "cpu":
-            print(json.dumps(cpu_per_request(sys.argv[2:])))
-        else:
-            print(json.dumps(change_active(int(sys.argv[2]))))
-    else:
-        run()
+    django_main(
+        {
+            "cpu": lambda *paths: cpu_per_request(list(paths)),
+            "change": lambda challenge_id, count: change_active(int(challenge_id), int(count)),
+        },
+        sys.argv[1:],
+    )

@@ -1,7 +1,8 @@
-"""Benchmark 4: the page. The initial JS + CSS gzipped (scripts/bundle_budget.mjs, the CI budget)
-and Lighthouse 12.8.2 (mobile preset: its default form factor and simulated throttling) against the
-page served by gunicorn with whitenoise (production settings, collectstatic of the built bundle),
-with Debian's Chromium headless. Lighthouse runs RUNS times; each category's median is reported."""
+"""Benchmark: the page (docs/performance.md section 7). The initial JS + CSS gzipped
+(scripts/bundle_budget.mjs, the CI budget) and Lighthouse (mobile preset: its default form factor and
+simulated throttling) against the page served by gunicorn with whitenoise (production settings,
+collectstatic of the built bundle), with Debian's Chromium headless. Lighthouse runs RUNS times; each
+category's median is reported."""
 
 import json
 import os
@@ -9,22 +10,23 @@ import subprocess
 import sys
 from pathlib import Path
 
+from . import tables
 from .common import (
-    DATABASE,
+    NODE_MODULES,
     ROOT,
     collectstatic,
-    django_env,
+    command,
     flush_redis,
+    fresh_database,
     gunicorn,
+    in_django,
+    load_average,
     log,
-    manage,
-    python_module,
-    recreate_database,
     snapshot_bundle,
     write_result,
 )
 
-LIGHTHOUSE = ROOT / "node_modules" / ".bin" / "lighthouse"
+LIGHTHOUSE = NODE_MODULES / ".bin" / "lighthouse"
 CHROME = os.environ.get("CHROME_PATH", "/usr/bin/chromium")
 CHROME_FLAGS = (
     "--headless=new --no-sandbox --disable-gpu --disable-quic --no-first-run "
@@ -107,12 +109,13 @@ def lighthouse(url: str, out: Path) -> dict:
 
 
 def run() -> dict:
+    load_before = load_average()
+    if not (ROOT / "frontend" / "webpack-stats.json").exists():
+        raise RuntimeError("the front-end bundle is not built (`make bench` builds it: `make build`)")
     size = bundle(snapshot_bundle())
     log(f"initial JS+CSS {size['gzipBytes']} B gzipped (budget {BUDGET_KB} KB)")
-    url = recreate_database(DATABASE)
-    env = django_env(url)
-    manage(env, "migrate", "--noinput", "-v", "0")
-    python_module("bench.data", env, "api")  # an active challenge and resolved ones, as a live page has
+    env = fresh_database()
+    in_django("bench.site", env, "seed")  # an open challenge and paid ones, as a live page has
     collectstatic(env)
     flush_redis()
     runs, failed_runs = [], []
@@ -135,7 +138,7 @@ def run() -> dict:
     return write_result(
         "page",
         {
-            "command": "make bench  (.venv/bin/python -m bench.run page)",
+            "command": command("page", "BENCH_LIGHTHOUSE_RUNS"),
             "setup": {
                 "bundle": "node scripts/bundle_budget.mjs (entry chunk 'main' of frontend/webpack-stats.json, gzip -9)",
                 "server": "gunicorn (2 sync workers), production settings, whitenoise compressed manifest storage",
@@ -150,8 +153,17 @@ def run() -> dict:
             "runs": runs,
             "failedRuns": failed_runs,
         },
+        load_before=load_before,
     )
 
 
-if __name__ == "__main__":
-    run()
+def render(result: dict) -> dict[str, str]:
+    b = result["bundle"]
+    size = tables.table(
+        ["initial JS + CSS, gzipped", "budget", ""],
+        [[f"{b['gzipBytes']:,} B", f"{b['budgetKb']} KB", tables.met(b["gzipBytes"] <= b["budgetKb"] * 1000)]],
+        right=(0, 1),
+    )
+    rows = [[c, result["scores"][c], f"≥ {result['goals'][c]}", tables.met(result["meets"][c])] for c in CATEGORIES]
+    scores = tables.table([f"Lighthouse, median of {len(result['runs'])} runs", "score", "goal", ""], rows, right=(1,))
+    return {"page": "\n\n".join([size, scores, tables.provenance(result)])}

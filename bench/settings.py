@@ -19,11 +19,3 @@ if env.bool("BENCH_NO_CACHE", default=False):
 if env("BENCH_WEBPACK_STATS", default=""):
     WEBPACK_LOADER["DEFAULT"]["STATS_FILE"] = env("BENCH_WEBPACK_STATS")
     STATICFILES_DIRS = [env("BENCH_BUNDLE_DIR")]
-
-# The admin benchmark renders admin pages without a collected manifest (no front-end build needed):
-# the static tag then looks names up in the finders instead of the manifest, both a dictionary read.
-if env.bool("BENCH_PLAIN_STATIC", default=False):
-    STORAGES = {
-        **STORAGES,  # noqa: F405
-        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
-    }

@@ -94,9 +94,9 @@ class PotCall(models.Model):
 
 
 class RelayerAccount(models.Model):
-    """Geopoem's relayer (docs/protocol.md section 2a, "The relayer"): the address of RELAYER_KEY,
-    the next nonce it will use (read from the chain the first time, then kept here so that many
-    stakes go out per block without waiting for receipts), its last balance read and the alarm. One
+    """Geopoem's relayer (docs/protocol.md section 3): the address of RELAYER_KEY, the next nonce it
+    will use (read from the chain the first time, then kept here so that many stakes go out per
+    block without waiting for receipts), its last balance read and the alarm. One
     row per address: a new key starts a new row, and the old one keeps its history.
 
     The row is also the relayer's lock: every send and every re-send runs under SELECT ... FOR

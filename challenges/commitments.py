@@ -85,7 +85,7 @@ def solution_commitment_v1(*, challenge_id: int, text: str, salt: str) -> str:
 
 
 def terms_commitment(*, challenge_id: int, poem_title: str, poem_text: str, instructions_text: str) -> str:
-    """The terms hash anchored on chain (docs/protocol.md section 6): each text exactly as the API
+    """The terms hash the pot's terms hold (docs/protocol.md section 1): each text exactly as the API
     serves it (sanitised HTML) hashed first, so the joined text is unambiguous whatever it holds."""
     parts = "|".join(_sha256_hex(text) for text in (poem_title, poem_text, instructions_text))
     return _sha256_hex(f"geopoem:terms:v1|{challenge_id}|{parts}")

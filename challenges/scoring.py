@@ -79,3 +79,31 @@ def prize_split(total: Decimal) -> PrizeSplit:
         highest=share(HIGHEST_SHARE),
         operations=share(OPERATIONS_SHARE),
     )
+
+
+# A hexagonal covering of the plane by discs needs 2π/(3√3) times the area they cover alone.
+COVERING_DENSITY = Decimal("1.2092")
+BLANKET_RADIUS_M = 10_000
+
+
+@dataclass(frozen=True)
+class Blanket:
+    """What covering a circle with guesses costs at a challenge's threshold and minimum stake."""
+
+    stakes: int  # guesses of the minimum stake needed to cover the circle
+    cost: Decimal  # USDC
+    worth_it_at: Decimal  # the pot (those stakes included) at which the earliest prize repays them
+
+
+def blanket(*, threshold_m: int | None, min_stake: Decimal, radius_m: int = BLANKET_RADIUS_M) -> Blanket | None:
+    """Each correct guess covers a disc of the threshold's radius: covering a circle of `radius_m`
+    around a suspected place takes about density × (radius / threshold)² guesses, and a player who
+    blankets it wins "earliest correct" (40 %) for sure once the place is inside. Staff see this when
+    they set the threshold and the minimum stake (docs/decisions.md, "A blanket of cheap guesses").
+    None without a threshold: only the exact point is correct, and no number of guesses covers a
+    circle."""
+    if not threshold_m:
+        return None
+    stakes = math.ceil(COVERING_DENSITY * (Decimal(radius_m) / Decimal(threshold_m)) ** 2)
+    cost = stakes * min_stake
+    return Blanket(stakes=stakes, cost=cost, worth_it_at=(cost / EARLIEST_SHARE).quantize(Decimal("0.01")))

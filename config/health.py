@@ -9,8 +9,8 @@ part's check the others wait for its answer rather than run it too (no stampede 
 The database is shared like the others: without a persistent connection (CONN_MAX_AGE 0) each
 check opens a PostgreSQL connection, the dearest thing a probe did and one with a hard cap.
 
-The relayer (docs/protocol.md section 2a) is not a part: a relayer short of ETH, switched off or
-without a key leaves the site serving (players pay by direct transfer, or send their authorization
+The relayer (docs/protocol.md section 3) is not a part: a relayer short of ETH, switched off or
+without a key leaves the site serving (players stake by approval, or send their authorization
 themselves), and a 503 here would have the platform's router or a load balancer take away a site
 that still works. Its balance alarm is an error in the logs and a banner in the admin (Chain ->
 Relayer), where the money is seen to."""

@@ -3,13 +3,14 @@ stack) passes through `redact` before it is written.
 
 What counts as secret here:
 - the values of secret settings (SECRET_KEY, the database and Redis passwords, any setting whose
-  name ends in PRIVATE_KEY) and the path/query of each RPC URL (providers put API keys there);
+  name ends in _KEY: the operator's and the relayer's) and the path/query of each RPC URL
+  (providers put API keys there);
 - a 64-hex-digit string that is not a 0x-prefixed transaction hash: salts (solution and guess)
   and bare private keys have that shape;
 - a 0x-prefixed 64-hex value named as a key (`private_key=0x...`, `"key": "0x..."`);
 - the password in any URL's user-info (`redis://:pw@host`, `postgres://user:pw@host`);
 - a 65-byte signature (130 hex digits, 0x or not): a player's signed payment authorization is a
-  bearer instrument until it is used on chain (docs/protocol.md section 2a).
+  bearer instrument until it is used on chain (docs/protocol.md section 2, "Stakes").
 Transaction hashes, addresses and ids stay readable: the logs are for operating the game."""
 
 import logging
@@ -33,7 +34,9 @@ def _configured_secrets() -> list[str]:
             return []
         found: list[str] = []
         for name in dir(settings):
-            if name.isupper() and (name.endswith("PRIVATE_KEY") or name == "SECRET_KEY"):
+            # SECRET_KEY, and every key setting (POT_OPERATOR_KEY, RELAYER_KEY, ...): a 0x private key
+            # looks like a transaction hash, which the patterns below leave readable.
+            if name.isupper() and name.endswith("_KEY"):
                 value = getattr(settings, name, "")
                 if isinstance(value, str) and len(value) >= 8:
                     found.append(value)

@@ -48,7 +48,7 @@ ENTRY_PREFIX = "challenges:public:"
 CHANNEL = "challenges:public:bumped"
 PUBLIC_CACHE_SECONDS = 60
 # For browsers as `no-cache` was (store, revalidate with If-None-Match every time, 304 on a match);
-# a shared cache (CDN) may answer from its copy for 1 s (docs/protocol.md section 3.4b).
+# a shared cache (CDN) may answer from its copy for 1 s (docs/protocol.md section 3.6).
 PUBLIC_CACHE_CONTROL = "public, max-age=0, must-revalidate, s-maxage=1"
 # Accept headers under which DRF's negotiation picks the JSON renderer without a doubt (absent:
 # wrk, curl; `*/*`: fetch()); any other goes through DRF, which answers 406 when JSON is not acceptable.

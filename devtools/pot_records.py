@@ -1,5 +1,5 @@
 """The pot's events recorded without a chain: data for the tests and benchmarks that run no node
-(conftest.py's make_challenge and make_stake, bench/data.py, load/run.py). The events are written as
+(conftest.py's make_challenge and make_stake, bench/site.py, load/run.py). The events are written as
 the follower writes what it reads (chain/models.py, PotEvent) and projected by the follower's own code
 (chain/pot/projection.py), so everything the site shows is built the real way; only the chain is
 made up (block numbers, hashes and times no node holds). The chain tests use anvil instead.

@@ -1,5 +1,5 @@
 """What the responses app needs of the chain, as one typed interface (docs/architecture.md, "Where
-data flows upward"). responses sits below chain and never imports it: chain/apps.py installs the
+data flows upward: one port per app"). responses sits below chain and never imports it: chain/apps.py installs the
 chain's adapter when Django starts (chain/pot/port.py). The null port answers until then, with what
 a site without a chain would say: every signature unchecked, the relay switched off."""
 

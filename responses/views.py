@@ -113,7 +113,7 @@ def _page(request: Request, views: list[dict], *, limit: int, direction: str) ->
     if len(rows) > limit:
         last = rows[limit - 1]["_row"]
         views = views[: views.index(rows[limit - 1]) + 1]
-        headers["Link"] = f'<{pagination.next_link(request, last, direction)}>; rel="next"'
+        headers["Link"] = pagination.next_link(request, last, direction)
     return [{k: v for k, v in view.items() if k != "_row"} for view in views], headers
 
 

@@ -76,8 +76,11 @@ TARGETS: dict[str, list[str]] = {
     # The players' verifier: its tests run it in the test's own process (VERIFY_IN_PROCESS, below),
     # so that the mutant is what runs; as a player runs it (`python -S`) otherwise.
     "verify_challenge.py": [
-        "tests/test_verify_challenge_vectors.py",
-        "tests/test_verify_command_line.py",
+        "tests/test_verify_challenge.py",
+        "chain/tests/test_verify_honest.py",
+        "chain/tests/test_verify_differences.py",
+        "chain/tests/test_verify_refunds.py",
+        "chain/tests/test_verify_node_limits.py",
     ],
 }
 

@@ -21,7 +21,7 @@
  * run with bail 1: killed when they fail, survived when they pass; a run over --timeout seconds
  * (default 60) is killed and counted "killed by timeout". Sequential: two cores, one module file.
  *
- * Runner, measured on verify-outcomes.ts's two test files (2026-11-25): `npx vitest run <tests>
+ * Runner, measured on the treasury design's verifier's two test files (2026-11-25): `npx vitest run <tests>
  * --bail=1 --reporter=dot` starts a new process per mutant, 3.5 s for a passing run at load average
  * 0.1; vitest's node API (`createVitest` once, then `invalidateFile` + `runTestFiles` per mutant)
  * takes 2.2 s for a passing run and 0.9 s for a failing one. The same 8 sampled mutants at load
@@ -48,19 +48,16 @@ const REPORT_DIR = path.join(ROOT, "var", "mutate");
 
 /** Module -> the tests that guard it. */
 export const TARGETS = {
-  "frontend/src/lib/verify-outcomes.ts": [
-    "frontend/src/lib/verify-outcomes.test.ts",
-    "frontend/src/lib/verify-outcomes.exceptions.test.ts",
-    "frontend/src/lib/verify-outcomes.authorization.test.ts",
-    "frontend/src/lib/vectors.test.ts",
-  ],
-  "frontend/src/lib/commitment.ts": [
-    "frontend/src/lib/commitment.test.ts",
-    "frontend/src/lib/vectors.test.ts",
-    "frontend/src/lib/verify-outcomes.test.ts",
-  ],
-  "frontend/src/lib/calldata.ts": ["frontend/src/lib/vectors.test.ts"],
-  "frontend/src/lib/coordinates.ts": ["frontend/src/lib/vectors.test.ts", "frontend/src/lib/verify-outcomes.test.ts"],
+  // The page's verifier: its rules of winners and money are held here to the shared vectors; its reading
+  // and checks of a site and a chain run under node against anvil from the Python tests
+  // (chain/tests/test_verify_page.py), which this runner cannot use.
+  "frontend/src/lib/verify/rules.ts": ["frontend/src/lib/verify/verify.test.ts"],
+  "frontend/src/lib/commitment.ts": ["frontend/src/lib/commitment.test.ts", "frontend/src/lib/vectors.test.ts"],
+  "frontend/src/lib/coordinates.ts": ["frontend/src/lib/vectors.test.ts"],
+  // The pot's rules the page computes as the contract does: held to the shared vectors.
+  "frontend/src/lib/protocol/geometry.ts": ["frontend/src/lib/protocol/geometry.test.ts"],
+  "frontend/src/lib/protocol/commitment.ts": ["frontend/src/lib/protocol/commitment.test.ts"],
+  "frontend/src/lib/protocol/encoding.ts": ["frontend/src/lib/protocol/encoding.test.ts"],
 };
 
 const K = ts.SyntaxKind;

@@ -1,6 +1,4 @@
-"""The shared vectors, read from the same file the TypeScript suite reads: the canonical coordinates,
-the stakes, the distance shown and the terms hash (docs/protocol.md sections 1 and 4). The pot's own
-rules and encodings: tests/test_pot_vectors.py."""
+"""The shared vectors, read from the same file the TypeScript suite reads."""
 
 import math
 from decimal import Decimal
@@ -10,7 +8,7 @@ import pytest
 import challenges.commitments
 from challenges.coordinates import COORDINATES_MESSAGE, CoordinateError, canonical_coordinates, parse_coordinates
 from challenges.money import token_units
-from challenges.scoring import haversine_m
+from challenges.scoring import haversine_m, prize_split
 from responses.stakes import MIN_STAKE_MESSAGE, StakeError, parse_stake
 
 
@@ -43,6 +41,46 @@ def test_stakes(vectors):
             assert str(caught.value) == case["message"] == MIN_STAKE_MESSAGE
 
 
+def test_guess_commitments(vectors):
+    """The treasury design's v1 text commitments, still computed by the server for its callers."""
+    for case in vectors["guessCommitments"]:
+        assert (
+            challenges.commitments.guess_commitment_v1(
+                chain_id=case["chainId"],
+                challenge_id=case["challengeId"],
+                submitter_address=case["submitterAddress"],
+                text=case["text"],
+                salt=case["salt"],
+            )
+            == case["commitment"]
+        )
+
+
+def test_guess_commitment_ignores_address_case_but_binds_chain(vectors):
+    first, same_lowercased, other, other_chain = vectors["guessCommitments"][:4]
+    assert first["commitment"] == same_lowercased["commitment"]
+    assert other["commitment"] != other_chain["commitment"]
+
+
+def test_solution_commitments(vectors):
+    for case in vectors["solutionCommitments"]:
+        commitment = challenges.commitments.solution_commitment_v1(
+            challenge_id=case["challengeId"], text=case["text"], salt=case["salt"]
+        )
+        assert commitment == case["commitment"]
+
+
+def test_prize_splits(vectors):
+    for case in vectors["prizeSplits"]:
+        split = prize_split(Decimal(case["total"]))
+        assert (str(split.earliest), str(split.highest), str(split.operations)) == (
+            case["earliest"],
+            case["highest"],
+            case["operations"],
+        ), case
+        assert Decimal(0) <= split.unallocated < Decimal("0.000003")
+
+
 def test_distances(vectors):
     for case in vectors["distances"]:
         a = [float(x) for x in case["from"].split(",")]
@@ -54,9 +92,9 @@ def test_antipodes_do_not_fail_on_rounding():
     assert math.isclose(haversine_m(0, 0, 0, 180), math.pi * 6_371_000)
 
 
-def test_terms_commitments(vectors):
-    """docs/protocol.md section 1: the terms hash the pot's terms carry (challenges/terms.py)."""
-    cases = vectors["anchor"]["terms"]
+def test_terms_hashes(vectors):
+    """docs/protocol.md section 1: the terms hash the pot holds, over the texts as the API serves them."""
+    cases = vectors["termsHashes"]
     assert len(cases) >= 3
     for case in cases:
         assert (

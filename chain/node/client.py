@@ -3,7 +3,7 @@
 Every call has a timeout (CHAIN_RPC_TIMEOUT_SECONDS) and fails over across CHAIN_RPC_URLS in
 order: a node that times out, refuses the connection or answers with an RPC error is skipped for
 this call and the next URL is asked. Only when every URL failed does the caller see
-ChainUnavailable, which the tasks treat as "retry later", never as a verdict on a claim."""
+ChainUnavailable, which the tasks treat as "retry later", never as a verdict on a stake."""
 
 from __future__ import annotations
 
@@ -78,7 +78,7 @@ def _session_for(url: str) -> requests.Session:
     """The HTTP session of one node: the environment's proxy and CA-bundle settings for `url` are
     read once, here. requests otherwise scans os.environ twice on every call: with 39 variables a
     get_transaction took 0.80 ms of CPU against 0.64 ms with this session (300 calls against anvil,
-    time.process_time), CPU a burst of claims spends in the web process (docs/performance.md)."""
+    time.process_time), CPU a burst of stakes spends in the web process (docs/performance.md)."""
     session = requests.Session()
     session.trust_env = False
     session.proxies.update(requests.utils.get_environ_proxies(url))
@@ -110,7 +110,7 @@ class ChainClient:
             for url in self.urls
         ]
         # HTTP requests this client sent (each failover attempt and each batch counts once): the
-        # head watcher reports it per block, and a test holds it bounded however many claims wait.
+        # head watcher reports it per block, and a test holds it bounded however many stakes wait.
         # A list, so that the one-node clients of on_one_node count into it too.
         self._requests = [0]
 
@@ -277,7 +277,7 @@ _RESULT_FORMATTERS: dict[str, Callable[[Any], Any]] = {
     "eth_getTransactionReceipt": receipt_formatter,
     "eth_getTransactionByHash": transaction_result_formatter,
     "eth_getBlockByNumber": type_aware_apply_formatters_to_dict(BLOCK_RESULT_FORMATTERS),
-    # The head watcher's search for the logs of claims paid by authorization (chain/heads.py).
+    # The pot's follower reads its events by eth_getLogs (chain/pot/follow.py).
     "eth_getLogs": PYTHONIC_RESULT_FORMATTERS[RPCEndpoint("eth_getLogs")],
 }
 

@@ -11,7 +11,7 @@ from typing import Any
 from eth_abi import decode, encode
 from eth_utils import keccak, to_checksum_address
 
-from .encoding import Terms
+from challenges.terms import Terms
 
 TERMS_TUPLE = "(bytes32,bytes32,uint32,uint32,uint32,uint32,uint32,uint64,uint96)"
 

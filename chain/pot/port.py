@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import time
 
+from celery import current_app
 from django.conf import settings
 
 from challenges.models import PotState
@@ -74,9 +75,8 @@ class ChainAdapter:
     """Both lower apps' ChainPort."""
 
     def opening_queued(self, *, challenge_id: int) -> None:
-        from ..tasks import open_challenge
-
-        open_challenge.delay(challenge_id)
+        # By name: the tasks sit above the pot's steps (pyproject.toml, the chain's inner layers).
+        current_app.send_task("chain.open_challenge", args=[challenge_id])
 
     def relay_admit(self, *, payer: str) -> RelayAdmission:
         return relay_admit(payer=payer)

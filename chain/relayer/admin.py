@@ -27,13 +27,25 @@ class _ReadOnly:
         return False
 
 
+# What one stake costs at most, and a day's worth at the budget: what a top-up should cover.
+TOP_UP = (
+    "Send its address ETH (never USDC): at least {day} covers a day at the budget "
+    "(RELAY_MAX_WEI_PER_DAY); one stake may cost {stake} at the last fees read."
+)
+
+
 def _alarm(account: RelayerAccount) -> str:
+    """The alarm's state, always with its threshold and what to do (staff read "no" as "no alarm"
+    only when they also see what would raise one)."""
+    threshold = wei_as_eth(settings.RELAY_BALANCE_ALARM_WEI)
+    advice = TOP_UP.format(day=wei_as_eth(settings.RELAY_MAX_WEI_PER_DAY), stake=wei_as_eth(account.stake_cost_wei))
     if not account.alarm:
-        return "no"
+        return format_html("no: the balance is above the alarm of {}. {}", threshold, advice)
     return format_html(
-        '<strong style="color:#ba2121">ALARM since {}: below {}; send it ETH (never USDC)</strong>',
+        '<strong style="color:#ba2121">ALARM since {}: below {}.</strong> {}',
         account.alarm_since or "-",
-        wei_as_eth(settings.RELAY_BALANCE_ALARM_WEI),
+        threshold,
+        advice,
     )
 
 

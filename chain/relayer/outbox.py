@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import logging
 
+from celery import current_app
+from django.conf import settings
 from django.db import IntegrityError, transaction
 
 from ..models import PotCall, PotCallKind
@@ -49,9 +51,8 @@ def call_queue(
 
 
 def _wake_sender() -> None:
-    from ..tasks import relay_send
-
+    # By name: the tasks sit above the relayer (pyproject.toml, the chain's inner layers).
     try:
-        relay_send.delay()
+        current_app.send_task("chain.relay_send", queue=settings.RELAY_QUEUE)
     except Exception:  # noqa: BLE001 - the broker down: the watcher's sweep sends what is left queued
         logger.warning("could not queue the relayer's sender")

@@ -59,18 +59,6 @@ _OUTCOMES: dict[str, Outcome] = {
 OUTCOMES: dict[str, Outcome] = {
     code: Outcome(status=outcome.status, reason=outcome.reason, code=code) for code, outcome in _OUTCOMES.items()
 }
-# After these the player's own transaction would still be taken (the page offers "Send it yourself"):
-# the relay's refusals, a lost nonce, and a token that refused for now (paused, or the payer blocked)
-# while the signature is still valid.
-SEND_IT_YOURSELF_CODES = (
-    "switched_off",
-    "address_limit",
-    "budget",
-    "funds",
-    "lost",
-    "token_paused",
-    "payer_blacklisted",
-)
 
 
 def failed(code: str, sentence: str) -> Outcome:

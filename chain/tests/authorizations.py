@@ -2,7 +2,8 @@
 way the chain tests make them: EIP-712 typed data whose domain is read from the token, signed by
 one of anvil's unlocked accounts through `eth_signTypedData_v4` (what a browser wallet does) or by
 a raw key with eth_account (a forgery when the key is not the authorizer's), and submitted by any
-account, optionally with bytes appended after the ABI words.
+account, optionally with bytes appended after the ABI words (as Geopoem's relayer appends a
+challenge id).
 
 `Authorizations` is mixed into conftest's `Chain`, so a test writes `chain.sign_authorization(...)`.
 Nonces and signatures are 0x text; amounts are the token's integer units; times are unix seconds."""
@@ -49,9 +50,11 @@ _VRS, _BYTES = "uint8,bytes32,bytes32", "bytes"
 SECP256K1_N = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141
 
 
-def to_bytes(value: str | bytes) -> bytes:
-    """0x text (or bytes) as bytes."""
-    return bytes(value) if isinstance(value, bytes | bytearray) else bytes.fromhex(value.removeprefix("0x"))
+def to_bytes(value: bytes | str) -> bytes:
+    """The bytes of a hash or data given as bytes or 0x text."""
+    if isinstance(value, bytes | bytearray | memoryview):
+        return bytes(value)
+    return bytes.fromhex(value[2:] if value[:2] in ("0x", "0X") else value)
 
 
 def new_nonce() -> str:
@@ -222,7 +225,7 @@ class Authorizations:
         fixed gas limit, so one that reverts is mined too: read its receipt's status and
         `revert_reason`. `as_bytes`: the v2.2 overload taking the signature as bytes; `receive`:
         receiveWithAuthorization (only the payee may send it); `trailing`: bytes appended after the ABI
-        words."""
+        words (Geopoem's relayer appends a 32-byte challenge id)."""
         args: list[Any] = [signer, to, value, valid_after, valid_before, to_bytes(nonce)]
         function = "receiveWithAuthorization" if receive else "transferWithAuthorization"
         data = self._signed_call(function, _AUTHORIZATION_ARGS, args, signature, as_bytes, trailing)

@@ -6,8 +6,7 @@ A challenge made with `make_challenge` here is opened for real: published, its `
 worker's own step (chain/pot/opening.py) with the operator key, mined, and confirmed by the follower
 (chain/pot/follow.py) once CHAIN_CONFIRMATIONS deep. `make_challenge(opened=False)` leaves it queued.
 The helpers that play the game (sign and relay a stake, follow, warp the clock) are in
-chain/tests/pot_support.py; the token's own EIP-3009 helpers (any authorization, signed by one of
-anvil's unlocked accounts as a wallet signs) in chain/tests/authorizations.py, mixed into `Chain`."""
+chain/tests/pot_support.py."""
 
 from __future__ import annotations
 
@@ -20,25 +19,18 @@ from eth_account import Account
 from web3 import HTTPProvider, Web3
 from web3.types import RPCEndpoint, TxParams
 
-from chain.node.contracts import contract_at, deploy, load_artifact, mint
+from chain.node.contracts import contract_at, deploy, load_artifact
 from devtools.processes import ANVIL_CHAIN_ID, anvil
-
-from .authorizations import Authorizations
 
 # Fixed keys no anvil account uses: the pot's owner (it can only open) and the relayer. ETH only.
 OPERATOR_KEY = "0x" + "5e" * 32
 RELAYER_KEY = "0x" + "7a" * 32
 PLAYER_USDC = 1_000_000 * 10**6
-# The discard port: nothing answers JSON-RPC there (a node that is down).
-UNREACHABLE_RPC = "http://127.0.0.1:9"
 
 
 @dataclass
-class Chain(Authorizations):
-    """The session node and what is deployed on it. `players` sign with their keys as the page's
-    wallet does; `player` and `other` are anvil's unlocked accounts 2 and 3 (USDC, signing through
-    eth_signTypedData_v4) and `payee` account 4, for the token's own tests; `fake_token` a contract
-    with no EIP-3009 (contracts/FakeTransferToken.sol)."""
+class Chain:
+    """The session node and what is deployed on it."""
 
     url: str
     w3: Web3
@@ -50,10 +42,6 @@ class Chain(Authorizations):
     relayer: str
     share_receiver: str
     sweep_receiver: str
-    player: str
-    other: str
-    payee: str
-    fake_token: str
     players: list[tuple[str, str]] = field(default_factory=list)  # (address, key)
 
     def rpc(self, method: str, params: list | None = None):
@@ -93,9 +81,8 @@ class Chain(Authorizations):
     def pot_contract(self):
         return contract_at(self.w3, "GeopoemPot", self.pot)
 
-    def balance(self, address: str, token: str | None = None) -> int:
-        contract = contract_at(self.w3, "TestUSDC", token or self.usdc)
-        return contract.functions.balanceOf(Web3.to_checksum_address(address)).call()
+    def balance(self, address: str) -> int:
+        return self.token().functions.balanceOf(Web3.to_checksum_address(address)).call()
 
 
 def keep_clock(w3: Web3) -> None:
@@ -137,9 +124,6 @@ def chain_node():
             w3.provider.make_request(RPCEndpoint("anvil_setBalance"), [address, hex(10 * 10**18)])
             tx = token.functions.mint(address, PLAYER_USDC).transact({"from": deployer})
             w3.eth.wait_for_transaction_receipt(tx, timeout=30)
-        for holder in (accounts[2], accounts[3]):
-            mint(w3, usdc, holder, PLAYER_USDC, sender=deployer)
-        fake_token = deploy(w3, "FakeTransferToken", sender=deployer)
         load_artifact("GeopoemPot")
         yield Chain(
             url=url,
@@ -152,10 +136,6 @@ def chain_node():
             relayer=relayer,
             share_receiver=share_receiver,
             sweep_receiver=sweep_receiver,
-            player=accounts[2],
-            other=accounts[3],
-            payee=accounts[4],
-            fake_token=fake_token,
             players=players,
         )
 
@@ -209,3 +189,22 @@ def make_challenge(db, chain, settings):
         return challenge
 
     return make
+
+
+@pytest.fixture
+def site(live_server, tmp_path, monkeypatch):
+    """pytest-django's live server for the verifiers, which read the public configuration the page
+    embeds: the page renders without a built bundle (`make build`) when there is none, with no
+    script tags, since only the embedded configuration is read."""
+    import json
+
+    from django.conf import settings
+    from webpack_loader.utils import get_loader  # type: ignore[import-untyped]
+
+    loader = get_loader("DEFAULT")
+    if not (settings.BASE_DIR / "frontend" / "webpack-stats.json").exists():
+        stats = tmp_path / "webpack-stats.json"
+        stats.write_text(json.dumps({"status": "done", "chunks": {"main": []}, "assets": {}}))
+        monkeypatch.setitem(loader.config, "STATS_FILE", stats)
+        monkeypatch.setattr(loader, "_assets", {})
+    return live_server

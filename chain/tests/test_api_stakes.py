@@ -73,7 +73,7 @@ def test_every_answer_of_a_signed_stakes_post(chain, make_challenge, api):
     # this stake.
     for changed in (
         {"key": Account.create().key.hex()},  # a forgery
-        {"to": chain.payee},  # another recipient than the pot
+        {"to": chain.share_receiver},  # another recipient than the pot
         {"amount": 3_000_000},
         {"challenge_id": challenge.pk + 1},
         {"terms_digest": "cd" * 32},

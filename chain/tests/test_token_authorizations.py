@@ -1,8 +1,6 @@
 """The test USDC's EIP-3009 authorizations (contracts/TestUSDC.sol, as Circle's FiatToken v2.2) on a
-real EVM, behind its proxy as the session deploys it: one test per invariant the contract states, each
-through the helpers of chain/tests/authorizations.py (signed by anvil's eth_signTypedData_v4, as a
-wallet signs). The pot's stakes rely on them: a receive authorization only the payee (the pot) may
-use, once, in its window, for the signed values only."""
+real EVM: one test per invariant the contract states, each through the helpers of
+chain/tests/authorizations.py (signed by anvil's eth_signTypedData_v4, as a wallet signs)."""
 
 from typing import Any
 
@@ -14,6 +12,7 @@ from web3 import Web3
 from web3.types import RPCEndpoint
 
 from chain.node.contracts import contract_at, deploy, mint
+from devtools.processes import ANVIL_CHAIN_ID
 
 from .authorizations import (
     RECEIVE,
@@ -27,7 +26,7 @@ from .authorizations import (
     to_bytes,
     typed_data_digest,
 )
-from .conftest import ANVIL_CHAIN_ID
+from .token_support import token_chain, token_node  # noqa: F401  (the token's world, not the pot's)
 
 pytestmark = pytest.mark.integration
 
@@ -66,11 +65,11 @@ def next_block_at(chain, timestamp: int) -> None:
 
 
 def authorization(chain, *, key=None, primary_type=TRANSFER, token=None, **fields) -> dict[str, Any]:
-    """The fields of a transfer authorization (the player pays the payee STAKE, valid for an hour),
+    """The fields of a transfer authorization (the player pays the treasury STAKE, valid for an hour),
     its token and its signature: what submit_authorization takes."""
     fields = {
         "signer": chain.player,
-        "to": chain.payee,
+        "to": chain.treasury,
         "value": STAKE,
         "valid_after": 0,
         "valid_before": latest_time(chain) + HOUR,
@@ -100,7 +99,7 @@ def topic(address: str) -> bytes:
 
 def assert_used_then_transfer(chain, tx_hash: str, auth: dict[str, Any]) -> None:
     """AuthorizationUsed(from, nonce), and at the very next log index Transfer(from, to, value), both
-    the token's (the contract's invariant 6)."""
+    the token's: the adjacency Geopoem's verifiers rely on (the contract's invariant 6)."""
     receipt = chain.w3.eth.get_transaction_receipt(tx_hash)
     assert receipt["status"] == 1
     (used,) = [log for log in receipt["logs"] if log["topics"][0] == USED]
@@ -132,9 +131,9 @@ def test_the_type_hash_constants_are_circles_values(chain):
 
 
 def test_the_domain_is_the_address_the_code_runs_at(chain):
-    """No immutable, no constructor storage: the token's runtime code copied to Circle's Sepolia address
-    (as the deploy rehearsal does with anvil_setCode) signs for that address, not the one it came from."""
-    code = "0x" + bytes(chain.w3.eth.get_code(deploy(chain.w3, "TestUSDC", sender=chain.deployer))).hex()
+    """No immutable, no constructor storage: the runtime code copied to Circle's Sepolia address (as
+    the deploy rehearsal does with anvil_setCode) signs for that address, not the one it came from."""
+    code = "0x" + bytes(chain.w3.eth.get_code(chain.usdc)).hex()
     chain.w3.provider.make_request(RPCEndpoint("anvil_setCode"), [CIRCLE_SEPOLIA_USDC, code])
     mint(chain.w3, CIRCLE_SEPOLIA_USDC, chain.player, 10 * STAKE, sender=chain.deployer)
     copy = contract_at(chain.w3, "TestUSDC", CIRCLE_SEPOLIA_USDC).functions
@@ -148,21 +147,21 @@ def test_the_domain_is_the_address_the_code_runs_at(chain):
 
 def test_a_signed_transfer_moves_the_money_once_and_logs_authorization_used_then_transfer_next(chain):
     auth = authorization(chain)
-    before = chain.balance(chain.player), chain.balance(chain.payee)
+    before = chain.balance(chain.player), chain.balance(chain.treasury)
     assert chain.authorization_used(chain.player, auth["nonce"]) is False
     tx_hash = chain.submit_authorization(**auth)
     assert_used_then_transfer(chain, tx_hash, auth)
     assert len(chain.w3.eth.get_transaction_receipt(tx_hash)["logs"]) == 2  # nothing else is logged
-    assert (chain.balance(chain.player), chain.balance(chain.payee)) == (before[0] - STAKE, before[1] + STAKE)
+    assert (chain.balance(chain.player), chain.balance(chain.treasury)) == (before[0] - STAKE, before[1] + STAKE)
     assert chain.authorization_used(chain.player, auth["nonce"]) is True
 
 
 def test_a_used_authorization_is_refused_again_and_its_nonce_is_only_the_authorizers(chain):
     auth = authorization(chain)
     assert status(chain, chain.submit_authorization(**auth)) == 1
-    after_first = chain.balance(chain.player), chain.balance(chain.payee)
+    after_first = chain.balance(chain.player), chain.balance(chain.treasury)
     assert_refused(chain, chain.submit_authorization(**auth, sender=chain.other), USED_OR_CANCELED)
-    assert (chain.balance(chain.player), chain.balance(chain.payee)) == after_first
+    assert (chain.balance(chain.player), chain.balance(chain.treasury)) == after_first
     # The same nonce is another authorizer's own: `other` may still use it.
     theirs = authorization(chain, signer=chain.other, nonce=auth["nonce"])
     assert_used_then_transfer(chain, chain.submit_authorization(**theirs), theirs)
@@ -261,13 +260,13 @@ def test_receive_with_authorization_only_by_the_payee(chain):
     assert_refused(chain, chain.submit_authorization(**auth, receive=True), "FiatTokenV2: caller must be the payee")
     # A receive authorization is not a transfer authorization: the type is part of what is signed.
     assert_refused(chain, chain.submit_authorization(**auth), INVALID)
-    assert_used_then_transfer(chain, chain.submit_authorization(**auth, receive=True, sender=chain.payee), auth)
+    assert_used_then_transfer(chain, chain.submit_authorization(**auth, receive=True, sender=chain.treasury), auth)
     # The bytes overload likewise.
     auth = authorization(chain, primary_type=RECEIVE)
     assert_refused(
         chain, chain.submit_authorization(**auth, receive=True, as_bytes=True), "FiatTokenV2: caller must be the payee"
     )
-    tx_hash = chain.submit_authorization(**auth, receive=True, as_bytes=True, sender=chain.payee)
+    tx_hash = chain.submit_authorization(**auth, receive=True, as_bytes=True, sender=chain.treasury)
     assert_used_then_transfer(chain, tx_hash, auth)
 
 
@@ -321,13 +320,22 @@ def test_anyone_may_submit_a_transfer_authorization(chain):
     assert chain.balance(relayer) == 0
 
 
+def test_calldata_after_the_nine_abi_words_is_ignored(chain):
+    auth = authorization(chain)
+    challenge_id_word = (4242).to_bytes(32, "big")
+    tx_hash = chain.submit_authorization(**auth, trailing=challenge_id_word)
+    sent = bytes(chain.w3.eth.get_transaction(tx_hash)["input"])
+    assert len(sent) == 4 + 9 * 32 + 32 == 324 and sent.endswith(challenge_id_word)
+    assert_used_then_transfer(chain, tx_hash, auth)
+
+
 def test_an_authorizer_without_the_balance_reverts_and_the_nonce_stays_unused(chain):
     empty = chain.w3.eth.accounts[6]  # an unlocked account the session never minted to
     auth = authorization(chain, signer=empty)
-    treasury_before = chain.balance(chain.payee)
+    treasury_before = chain.balance(chain.treasury)
     assert_refused(chain, chain.submit_authorization(**auth), "transfer amount exceeds balance")
     assert chain.authorization_used(empty, auth["nonce"]) is False
-    assert (chain.balance(empty), chain.balance(chain.payee)) == (0, treasury_before)
+    assert (chain.balance(empty), chain.balance(chain.treasury)) == (0, treasury_before)
     mint(chain.w3, chain.usdc, empty, STAKE, sender=chain.deployer)  # the same signature, once funded
     assert_used_then_transfer(chain, chain.submit_authorization(**auth), auth)
 

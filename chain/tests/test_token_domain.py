@@ -1,6 +1,6 @@
 """What each process keeps of the token's domain (chain/token/domain.py): a domain, or "unsupported",
-for an hour; "unavailable" for seconds only, so that a flood of signed stakes while the nodes are down
-asks them once every few seconds, and the outage is forgotten as soon as it ends. On anvil; the clock of
+for an hour; "unavailable" for seconds only, so that a flood of claims while the nodes are down asks
+them once every few seconds, and the outage is forgotten as soon as it ends. On anvil; the clock of
 the copy is the test's (`clock`), the nodes are real (anvil, or a port where nothing listens)."""
 
 from __future__ import annotations
@@ -19,7 +19,12 @@ from chain.token.domain import (
 )
 from devtools.concurrency import at_once
 
-from .conftest import UNREACHABLE_RPC
+from .token_support import (  # noqa: F401  (the token's world)
+    UNREACHABLE_RPC,
+    fresh_token_domain,
+    token_chain,
+    token_node,
+)
 
 pytestmark = [pytest.mark.integration]
 

@@ -15,6 +15,7 @@ from chain.node.contracts import contract_at, deploy, mint
 
 from .authorizations import RECEIVE
 from .test_token_authorizations import STAKE, assert_refused, assert_used_then_transfer, authorization, status, topic
+from .token_support import token_chain, token_node  # noqa: F401  (the token's world, not the pot's)
 
 pytestmark = pytest.mark.integration
 
@@ -70,14 +71,14 @@ def event(signature: str) -> str:
 
 
 def forged_receive(chain, governed: Governed, **fields) -> dict[str, Any]:
-    """A receive authorization to the payee whose signature is not the payer's."""
+    """A receive authorization to the treasury whose signature is not the payer's."""
     return authorization(chain, primary_type=RECEIVE, token=governed.token, key=Account.create().key, **fields)
 
 
 def test_the_roles_are_appointed_once_and_only_they_pause_and_blacklist(chain):
     implementation = deploy(chain.w3, "TestUSDC", sender=chain.deployer)
     token = deploy(chain.w3, "TestUSDCProxy", implementation, chain.w3.eth.accounts[7], sender=chain.deployer)
-    fresh = Governed(token, implementation, chain.w3.eth.accounts[7], chain.other, chain.payee)
+    fresh = Governed(token, implementation, chain.w3.eth.accounts[7], chain.other, chain.treasury)
     # Nobody can pause or blacklist before the roles are appointed, not even the deployer.
     assert_refused(chain, fresh.call(chain, "pause", sender=chain.deployer), "Pausable: caller is not the pauser")
     assert_refused(
@@ -85,18 +86,18 @@ def test_the_roles_are_appointed_once_and_only_they_pause_and_blacklist(chain):
         fresh.call(chain, "blacklist", chain.player, sender=chain.deployer),
         "Blacklistable: caller is not the blacklister",
     )
-    tx_hash = fresh.call(chain, "configureRoles", chain.other, chain.payee, sender=chain.player)
+    tx_hash = fresh.call(chain, "configureRoles", chain.other, chain.treasury, sender=chain.player)
     assert logged(chain, tx_hash) == [
         (event("PauserChanged(address)"), [topic(chain.other)]),
-        (event("BlacklisterChanged(address)"), [topic(chain.payee)]),
+        (event("BlacklisterChanged(address)"), [topic(chain.treasury)]),
     ]
-    assert (fresh.view(chain, "pauser"), fresh.view(chain, "blacklister")) == (chain.other, chain.payee)
+    assert (fresh.view(chain, "pauser"), fresh.view(chain, "blacklister")) == (chain.other, chain.treasury)
     # The first call won: nobody appoints again, the first appointees included.
     for sender in (chain.deployer, chain.other, chain.player):
         again = fresh.call(chain, "configureRoles", sender, sender, sender=sender)
         assert_refused(chain, again, "TestUSDC: roles already configured")
-    assert (fresh.view(chain, "pauser"), fresh.view(chain, "blacklister")) == (chain.other, chain.payee)
-    assert_refused(chain, fresh.call(chain, "pause", sender=chain.payee), "Pausable: caller is not the pauser")
+    assert (fresh.view(chain, "pauser"), fresh.view(chain, "blacklister")) == (chain.other, chain.treasury)
+    assert_refused(chain, fresh.call(chain, "pause", sender=chain.treasury), "Pausable: caller is not the pauser")
     assert_refused(
         chain,
         fresh.call(chain, "blacklist", chain.player, sender=chain.other),
@@ -110,8 +111,8 @@ def test_the_proxy_delegates_to_the_token_and_refuses_its_admin(chain, governed)
     assert governed.view(chain, "DOMAIN_SEPARATOR") == hash_domain(chain.token_domain(governed.token))
     auth = authorization(chain, token=governed.token)
     assert_used_then_transfer(chain, chain.submit_authorization(**auth), auth)
-    assert chain.balance(chain.payee, governed.token) == STAKE
-    assert chain.balance(chain.payee, governed.implementation) == 0  # the implementation holds no state
+    assert chain.balance(chain.treasury, governed.token) == STAKE
+    assert chain.balance(chain.treasury, governed.implementation) == 0  # the implementation holds no state
     refused = governed.call(chain, "transfer", chain.other, 1, sender=governed.admin)
     assert_refused(chain, refused, "Cannot call fallback function from the proxy admin")
 
@@ -120,13 +121,15 @@ def test_a_paused_token_refuses_everything_before_the_signature_and_passes_once_
     valid = authorization(chain, primary_type=RECEIVE, token=governed.token)
     tx_hash = governed.call(chain, "pause", sender=governed.pauser)
     assert logged(chain, tx_hash) == [(event("Pause()"), [])] and governed.view(chain, "paused") is True
-    before = chain.balance(chain.player, governed.token), chain.balance(chain.payee, governed.token)
+    before = chain.balance(chain.player, governed.token), chain.balance(chain.treasury, governed.token)
     # A forged signature, submitted by someone who is not the payee: the pause is checked first.
     forged = forged_receive(chain, governed)
     assert_refused(chain, chain.submit_authorization(**forged, receive=True), PAUSED)
-    assert_refused(chain, chain.submit_authorization(**forged, receive=True, sender=chain.payee), PAUSED)
-    assert_refused(chain, chain.submit_authorization(**valid, receive=True, sender=chain.payee), PAUSED)
-    assert_refused(chain, chain.submit_authorization(**valid, receive=True, as_bytes=True, sender=chain.payee), PAUSED)
+    assert_refused(chain, chain.submit_authorization(**forged, receive=True, sender=chain.treasury), PAUSED)
+    assert_refused(chain, chain.submit_authorization(**valid, receive=True, sender=chain.treasury), PAUSED)
+    assert_refused(
+        chain, chain.submit_authorization(**valid, receive=True, as_bytes=True, sender=chain.treasury), PAUSED
+    )
     transfer = authorization(chain, token=governed.token, key=Account.create().key)
     assert_refused(chain, chain.submit_authorization(**transfer), PAUSED)
     assert_refused(chain, chain.submit_authorization(**transfer, as_bytes=True), PAUSED)
@@ -140,11 +143,11 @@ def test_a_paused_token_refuses_everything_before_the_signature_and_passes_once_
     assert_refused(chain, governed.call(chain, "mint", chain.player, 1, sender=chain.player), PAUSED)
     assert_refused(chain, governed.call(chain, "unpause", sender=chain.player), "Pausable: caller is not the pauser")
     # Nothing moved and the signed nonce is still unused: the same signature passes once unpaused.
-    assert (chain.balance(chain.player, governed.token), chain.balance(chain.payee, governed.token)) == before
+    assert (chain.balance(chain.player, governed.token), chain.balance(chain.treasury, governed.token)) == before
     assert chain.authorization_used(chain.player, valid["nonce"], token=governed.token) is False
     tx_hash = governed.call(chain, "unpause", sender=governed.pauser)
     assert logged(chain, tx_hash) == [(event("Unpause()"), [])] and governed.view(chain, "paused") is False
-    assert_used_then_transfer(chain, chain.submit_authorization(**valid, receive=True, sender=chain.payee), valid)
+    assert_used_then_transfer(chain, chain.submit_authorization(**valid, receive=True, sender=chain.treasury), valid)
 
 
 def test_a_blacklisted_payer_is_refused_before_the_signature_and_passes_once_unblacklisted(chain, governed):
@@ -158,8 +161,8 @@ def test_a_blacklisted_payer_is_refused_before_the_signature_and_passes_once_unb
     assert chain.balance(chain.player, governed.token) == balance  # the flag is not part of the balance
     forged = forged_receive(chain, governed)
     assert_refused(chain, chain.submit_authorization(**forged, receive=True), BLACKLISTED)  # before the payee too
-    assert_refused(chain, chain.submit_authorization(**forged, receive=True, sender=chain.payee), BLACKLISTED)
-    assert_refused(chain, chain.submit_authorization(**valid, receive=True, sender=chain.payee), BLACKLISTED)
+    assert_refused(chain, chain.submit_authorization(**forged, receive=True, sender=chain.treasury), BLACKLISTED)
+    assert_refused(chain, chain.submit_authorization(**valid, receive=True, sender=chain.treasury), BLACKLISTED)
     transfer = authorization(chain, token=governed.token, key=Account.create().key)
     assert_refused(chain, chain.submit_authorization(**transfer, as_bytes=True), BLACKLISTED)
     assert_refused(chain, governed.call(chain, "transfer", chain.other, 1, sender=chain.player), BLACKLISTED)
@@ -171,8 +174,8 @@ def test_a_blacklisted_payer_is_refused_before_the_signature_and_passes_once_unb
     to_player = authorization(chain, signer=chain.other, to=chain.player, token=governed.token)
     assert_refused(chain, chain.submit_authorization(**to_player), BLACKLISTED)
     for sender, source, to in (
-        (chain.player, chain.other, chain.payee),  # the caller
-        (chain.deployer, chain.player, chain.payee),  # `from`
+        (chain.player, chain.other, chain.treasury),  # the caller
+        (chain.deployer, chain.player, chain.treasury),  # `from`
         (chain.deployer, chain.other, chain.player),  # `to`
     ):
         assert_refused(chain, governed.call(chain, "transferFrom", source, to, 1, sender=sender), BLACKLISTED)
@@ -181,7 +184,7 @@ def test_a_blacklisted_payer_is_refused_before_the_signature_and_passes_once_unb
     tx_hash = governed.call(chain, "unBlacklist", chain.player, sender=governed.blacklister)
     assert logged(chain, tx_hash) == [(event("UnBlacklisted(address)"), [topic(chain.player)])]
     assert governed.view(chain, "isBlacklisted", chain.player) is False
-    assert_used_then_transfer(chain, chain.submit_authorization(**valid, receive=True, sender=chain.payee), valid)
+    assert_used_then_transfer(chain, chain.submit_authorization(**valid, receive=True, sender=chain.treasury), valid)
 
 
 def test_a_blacklisted_submitter_may_still_relay_an_authorization(chain, governed):

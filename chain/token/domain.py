@@ -1,19 +1,19 @@
-"""The token's EIP-712 domain, read from the chain (docs/protocol.md section 2a, "The token's
-domain"): `name()`, `version()` and `DOMAIN_SEPARATOR()` of USDC_ADDRESS, accepted only when the
-domain they make hashes to that separator and `authorizationState(address,bytes32)` answers. Never
-written in the code: Circle's USDC is version "2" today, and a proxy upgrade may change it.
+"""The token's EIP-712 domain, read from the chain (docs/protocol.md section 3.3): `name()`,
+`version()` and `DOMAIN_SEPARATOR()` of USDC_ADDRESS, accepted only when the domain they make hashes
+to that separator and `authorizationState(address,bytes32)` answers. Never written in the code:
+Circle's USDC is version "2" today, and a proxy upgrade may change it.
 
 Three outcomes, which the callers answer differently:
 - a TokenDomain: the token takes transfer authorizations, under this domain;
 - None, "unsupported": the node answered, and the token has no EIP-3009 (a call reverted or
-  returned nothing) or its separator is not the one the domain makes. The page offers the direct
-  transfer alone, and a claim by authorization is a 409;
+  returned nothing) or its separator is not the one the domain makes. The page offers the stake by
+  approval alone, and a signed stake's POST is a 409;
 - TokenDomainUnavailable, "unavailable": no node answered. Only a 503 (the page may post again).
 
 Each process keeps what it read, per (chain id, token address): a domain or "unsupported" for
 DOMAIN_CACHE_SECONDS (an hour: long enough that the POST's check costs no extra round trip, short
 enough that an upgraded token is followed within the hour), "unavailable" for only
-UNAVAILABLE_CACHE_SECONDS, so that a flood of claims while the nodes are down asks them once every
+UNAVAILABLE_CACHE_SECONDS, so that a flood of stakes while the nodes are down asks them once every
 few seconds and an outage is forgotten as soon as it ends. One thread reads a token at a time; the
 others wait for its answer (gunicorn's threaded workers: docs/architecture.md, "The web process").
 A domain that could be read before is kept while a refresh finds no node (the protocol's 503 is for

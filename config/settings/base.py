@@ -19,7 +19,7 @@ ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=[])
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 # How many proxies in front of gunicorn append to X-Forwarded-For: 1 behind a Heroku-style router,
 # 0 when clients connect to gunicorn directly. The client is the Nth address from the right
-# (config/client_ip.py); the claim throttle, the admin lockout and the request log all use it (the
+# (config/client_ip.py); the stake throttle, the admin lockout and the request log all use it (the
 # throttle and the lockout count an IPv6 client by its /64).
 TRUSTED_PROXY_HOPS = env.int("TRUSTED_PROXY_HOPS", default=0)
 
@@ -102,6 +102,16 @@ TEMPLATES = [
 # SQLite under var/ is the embedded default; DATABASE_URL selects PostgreSQL.
 DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'geopoem.sqlite3'}")}
 DATABASES["default"]["ATOMIC_REQUESTS"] = False
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # The embedded database of `make run`: the web process, the worker and beat write at once (a
+    # player's stakes, the follower every half second, the relayer). WAL lets readers go on beside
+    # the one writer, IMMEDIATE takes the write lock when a transaction starts (a read lock upgraded
+    # later is what failed as "database is locked"), and a writer waits up to 20 s for its turn.
+    DATABASES["default"]["OPTIONS"] = {
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        "transaction_mode": "IMMEDIATE",
+        "timeout": 20,
+    }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -144,8 +154,8 @@ HEALTHZ_CACHE_SECONDS = env.float("HEALTHZ_CACHE_SECONDS", default=5.0)
 # every process, so the throttle holds across gunicorn workers) and kombu's filesystem transport.
 REDIS_URL = env("REDIS_URL", default="")
 if REDIS_URL:
-    # Timeouts on every Redis socket: a Redis that accepts but never answers must not hang a claim
-    # POST (its enqueue and its throttle read); the claim is stored and the sweeper re-queues it.
+    # Timeouts on every Redis socket: a Redis that accepts but never answers must not hang a stake
+    # POST (its enqueue and its throttle read); the stake is stored and chain.relay_watch sends it.
     _REDIS_SOCKET_OPTIONS = {"socket_connect_timeout": 1, "socket_timeout": 2}
     # TLS Redis (rediss://). Heroku Redis presents a self-signed certificate, so its deploys set
     # REDIS_SSL_CERT_REQS=none (app.json); anything else keeps the default: verify it.
@@ -162,7 +172,7 @@ if REDIS_URL:
     CELERY_BROKER_URL = REDIS_URL
     CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {"visibility_timeout": 3600, **_REDIS_SOCKET_OPTIONS}
     CELERY_BROKER_USE_SSL = _REDIS_TLS or None
-    # Give up publishing after two quick retries: the sweeper re-queues what was not sent.
+    # Give up publishing after two quick retries: chain.relay_watch sends what stayed queued.
     CELERY_TASK_PUBLISH_RETRY_POLICY = {
         "max_retries": 2,
         "interval_start": 0,
@@ -300,3 +310,11 @@ LOGGING = {
 }
 # The worker logs through LOGGING above (and so through the redacting formatter), not Celery's own.
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+
+# An error tracker for the web process and the worker, when the operator names one (Sentry's DSN);
+# nothing is sent without it, and every event is redacted as the logs are (config/error_tracking.py).
+SENTRY_DSN = env("SENTRY_DSN", default="")
+SENTRY_ENVIRONMENT = env("SENTRY_ENVIRONMENT", default=f"chain-{CHAIN_ID}")  # noqa: F405
+from config.error_tracking import error_tracking_init  # noqa: E402
+
+error_tracking_init(SENTRY_DSN, environment=SENTRY_ENVIRONMENT)

@@ -32,7 +32,7 @@ CHAIN_EXPLORER_URL = env("CHAIN_EXPLORER_URL", default=PUBLIC_EXPLORERS.get(CHAI
 # explains the local MetaMask set-up instead of Sepolia's faucets.
 CHAIN_IS_LOCAL = env.bool("CHAIN_IS_LOCAL", default=CHAIN_ID in (1337, 31337))
 CHAIN_RPC_TIMEOUT_SECONDS = env.float("CHAIN_RPC_TIMEOUT_SECONDS", default=10.0)
-# The chain's checks of a signed stake while its POST waits (chain/pot/admission.py): one JSON-RPC
+# The chain's checks of a signed stake while its POST waits (chain/relayer/admission.py): one JSON-RPC
 # batch per node with this timeout; when no node answers in time the stake is stored and the relayer
 # checks again before it spends gas.
 CHAIN_POST_CHECK_TIMEOUT_SECONDS = env.float("CHAIN_POST_CHECK_TIMEOUT_SECONDS", default=2.0)

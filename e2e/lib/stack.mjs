@@ -113,12 +113,13 @@ export async function startStack({ env: extraEnv = {} } = {}) {
         stack.rpcUrl = rpcUrl;
         await waitFor(() => rpc(rpcUrl, "eth_chainId"), { what: "anvil", handle: anvil });
         const accounts = await rpc(rpcUrl, "eth_accounts");
-        // Accounts 1-7 are players with USDC, 8 an unlocked account with none, 9 the treasury.
+        // Accounts 1-7 are players with USDC, 8 an unlocked account with none, 9 the pot's share
+        // and sweep receiver (scripts/devchain.py).
         stack.accounts = {
           deployer: accounts[0],
           players: accounts.slice(1, 8),
           broke: accounts[8],
-          treasury: accounts[9],
+          house: accounts[9],
         };
         const deployed = JSON.parse(
           await run(
@@ -128,8 +129,6 @@ export async function startStack({ env: extraEnv = {} } = {}) {
               "deploy",
               "--rpc",
               rpcUrl,
-              "--treasury",
-              accounts[9],
               "--mint-to",
               ...accounts.slice(1, 8),
             ],
@@ -137,12 +136,13 @@ export async function startStack({ env: extraEnv = {} } = {}) {
           ),
         );
         stack.usdc = deployed.usdcAddress;
-        stack.treasury = deployed.treasuryAddress;
-        // The terms registry and the development operator key that owns it (ETH only): the worker
-        // anchors every challenge staff publish, and only then does it accept claims.
-        stack.registry = deployed.registryAddress;
+        // The pot, at the local chain's pinned address (a fresh anvil: scripts/devchain.py deploys it
+        // through the CREATE2 factory), owned by the development operator key (ETH only): the worker
+        // opens every challenge staff publish, and only then does it take stakes.
+        stack.pot = deployed.potAddress;
+        stack.potDeployBlock = deployed.potDeployBlock;
         stack.operatorKey = deployed.operatorKey;
-        // The development relayer key (ETH only): the worker relays players' signed authorizations.
+        // The development relayer key (ETH only): it relays players' signed stakes and the game's steps.
         stack.relayerKey = deployed.relayerKey;
         await rpc(rpcUrl, "evm_setIntervalMining", [1]);
         phase("anvil + token");
@@ -171,15 +171,13 @@ export async function startStack({ env: extraEnv = {} } = {}) {
       CHAIN_PUBLIC_RPC_URL: rpcUrl,
       CHAIN_RPC_TIMEOUT_SECONDS: "5",
       USDC_ADDRESS: stack.usdc,
-      TREASURY_ADDRESS: stack.treasury,
-      ANCHOR_REGISTRY_ADDRESS: stack.registry,
-      ANCHOR_OPERATOR_KEY: stack.operatorKey,
+      POT_ADDRESS: stack.pot,
+      POT_DEPLOY_BLOCK: String(stack.potDeployBlock),
+      POT_OPERATOR_KEY: stack.operatorKey,
       RELAYER_KEY: stack.relayerKey,
       CHAIN_CONFIRMATIONS: "1",
-      // Staff resolve soon after closing (e2e/lib/game.mjs, closeAndResolve): a short grace period,
-      // and a ledger indexer that reads past the close within a second.
-      CHALLENGE_CLOSE_GRACE_SECONDS: "1",
-      CHAIN_INDEX_INTERVAL_SECONDS: "1",
+      // The shortest guess window the pot allows: the flows move anvil's clock past it.
+      POT_GUESS_WINDOW_SECONDS: "3600",
       ADMIN_URL: "admin/",
       LOG_LEVEL: "INFO",
       PYTHONUNBUFFERED: "1",

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { explorerLink, getPublicConfig } from "@/config";
+import { explorerLink, getPublicConfig, LOCAL_POT, PINNED_POTS, potPin, potPinSentence } from "@/config";
 import { installPublicConfig } from "../test/setup";
 import { TEST_CONFIG } from "../test/fixtures";
 
@@ -9,6 +9,8 @@ describe("public config", () => {
     const config = getPublicConfig();
     expect(config.chainId).toBe(31337);
     expect(config.chainIdHex).toBe("0x7a69");
+    expect(config.potAddress).toBe(TEST_CONFIG.potAddress);
+    expect(config.potDeployBlock).toBe(TEST_CONFIG.potDeployBlock);
     expect(explorerLink("address", "0xabc", config)).toBe("http://explorer.test/address/0xabc");
   });
 
@@ -31,27 +33,11 @@ describe("public config", () => {
     expect(getPublicConfig().confirmations).toBe(0);
   });
 
-  it("reads the terms registry, null when the site has none", () => {
+  it("stops offering stakes a minute before the close unless the site says otherwise", () => {
     installPublicConfig(TEST_CONFIG);
-    expect(getPublicConfig().registryAddress).toBe(TEST_CONFIG.registryAddress);
-    installPublicConfig({ ...TEST_CONFIG, registryAddress: null });
-    expect(getPublicConfig().registryAddress).toBeNull();
-    const { registryAddress: _none, ...older } = TEST_CONFIG;
-    installPublicConfig(older);
-    expect(getPublicConfig().registryAddress).toBeNull();
-  });
-
-  it("reads the operations address, null (the share kept in the treasury) when the site has none", () => {
-    const operations = "0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65";
-    installPublicConfig({ ...TEST_CONFIG, operationsAddress: operations });
-    expect(getPublicConfig().operationsAddress).toBe(operations);
-    for (const none of [null, "", 42]) {
-      installPublicConfig({ ...TEST_CONFIG, operationsAddress: none });
-      expect(getPublicConfig().operationsAddress).toBeNull();
-    }
-    const { operationsAddress: _none, ...older } = { ...TEST_CONFIG, operationsAddress: operations };
-    installPublicConfig(older);
-    expect(getPublicConfig().operationsAddress).toBeNull();
+    expect(getPublicConfig().stakeCloseMarginSeconds).toBe(60);
+    installPublicConfig({ ...TEST_CONFIG, stakeCloseMarginSeconds: 120 });
+    expect(getPublicConfig().stakeCloseMarginSeconds).toBe(120);
   });
 
   it("links a block on the explorer", () => {
@@ -63,5 +49,43 @@ describe("public config", () => {
     document.getElementById("geopoem-config")?.remove();
     installPublicConfig({});
     expect(() => getPublicConfig()).toThrow("malformed");
+  });
+});
+
+describe("the pot pinned for the chain", () => {
+  const pins = { 11155111: { address: TEST_CONFIG.potAddress, deployBlock: 4000 } };
+
+  it("takes the site's pot when it is the pinned one, whatever the case of its hex", () => {
+    const pin = potPin(
+      { chainId: 11155111, potAddress: TEST_CONFIG.potAddress.toLowerCase(), potDeployBlock: 9 },
+      pins,
+    );
+    expect(pin).toEqual({ state: "pinned", pot: pins[11155111] });
+    expect(potPinSentence(pin, "Sepolia")).toBeNull();
+  });
+
+  it("refuses another pot, or none, for a pinned chain, and says so", () => {
+    const other = "0x0000000000000000000000000000000000000bad";
+    const pin = potPin({ chainId: 11155111, potAddress: other, potDeployBlock: 1 }, pins);
+    expect(pin.state).toBe("differs");
+    expect(potPinSentence(pin, "Sepolia")).toBe(
+      `This site names the pot ${other}, but the pot pinned in Geopoem's code for Sepolia is ${TEST_CONFIG.potAddress}. This page takes no stake into another pot.`,
+    );
+    expect(potPin({ chainId: 11155111, potAddress: "", potDeployBlock: 0 }, pins).state).toBe("differs");
+  });
+
+  it("says when a chain has no pinned pot: the address comes from the site alone", () => {
+    const pin = potPin({ chainId: 5, potAddress: TEST_CONFIG.potAddress, potDeployBlock: 7 }, pins);
+    expect(pin).toEqual({ state: "unpinned", pot: { address: TEST_CONFIG.potAddress, deployBlock: 7 } });
+    expect(potPinSentence(pin, "Goerli")).toBe(
+      `No pot is pinned in Geopoem's code for Goerli: the pot's address, ${TEST_CONFIG.potAddress}, comes from this site alone.`,
+    );
+  });
+
+  it("pins the local chain's pot of docs/protocol.md, and nothing for Sepolia or mainnet yet", () => {
+    expect(PINNED_POTS[31337]).toEqual(LOCAL_POT);
+    expect(LOCAL_POT).toEqual({ address: "0x46DDdae9F667Cc93eB0796652a39AbDFb4598245", deployBlock: 4 });
+    expect(PINNED_POTS[11155111]).toBeUndefined();
+    expect(PINNED_POTS[1]).toBeUndefined();
   });
 });

@@ -18,22 +18,24 @@ export interface PublicConfig {
   explorerUrl: string;
   /** A development chain on the player's machine (anvil): the Sepolia tab explains the local set-up. */
   localChain: boolean;
+  /** The token stakes are paid in (USDC). */
   usdcAddress: string;
-  treasuryAddress: string;
-  /** The terms registry (ANCHOR_REGISTRY_ADDRESS): the contract whose TermsAnchored logs hold each
-   * challenge's terms (docs/protocol.md section 6); null when the site has none. */
-  registryAddress: string | null;
-  /** Where the 20 % operations share is paid (OPERATIONS_ADDRESS); null when the site has none and
-   * the share is kept in the treasury. "Verify every outcome" checks the operations payout against
-   * it (docs/protocol.md section 6, check 4). */
-  operationsAddress: string | null;
   tokenDecimals: number;
+  /** The pot the site names: the contract that holds every stake (docs/protocol.md section 2). The
+   * page stakes into it only when it is the pot pinned for the chain (PINNED_POTS, potPin). */
+  potAddress: string;
+  /** The block it was deployed in: where reading its events starts. */
+  potDeployBlock: number;
+  /** The site's floor for a stake (a challenge's own minimum is in its terms, never below it). */
   minStake: string;
   /** The form's step and the API's: a stake is a multiple of it ("0.01"). */
   stakeStep: string;
   maxStake: string;
   receiptPollIntervalMs: number;
   receiptTimeoutMs: number;
+  /** The page stops offering stakes this many seconds before a challenge's close: a stake sent
+   * later could be mined after it, and the pot would refuse it (docs/protocol.md section 2). */
+  stakeCloseMarginSeconds: number;
   /** CHAIN_CONFIRMATIONS as blocks; 0 when it is not a number ("finalized"): the page then cannot
    * tell the deep-enough block and follows a claim by plain polling. */
   confirmations: number;
@@ -46,6 +48,58 @@ export interface PublicConfig {
 }
 
 export const CONFIG_ELEMENT_ID = "geopoem-config";
+
+export const DEFAULT_STAKE_CLOSE_MARGIN_SECONDS = 60;
+
+export interface PinnedPot {
+  address: string;
+  deployBlock: number;
+}
+
+/** The local chain's pot (anvil under `make run` and the e2e suite): deployed through the
+ * deterministic CREATE2 factory, so its address follows from its code and constructor
+ * (chain/pot/deploy.py); `manage.py pot_deploy` prints it, and docs/protocol.md section 2 lists it. */
+export const LOCAL_POT: PinnedPot = { address: "0x46DDdae9F667Cc93eB0796652a39AbDFb4598245", deployBlock: 4 };
+
+/** One pot per chain, pinned in the repository (docs/protocol.md section 2: the same table is in
+ * docs/protocol.md and verify_challenge.py, and a test keeps them equal). The page takes the pot from
+ * here, never from the site alone: a site naming another pot gets a warning and no stake. Sepolia
+ * and mainnet have none yet. */
+export const PINNED_POTS: Readonly<Record<number, PinnedPot>> = {
+  31337: LOCAL_POT,
+};
+
+export type PotPin =
+  /** The site's pot is the one pinned for its chain. */
+  | { state: "pinned"; pot: PinnedPot }
+  /** The site names another pot than the pinned one: the page warns and takes no stake. */
+  | { state: "differs"; pinned: PinnedPot; site: string }
+  /** No pot is pinned for this chain: the page says the address comes from the site alone. */
+  | { state: "unpinned"; pot: PinnedPot };
+
+/** The site's pot held to the repository's pin for its chain. */
+export function potPin(
+  config: Pick<PublicConfig, "chainId" | "potAddress" | "potDeployBlock">,
+  pins: Readonly<Record<number, PinnedPot>> = PINNED_POTS,
+): PotPin {
+  const pinned = pins[config.chainId];
+  if (!pinned) return { state: "unpinned", pot: { address: config.potAddress, deployBlock: config.potDeployBlock } };
+  if (!config.potAddress || config.potAddress.toLowerCase() !== pinned.address.toLowerCase())
+    return { state: "differs", pinned, site: config.potAddress };
+  return { state: "pinned", pot: pinned };
+}
+
+/** What the page says about the pin (the Active tab, and the refusal of a stake). */
+export function potPinSentence(pin: PotPin, chainName: string): string | null {
+  switch (pin.state) {
+    case "pinned":
+      return null;
+    case "differs":
+      return `This site names the pot ${pin.site || "(none)"}, but the pot pinned in Geopoem's code for ${chainName || "this chain"} is ${pin.pinned.address}. This page takes no stake into another pot.`;
+    case "unpinned":
+      return `No pot is pinned in Geopoem's code for ${chainName || "this chain"}: the pot's address, ${pin.pot.address}, comes from this site alone.`;
+  }
+}
 
 // The config read, and the element it was read from (a page has one; tests replace it).
 let cached: { element: Element | null; config: PublicConfig } | null = null;
@@ -81,16 +135,15 @@ export function readPublicConfig(doc: Document = document): PublicConfig {
     explorerUrl: str(raw.explorerUrl).replace(/\/+$/, ""),
     localChain: raw.localChain === true,
     usdcAddress: raw.usdcAddress,
-    treasuryAddress: str(raw.treasuryAddress),
-    registryAddress: typeof raw.registryAddress === "string" && raw.registryAddress ? raw.registryAddress : null,
-    operationsAddress:
-      typeof raw.operationsAddress === "string" && raw.operationsAddress ? raw.operationsAddress : null,
     tokenDecimals: num(raw.tokenDecimals, 6),
+    potAddress: str(raw.potAddress),
+    potDeployBlock: Number.isInteger(raw.potDeployBlock) ? (raw.potDeployBlock as number) : 0,
     minStake: str(raw.minStake, "1.00"),
     stakeStep: str(raw.stakeStep, "0.01"),
     maxStake: str(raw.maxStake),
     receiptPollIntervalMs: num(raw.receiptPollIntervalMs, 2000),
     receiptTimeoutMs: num(raw.receiptTimeoutMs, 60000),
+    stakeCloseMarginSeconds: num(raw.stakeCloseMarginSeconds, DEFAULT_STAKE_CLOSE_MARGIN_SECONDS),
     confirmations: Number.isInteger(raw.confirmations) ? (raw.confirmations as number) : 0,
     socialLinks: isRecord(raw.socialLinks)
       ? Object.fromEntries(

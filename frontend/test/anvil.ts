@@ -10,7 +10,7 @@ import type { EIP1193Provider, RequestArguments } from "@/wallet/types";
  * Geopoem's server and still talk to the node. */
 
 // Captured before any test stubs it.
-const realFetch = globalThis.fetch.bind(globalThis);
+export const realFetch = globalThis.fetch.bind(globalThis);
 
 function anvilBinary(): string {
   const scope = path.resolve(__dirname, "..", "..", "node_modules", "@foundry-rs");
@@ -35,9 +35,11 @@ function freePort(): Promise<number> {
 
 export class RpcFailure extends Error {
   code: number;
-  constructor(code: number, message: string) {
+  data: unknown;
+  constructor(code: number, message: string, data?: unknown) {
     super(message);
     this.code = code;
+    this.data = data;
   }
 }
 
@@ -49,11 +51,12 @@ export interface Anvil {
   stop: () => Promise<void>;
 }
 
-export async function startAnvil(): Promise<Anvil> {
+/** `chainId`: another chain than anvil's 31337 (whose pot the page pins), for a pot deployed here. */
+export async function startAnvil({ chainId }: { chainId?: number } = {}): Promise<Anvil> {
   const port = await freePort();
-  const child: ChildProcess = spawn(anvilBinary(), ["--host", "127.0.0.1", "--port", String(port), "--silent"], {
-    stdio: "ignore",
-  });
+  const args = ["--host", "127.0.0.1", "--port", String(port), "--silent"];
+  if (chainId) args.push("--chain-id", String(chainId));
+  const child: ChildProcess = spawn(anvilBinary(), args, { stdio: "ignore" });
   const url = `http://127.0.0.1:${port}`;
   let id = 1;
   const rpc = async (method: string, params: unknown[] = []) => {
@@ -62,8 +65,11 @@ export async function startAnvil(): Promise<Anvil> {
       headers: { "Content-Type": "application/json" },
       body: JSON.stringify({ jsonrpc: "2.0", id: id++, method, params }),
     });
-    const reply = (await answer.json()) as { result?: unknown; error?: { code: number; message: string } };
-    if (reply.error) throw new RpcFailure(reply.error.code, reply.error.message);
+    const reply = (await answer.json()) as {
+      result?: unknown;
+      error?: { code: number; message: string; data?: unknown };
+    };
+    if (reply.error) throw new RpcFailure(reply.error.code, reply.error.message, reply.error.data);
     return reply.result;
   };
   const stop = async () => {

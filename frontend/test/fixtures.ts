@@ -1,4 +1,6 @@
-/** The public config of config/public_config.py with the anvil accounts the Python tests use. */
+/** The public config of config/public_config.py with the anvil accounts the Python tests use. The
+ * treasury design's three addresses stay for the old verifier's tests (lib/verify-outcomes-types.ts,
+ * legacyVerifierAddresses) until lib/verify/ replaces it. */
 export const TEST_CONFIG = {
   chainId: 11155111,
   chainIdHex: "0xaa36a7",
@@ -7,6 +9,8 @@ export const TEST_CONFIG = {
   rpcUrl: "https://rpc.sepolia.example",
   explorerUrl: "https://sepolia.etherscan.io",
   usdcAddress: "0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238",
+  potAddress: "0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512",
+  potDeployBlock: 4000,
   treasuryAddress: "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC",
   registryAddress: "0x5FbDB2315678afecb367f032d93F642f64180aa3",
   operationsAddress: null as string | null,

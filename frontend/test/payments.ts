@@ -1,10 +1,14 @@
-import vectors from "../../tests/vectors.json";
 import type { PaymentsAuthorization } from "@/api/types";
 import { json, type FakeServer } from "./http";
 
-/** GET /api/payments/authorization as the server answers it (docs/protocol.md 3.6): the token's
- * domain of the shared vector (tests/vectors.json, transferAuthorizations), the relay on. */
-export const TOKEN_DOMAIN = vectors.transferAuthorizations.cases[0]!.domain;
+/** GET /api/payments/authorization as the server answers it (docs/protocol.md 3.3): the token's
+ * domain read from the chain, the relay on. */
+export const TOKEN_DOMAIN = {
+  name: "USDC",
+  version: "2",
+  chainId: 11155111,
+  verifyingContract: "0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238",
+};
 
 export const RELAY_ADDRESS = "0x90F79bf6EB2c4f870365E785982E1f101E93b906";
 
@@ -15,13 +19,13 @@ export const PAYMENTS_OFFERED: PaymentsAuthorization = {
   minRemainingSeconds: 60,
 };
 
-/** The token takes authorizations but the relay cannot send one now. */
+/** The token's domain is known but the relay cannot send a stake now. */
 export const RELAY_OFF: PaymentsAuthorization = {
   ...PAYMENTS_OFFERED,
   relay: { available: false, reason: "Geopoem's relay is switched off.", address: RELAY_ADDRESS },
 };
 
-/** A token without EIP-3009. */
+/** The token's domain is not known: the stake by approval alone. */
 export const NO_AUTHORIZATIONS: PaymentsAuthorization = { ...PAYMENTS_OFFERED, token: null };
 
 export function servePayments(server: FakeServer, payments: PaymentsAuthorization = PAYMENTS_OFFERED): void {

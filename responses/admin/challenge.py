@@ -22,6 +22,7 @@ from .challenge_form import LOCKED_FIELDS, LOCKED_MESSAGE, ChallengeForm
 
 # Shown on a saved challenge, below what staff write, and never editable.
 SHOWN_FIELDS = (
+    "blanket_display",
     "solution_sha256",
     "salt_display",
     "phase_display",

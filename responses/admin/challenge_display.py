@@ -8,6 +8,7 @@ from django.utils.safestring import mark_safe
 from challenges.admin.links import chain_link, usdc
 from challenges.models import Challenge, OpeningStatus, PotOpening
 from challenges.sanitize import sanitize_html
+from challenges.scoring import BLANKET_RADIUS_M, blanket
 from challenges.selectors import Phase, chain_now, challenge_phase
 from responses.selectors import challenge_winners
 
@@ -70,6 +71,25 @@ class ChallengeDisplayMixin:
     @admin.display(description="Proximity threshold")
     def threshold_display(self, obj: Challenge) -> str:
         return "Not specified" if obj.proximity_threshold_m is None else f"{obj.proximity_threshold_m} m"
+
+    @admin.display(description="A blanket of cheap guesses")
+    def blanket_display(self, obj: Challenge) -> str:
+        """What covering an area costs at this threshold and minimum stake: a blanket of guesses wins
+        "earliest correct" for sure once the place is inside it."""
+        found = blanket(threshold_m=obj.proximity_threshold_m, min_stake=obj.min_stake)
+        if found is None:
+            return "No threshold: only the exact point is correct, so no number of guesses covers an area."
+        return format_html(
+            "Covering a {} km circle with guesses each correct within {} m takes about {} stakes of the "
+            "minimum ({} USDC). The earliest prize (40 %) pays that back once the pot, those stakes "
+            "included, reaches {} USDC: raise the minimum stake or lower the threshold if "
+            "pots that size are expected.",
+            BLANKET_RADIUS_M // 1000,
+            obj.proximity_threshold_m,
+            f"{found.stakes:,}",
+            usdc(found.cost),
+            usdc(found.worth_it_at),
+        )
 
     @admin.display(description="Solution salt")
     def salt_display(self, obj: Challenge) -> str:

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ScoredResponse } from "./types";
+import type { Stake } from "./types";
 import { installFakeServer, json } from "../../test/http";
 import { PYRAMID_RESPONSES } from "../../test/resolvedChallenges";
 import { page1, page2 } from "../../test/revealMap";
@@ -14,7 +14,7 @@ describe("the confirmed guesses behind the reveal map", () => {
 
   it(`stops after ${GUESS_PAGES} pages and says the list is incomplete`, async () => {
     const server = installFakeServer();
-    const guess: ScoredResponse = PYRAMID_RESPONSES[2]!;
+    const guess: Stake = PYRAMID_RESPONSES[2]!;
     const pageUrl = (n: number) => (n === 0 ? page1 : `http://testserver/api/responses?page=${n}`);
     for (let n = 0; n <= GUESS_PAGES; n += 1) {
       server.on("GET", pageUrl(n), () =>

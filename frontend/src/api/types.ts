@@ -1,102 +1,131 @@
-/** The API's JSON (docs/protocol.md section 3). Money is a decimal string; times are epoch seconds. */
+/** The API's JSON (docs/protocol.md section 3). Money is a decimal string of USDC; times are Unix
+ * seconds; a commitment is 64 lowercase hex characters without 0x. */
 
-export type ChallengeStatus = "draft" | "active" | "closed" | "resolved";
+/** A challenge's phase as the site read it from the pot (docs/protocol.md 3.6). */
+export type ChallengePhase = "open" | "closed" | "revealing" | "final" | "paid" | "aborted";
 
+/** GET /api/challenges/active, /api/challenges/resolved, /api/challenges/{id} (docs/protocol.md 3.6). */
 export interface Challenge {
   id: number;
   poemTitle: string;
   poemText: string;
   instructionsText: string;
+  /** Metres (the pot's `thresholdM`). */
   proximityThreshold: number | null;
+  /** The solution commitment (v2). */
   solutionSha256: string;
+  /** Null until the pot shows the solution revealed. */
   solutionReveal: string | null;
   solutionSalt: string | null;
+  /** The confirmed pot and number of stakes. */
   stakedSum: string;
   responseCount: number;
+  /** The pot's `opensAt`. */
   startTimestamp: number | null;
-  /** When it stopped taking payments; null while active. */
-  closedTimestamp?: number | null;
-  resolvedTimestamp: number | null;
-  status: ChallengeStatus;
-  isDemo: boolean;
-  /** Where its terms were committed on chain (docs/protocol.md section 6); null for a challenge
-   * never anchored (a demonstration challenge). Absent from an answer of an older server. */
-  anchor?: Anchor | null;
+  closesTimestamp: number;
+  solutionDeadline: number;
+  guessWindowSeconds: number;
+  /** Null until the solution's reveal. */
+  guessDeadline: number | null;
+  /** USDC, decimal strings. */
+  minStake: string;
+  bond: string;
+  /** Null until the site has opened it on chain. */
+  termsSha256: string | null;
+  termsDigest: string | null;
+  openTransactionHash: string | null;
+  openBlockNumber: number | null;
+  phase: ChallengePhase;
 }
 
-/** The challenge's TermsAnchored log as the site shows it (docs/protocol.md section 6). */
-export interface Anchor {
-  /** The registry contract that emitted it. */
-  registry: string;
-  transactionHash: string;
-  blockNumber: number;
-  blockTimestamp: number;
-  /** The anchored terms hash (64 hex characters): title, poem and instructions. */
-  termsSha256: string;
-}
+/** A stake's state on the site (docs/protocol.md 3.4). */
+export type StakeStatus = "relaying" | "refused" | "failed" | "pending" | "confirmed";
 
-export type ResponseStatus = "pending" | "confirmed" | "rejected";
+export type PaymentMethod = "authorization" | "approval";
 
-export interface ChallengeResponse {
-  id: number;
-  challengeId: number;
-  submissionText: string | null;
-  submissionStake: string;
-  submissionTimestamp: number | null;
-  /** Null for a claim paid by authorization until a transaction that used it is known
-   * (docs/protocol.md 3.5). */
-  transactionHash: string | null;
-  submitterAddress: string;
-  /** The guess commitment (64 hex characters) the stake's calldata must carry: names the claim
-   * among any others on the same transaction. */
-  commitment: string;
-  status: ResponseStatus;
-  rejectionCode: string;
-  rejectionReason: string;
-  /** How the stake is paid; absent from an older server's answer (a transfer). */
-  paymentMethod?: PaymentMethod;
-  /** A claim paid by authorization: its relay (docs/protocol.md 3.3a); null for a transfer. */
-  authorization?: ClaimAuthorization | null;
-  /** After resolution, a confirmed claim's result (docs/protocol.md section 6, "What the player
-   * sees"); null before, and for a claim that is not confirmed. Only the claim look-ups carry it. */
-  outcome?: ClaimOutcome | null;
-}
-
-export type PaymentMethod = "transfer" | "authorization";
-
-/** What the relayer does with a claim's signed authorization (docs/protocol.md 3.3a). */
+/** What the relayer does with a signed stake (docs/protocol.md 3.4). */
 export type RelayStatus = "queued" | "sent" | "refused" | "not_needed" | "failed";
 
-/** Why the relay refused or failed a claim's authorization (docs/protocol.md 3.3a); "" while queued or sent. */
-export type RelayCode =
-  | ""
-  | "switched_off"
-  | "address_limit"
-  | "budget"
-  | "funds"
-  | "used"
-  | "cancelled"
-  | "expired"
-  | "closed"
-  | "balance"
-  | "refused_by_token"
-  | "reverted"
-  | "lost";
-
-/** A claim's authorization as the API shows it: never the signature. */
-export interface ClaimAuthorization {
+/** A signed stake's relay as the API shows it: never the signature. */
+export interface StakeAuthorization {
   /** Unix seconds: the token refuses it from then on. */
   validBefore: number;
   relayStatus: RelayStatus;
-  /** Why the relay refused or failed; else empty. */
+  /** The same as a code ("lost", "token_paused", "expired", ...); empty while queued or sent. */
+  relayCode: string;
+  /** Why it refused or failed, a sentence for the player; else empty. */
   relayReason: string;
-  /** The same as a code (chain/relay_reasons.py), what the page decides on; empty while queued or sent. */
-  relayCode: RelayCode;
-  /** The relayer's latest transaction for it, else null. */
   relayTransactionHash: string | null;
 }
 
-/** The token's EIP-712 domain as the server read it from the chain (docs/protocol.md 2a). */
+/** A challenge's settlement as it concerns one stake (docs/protocol.md 3.4), once final. */
+export interface StakeOutcome {
+  /** USDC won, "0.000000" when nothing. */
+  prize: string;
+  /** Which prizes: 0 the earliest correct, 1 the highest staked correct. */
+  prizes: (number | string)[];
+  paid: boolean;
+  /** USDC refunded (with its bond share), or null. */
+  refund: string | null;
+}
+
+/** GET /api/responses/{commitment}, GET /api/responses?address=… and ?challengeId=…, and the 201 of
+ * POST /api/responses (docs/protocol.md 3.4). */
+export interface Stake {
+  /** The sequence number in the pot; null until on chain. */
+  id: number | null;
+  challengeId: number;
+  submitterAddress: string;
+  /** USDC, 6 decimals. */
+  submissionStake: string;
+  commitment: string;
+  status: StakeStatus;
+  transactionHash: string | null;
+  blockNumber: number | null;
+  logIndex: number | null;
+  /** Block time; null until on chain. */
+  submissionTimestamp: number | null;
+  paymentMethod: PaymentMethod;
+  /** Null for a stake by approval. */
+  authorization: StakeAuthorization | null;
+  /** The site holds its guess. */
+  guessReceived: boolean;
+  /** Null until the solution is revealed on chain (and when the site never got the guess). */
+  submissionText: string | null;
+  submissionSalt: string | null;
+  /** Its guess is revealed on chain. */
+  revealed: boolean;
+  isCorrect: boolean | null;
+  /** Metres with 2 decimals (the site writes a decimal string). */
+  distanceMeters: number | string | null;
+  outcome: StakeOutcome | null;
+}
+
+/** A payment or refund the pot made (docs/protocol.md 3.5). */
+export interface PotPayment {
+  /** 0 earliest prize, 1 highest prize, 2 the share (with the bond); "refund" for a refund. */
+  kind: number | string;
+  seq: number | null;
+  to: string;
+  /** USDC, 6 decimals. */
+  amount: string;
+  transactionHash: string;
+}
+
+/** GET /api/challenges/{id}/winners (docs/protocol.md 3.5): the winners as the pot holds them. */
+export interface Winners {
+  challengeId: number;
+  phase: ChallengePhase;
+  final: boolean;
+  guessDeadline: number | null;
+  earliest: Stake | null;
+  highest: Stake | null;
+  /** USDC, 6 decimals: each prize and the share ("0.000000" without a winner). */
+  prizes: { earliest: string; highest: string; share: string };
+  payments: PotPayment[];
+}
+
+/** The token's EIP-712 domain as the server read it from the chain (docs/protocol.md 3.3). */
 export interface TokenDomain {
   name: string;
   version: string;
@@ -104,126 +133,37 @@ export interface TokenDomain {
   verifyingContract: string;
 }
 
-/** GET /api/payments/authorization (docs/protocol.md 3.6): whether the page may offer a stake
- * paid by a signed authorization. */
+/** GET /api/payments/authorization (docs/protocol.md 3.3). */
 export interface PaymentsAuthorization {
-  /** Null when the token takes no authorizations (or its domain could not be read). */
+  /** Null when the token's domain cannot be used: the stake by approval alone. */
   token: TokenDomain | null;
   relay: { available: boolean; reason: string; address: string };
-  /** How long an authorization the page asks for is valid, and the least the server accepts. */
   validitySeconds: number;
   minRemainingSeconds: number;
 }
 
-export type PayoutStatus = "due" | "verifying" | "paid" | "failed" | "kept";
-
-export interface ClaimOutcome {
-  isCorrect: boolean;
-  distanceMeters: number;
-  /** USDC, 6 decimals; "0.000000" when it won nothing. */
-  prize: string;
-  /** null when it won nothing. */
-  payoutStatus: PayoutStatus | null;
-  payoutTransactionHash: string | null;
-}
-
-export interface ScoredResponse extends ChallengeResponse {
-  /** A confirmed response always names the transaction that paid it. */
-  transactionHash: string;
-  distanceMeters: number | null;
-  isCorrect: boolean | null;
-  /** What re-checking the outcome needs; null until the challenge is resolved. */
-  submissionSalt?: string | null;
-  blockNumber?: number | null;
-  transactionIndex?: number | null;
-  logIndex?: number | null;
-}
-
-export interface Winner extends ScoredResponse {
-  prize: string;
-  payoutTransactionHash: string | null;
-}
-
-export interface Winners {
-  challengeId: number;
-  proximityThreshold: number | null;
-  totalStaked: string;
-  responseCount: number;
-  earliest: Winner | null;
-  highest: Winner | null;
-  operations: string;
-  unallocated: string;
-  /** What was paid out, prize by prize (docs/protocol.md section 6, check 4). */
-  payouts?: Payout[];
-  /** What the chain changed after resolution started, which moved no sum; [] when nothing did. */
-  exceptions: ResolutionException[];
-}
-
-/** A claim the chain changed after its challenge's resolution had started (docs/protocol.md
- * section 5, "Exceptions"): `after_resolution`, a payment that passed every check but reached the
- * site too late, not counted; `reorged`, a counted payment whose block left the chain, still counted. */
-export interface ResolutionException {
-  /** The rejected claim (after_resolution) or the counted response (reorged). */
-  responseId: number;
-  transactionHash: string;
-  submitterAddress: string;
-  /** USDC, 6 decimals. */
-  submissionStake: string;
-  kind: "after_resolution" | "reorged";
-  /** When the site recorded it, in Unix seconds. */
-  recordedAt: number;
-}
-
-export type PayoutKind = "earliest" | "highest" | "operations";
-
-export interface Payout {
-  kind: PayoutKind;
-  address: string;
-  /** USDC, 6 decimals. */
-  amount: string;
-  status: PayoutStatus;
-  transactionHash: string | null;
-}
-
-/** A rejected claim of a resolved challenge (GET /api/responses?challengeId=N&status=rejected),
- * published with its text and salt so its rejection can be re-checked. */
-export interface RejectedClaim extends ChallengeResponse {
-  /** Read as a string by the in-browser verifier (lib/verify-outcomes.ts), whose part it is to read
-   * an authorization claim rejected before any transaction used it (null there: docs/protocol.md 3.5). */
-  transactionHash: string;
-  submissionSalt: string | null;
-}
-
-/** A USDC transfer to the treasury naming a challenge whose claim never reached the site
- * (GET /api/challenges/N/unclaimed). */
-export interface UnclaimedPayment {
-  transactionHash: string;
-  logIndex: number;
-  blockNumber: number;
-  transactionIndex: number;
-  fromAddress: string;
-  /** USDC, 6 decimals. */
-  amount: string;
-}
-
-interface ClaimBody {
-  challengeId: number;
-  submissionText: string;
-  submissionStake: string;
-  submitterAddress: string;
-  submissionSalt: string;
-}
-
-/** The signed authorization a claim carries instead of a transaction hash (docs/protocol.md 3.3a). */
+/** The signed authorization a relayed stake carries (docs/protocol.md 3.1). */
 export interface AuthorizationBody {
   validAfter: number;
   validBefore: number;
-  /** 0x + r ‖ s ‖ v, as eth_signTypedData_v4 returns it. */
+  /** 0x + r ‖ s ‖ v. */
   signature: string;
 }
 
-/** The body of POST /api/responses: the spec's five fields plus the salt, or, for a stake paid by
- * signature, the authorization in place of the transaction hash (exactly one of the two). */
-export type ResponseCreate =
-  | (ClaimBody & { transactionHash: string; authorization?: never })
-  | (ClaimBody & { authorization: AuthorizationBody; transactionHash?: never });
+/** POST /api/responses: a signed stake to relay. No coordinates and no salt. */
+export interface StakeCreate {
+  challengeId: number;
+  submitterAddress: string;
+  submissionStake: string;
+  commitment: string;
+  authorization: AuthorizationBody;
+}
+
+/** POST /api/responses/guess: the guess of a stake in the pot (docs/protocol.md 3.2). */
+export interface GuessCreate {
+  challengeId: number;
+  submitterAddress: string;
+  commitment: string;
+  submissionText: string;
+  submissionSalt: string;
+}

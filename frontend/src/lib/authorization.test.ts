@@ -1,116 +1,77 @@
-import { TypedDataEncoder, verifyTypedData } from "ethers";
+import { TypedDataEncoder, Wallet } from "ethers";
 import { describe, expect, it } from "vitest";
-import vectors from "../../../tests/vectors.json";
-import { normalizeSignature, splitSignature, transferAuthorizationTypedData } from "./authorization";
-import { relayedStakeCalldata } from "./calldata";
+import { normalizeSignature, receiveAuthorizationTypedData, splitSignature } from "./authorization";
 
-// The shared vectors of a stake paid by signature (tests/vectors.json, transferAuthorizations),
-// which chain/authorization.py reads too (tests/test_vectors_authorization.py): ethers' own EIP-712
-// encoder must hash the page's typed data to the digest the server recovers the signer from.
+// The typed data of a stake by signature (docs/protocol.md section 2, "What the player signs"). That
+// the pot and the token take a signature over it is shown on anvil by wallet/signed.test.ts.
 
-const CASES = vectors.transferAuthorizations.cases;
+const DOMAIN = {
+  name: "USDC",
+  version: "2",
+  chainId: 31337,
+  verifyingContract: "0x5FbDB2315678afecb367f032d93F642f64180aa3",
+};
+const AUTHORIZATION = {
+  from: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+  to: "0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512",
+  value: 2_500_000n,
+  validAfter: 0,
+  validBefore: 1_767_227_400,
+  nonce: "ab".repeat(32),
+};
 
-function typedDataOf(v: (typeof CASES)[number]) {
-  return transferAuthorizationTypedData(v.domain, {
-    from: v.message.from,
-    to: v.message.to,
-    value: BigInt(v.message.value),
-    validAfter: v.message.validAfter,
-    validBefore: v.message.validBefore,
-    nonce: v.message.nonce.slice(2),
-  });
-}
-
-describe("the typed data a player signs (docs/protocol.md 2a)", () => {
-  it.each(CASES.map((v, i) => ({ v, i: String(i) })))("hashes case $i to the shared digest", ({ v }) => {
-    const typed = typedDataOf(v);
+describe("the typed data a player signs", () => {
+  it("is EIP-3009's ReceiveWithAuthorization under the token's domain, as the wallet receives it", () => {
+    const typed = receiveAuthorizationTypedData(DOMAIN, AUTHORIZATION);
     const { EIP712Domain, ...types } = typed.types;
-    // The domain's own type is the protocol's, field by field.
     expect(EIP712Domain.map((f) => `${f.type} ${f.name}`).join(",")).toBe(
       "string name,string version,uint256 chainId,address verifyingContract",
     );
-    expect(typed.primaryType).toBe("TransferWithAuthorization");
-    const mutable = { TransferWithAuthorization: [...types.TransferWithAuthorization] };
-    expect(TypedDataEncoder.from(mutable).encodeType("TransferWithAuthorization")).toBe(
-      "TransferWithAuthorization(address from,address to,uint256 value,uint256 validAfter,uint256 validBefore,bytes32 nonce)",
+    const mutable = { ReceiveWithAuthorization: [...types.ReceiveWithAuthorization] };
+    expect(TypedDataEncoder.from(mutable).encodeType("ReceiveWithAuthorization")).toBe(
+      "ReceiveWithAuthorization(address from,address to,uint256 value,uint256 validAfter,uint256 validBefore,bytes32 nonce)",
     );
-    expect(TypedDataEncoder.hashDomain(typed.domain)).toBe(v.domainSeparator);
-    expect(TypedDataEncoder.from(mutable).hash(typed.message)).toBe(v.structHash);
-    expect(TypedDataEncoder.hash(typed.domain, mutable, typed.message)).toBe(v.digest);
-    expect(verifyTypedData(typed.domain, mutable, typed.message, v.signature)).toBe(v.signer);
-  });
-
-  it("writes the values as the wallet receives them: uint256 as decimal strings, the nonce as 0x bytes32", () => {
-    const typed = typedDataOf(CASES[0]!);
-    expect(JSON.parse(JSON.stringify(typed))).toEqual({
-      types: {
-        EIP712Domain: [
-          { name: "name", type: "string" },
-          { name: "version", type: "string" },
-          { name: "chainId", type: "uint256" },
-          { name: "verifyingContract", type: "address" },
-        ],
-        TransferWithAuthorization: [
-          { name: "from", type: "address" },
-          { name: "to", type: "address" },
-          { name: "value", type: "uint256" },
-          { name: "validAfter", type: "uint256" },
-          { name: "validBefore", type: "uint256" },
-          { name: "nonce", type: "bytes32" },
-        ],
-      },
-      primaryType: "TransferWithAuthorization",
-      domain: { name: "USDC", version: "2", chainId: 11155111, verifyingContract: CASES[0]!.domain.verifyingContract },
-      message: {
-        from: CASES[0]!.message.from,
-        to: CASES[0]!.message.to,
-        value: "1000000",
-        validAfter: "0",
-        validBefore: "1767227400",
-        nonce: CASES[0]!.message.nonce,
-      },
+    expect(JSON.parse(JSON.stringify(typed)).message).toEqual({
+      from: AUTHORIZATION.from,
+      to: AUTHORIZATION.to,
+      value: "2500000",
+      validAfter: "0",
+      validBefore: "1767227400",
+      nonce: `0x${"ab".repeat(32)}`,
     });
-  });
-});
-
-describe("the relayed call's 324 bytes (docs/protocol.md 2a)", () => {
-  it.each(CASES.map((v, i) => ({ v, i: String(i) })))("encodes case $i as the shared vector", async ({ v }) => {
-    const parts = splitSignature(v.signature)!;
-    const data = await relayedStakeCalldata({
-      from: v.message.from,
-      to: v.message.to,
-      value: BigInt(v.message.value),
-      validAfter: v.message.validAfter,
-      validBefore: v.message.validBefore,
-      nonce: v.message.nonce,
-      ...parts,
-      challengeId: v.challengeId,
-    });
-    expect(data).toBe(v.relayedCalldata);
-    expect((data.length - 2) / 2).toBe(324);
-    expect(data.slice(0, 10)).toBe("0xe3ee160e");
+    expect(typed.primaryType).toBe("ReceiveWithAuthorization");
   });
 });
 
 describe("signatures", () => {
-  const signature = CASES[0]!.signature;
-  const v = signature.slice(-2);
+  const wallet = Wallet.createRandom();
+  const typed = receiveAuthorizationTypedData(DOMAIN, { ...AUTHORIZATION, from: wallet.address });
+  const { EIP712Domain: _domain, ...types } = typed.types;
+  const sign = () =>
+    wallet.signTypedData(
+      typed.domain,
+      { ReceiveWithAuthorization: [...types.ReceiveWithAuthorization] },
+      typed.message,
+    );
 
-  it("splits r, s and v", () => {
+  it("splits r, s and v", async () => {
+    const signature = await sign();
     expect(splitSignature(signature)).toEqual({
       r: `0x${signature.slice(2, 66)}`,
       s: `0x${signature.slice(66, 130)}`,
-      v: Number.parseInt(v, 16),
+      v: Number.parseInt(signature.slice(-2), 16),
     });
   });
 
-  it("reads a v of 0 or 1 (some hardware wallets) as 27 or 28, the token's only values", () => {
+  it("reads a v of 0 or 1 (some hardware wallets) as 27 or 28, the token's only values", async () => {
+    const signature = await sign();
+    const v = signature.slice(-2);
     const raw = signature.slice(0, -2) + (v === "1b" ? "00" : "01");
     expect(splitSignature(raw)?.v).toBe(Number.parseInt(v, 16));
     expect(normalizeSignature(raw)).toBe(signature);
   });
 
-  it.each(["0x", `${signature}00`, signature.slice(0, -2) + "1d", `0x${"zz".repeat(65)}`])("refuses %s", (bad) => {
+  it.each(["0x", `0x${"11".repeat(65)}00`, `0x${"11".repeat(64)}1d`, `0x${"zz".repeat(65)}`])("refuses %s", (bad) => {
     expect(splitSignature(bad)).toBeNull();
     expect(normalizeSignature(bad)).toBeNull();
   });

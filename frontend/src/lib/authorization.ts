@@ -1,8 +1,10 @@
-/** The EIP-3009 transfer authorization a player signs to stake without ETH (docs/protocol.md
- * section 2a), as the JSON eth_signTypedData_v4 takes, mirroring chain/authorization.py: the
- * token's domain read from the chain by the server (never written here), from the player to the
- * treasury, the stake in token units, valid from 0 until `validBefore`, once for the guess
- * commitment. Plain data, no library: the wallet hashes it. */
+/** The EIP-3009 ReceiveWithAuthorization a player signs to stake into the pot (docs/protocol.md
+ * section 2, "What the player signs"), as the JSON eth_signTypedData_v4 takes: the token's domain
+ * read from the chain by the server (never written here), from the player to the pot, the stake in
+ * token units, valid from 0 until `validBefore`, with the stake nonce (lib/protocol/encoding.ts),
+ * which binds the chain, the pot, the challenge and its terms, the commitment and the amount. Only
+ * the payee (the pot) can use a receive authorization, so a copy taken from the mempool cannot move
+ * the USDC without the pot's function running. Plain data, no library: the wallet hashes it. */
 
 export interface AuthorizationDomain {
   name: string;
@@ -11,7 +13,7 @@ export interface AuthorizationDomain {
   verifyingContract: string;
 }
 
-export interface TransferAuthorization {
+export interface ReceiveAuthorization {
   from: string;
   to: string;
   /** Token units. */
@@ -20,18 +22,18 @@ export interface TransferAuthorization {
   validAfter: number;
   /** Unix seconds: the token refuses it from then on. */
   validBefore: number;
-  /** The guess commitment, 64 hex characters with or without 0x. */
+  /** The stake nonce, 64 hex characters with or without 0x. */
   nonce: string;
 }
 
-export const TRANSFER_WITH_AUTHORIZATION_TYPES = {
+export const RECEIVE_WITH_AUTHORIZATION_TYPES = {
   EIP712Domain: [
     { name: "name", type: "string" },
     { name: "version", type: "string" },
     { name: "chainId", type: "uint256" },
     { name: "verifyingContract", type: "address" },
   ],
-  TransferWithAuthorization: [
+  ReceiveWithAuthorization: [
     { name: "from", type: "address" },
     { name: "to", type: "address" },
     { name: "value", type: "uint256" },
@@ -43,13 +45,12 @@ export const TRANSFER_WITH_AUTHORIZATION_TYPES = {
 
 const bytes32 = (hex: string) => `0x${hex.replace(/^0x/, "").toLowerCase()}`;
 
-/** The typed data of one `TransferWithAuthorization`. The uint256 fields are decimal strings
- * (exact for any amount; wallets read them as numbers), the chain id a number, as in the domain
- * the API gives. */
-export function transferAuthorizationTypedData(domain: AuthorizationDomain, authorization: TransferAuthorization) {
+/** The typed data of one `ReceiveWithAuthorization`. The uint256 fields are decimal strings (exact
+ * for any amount; wallets read them as numbers), the chain id a number, as in the domain the API gives. */
+export function receiveAuthorizationTypedData(domain: AuthorizationDomain, authorization: ReceiveAuthorization) {
   return {
-    types: TRANSFER_WITH_AUTHORIZATION_TYPES,
-    primaryType: "TransferWithAuthorization" as const,
+    types: RECEIVE_WITH_AUTHORIZATION_TYPES,
+    primaryType: "ReceiveWithAuthorization" as const,
     domain: {
       name: domain.name,
       version: domain.version,

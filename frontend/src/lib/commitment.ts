@@ -1,15 +1,11 @@
-/** Hashing and the salted commitments (docs/protocol.md section 1), mirroring
- * challenges/commitments.py: lowercase hex SHA-256 over the UTF-8 bytes of
- *   guess:    "geopoem:guess:v1|{chainId}|{challengeId}|{address, lowercase}|{text}|{salt}"
- *   solution: "geopoem:solution:v1|{challengeId}|{text}|{salt}"
+/** SHA-256, the salt and the terms hash (docs/protocol.md section 1), mirroring
+ * challenges/commitments.py. The pot's commitments are lib/protocol/commitment.ts's.
  * The browser's own Web Crypto hashes when it offers it (an implementation independent of this
  * site's code); browsers expose `crypto.subtle` only in a secure context (https or localhost), so
  * SHA-256 (FIPS 180-4) is also written here in plain TypeScript, a few dozen lines that keep every
  * check working there without loading a library. */
 
 export const SALT_PATTERN = /^[0-9a-f]{64}$/;
-export const GUESS_COMMITMENT_TAG = "geopoem:guess:v1";
-export const SOLUTION_COMMITMENT_TAG = "geopoem:solution:v1";
 export const TERMS_TAG = "geopoem:terms:v1";
 
 const K = new Uint32Array([
@@ -97,38 +93,6 @@ export function newSalt(): string {
   return toHex(bytes);
 }
 
-export interface GuessCommitmentInput {
-  chainId: number;
-  challengeId: number;
-  submitterAddress: string;
-  text: string;
-  salt: string;
-}
-
-/** The exact string a guess commitment hashes. */
-export function guessPreimage({ chainId, challengeId, submitterAddress, text, salt }: GuessCommitmentInput): string {
-  return `${GUESS_COMMITMENT_TAG}|${chainId}|${challengeId}|${submitterAddress.toLowerCase()}|${text}|${salt}`;
-}
-
-export function guessCommitment(input: GuessCommitmentInput): Promise<string> {
-  return sha256Hex(guessPreimage(input));
-}
-
-export interface SolutionCommitmentInput {
-  challengeId: number;
-  text: string;
-  salt: string;
-}
-
-/** The exact string a solution commitment hashes. */
-export function solutionPreimage({ challengeId, text, salt }: SolutionCommitmentInput): string {
-  return `${SOLUTION_COMMITMENT_TAG}|${challengeId}|${text}|${salt}`;
-}
-
-export function solutionCommitment(input: SolutionCommitmentInput): Promise<string> {
-  return sha256Hex(solutionPreimage(input));
-}
-
 export interface TermsInput {
   challengeId: number;
   poemTitle: string;
@@ -136,7 +100,7 @@ export interface TermsInput {
   instructionsText: string;
 }
 
-/** The terms hash a challenge's anchor commits to (docs/protocol.md section 6):
+/** The terms hash the pot's terms hold (docs/protocol.md section 1):
  * sha256("geopoem:terms:v1|{id}|{sha256(title)}|{sha256(poem)}|{sha256(instructions)}"), each text
  * exactly as the API serves it. Hashing each field first keeps the joined text unambiguous. */
 export async function termsSha256({ challengeId, poemTitle, poemText, instructionsText }: TermsInput): Promise<string> {

@@ -48,5 +48,8 @@ describe("display helpers", () => {
     expect(formatDateTime(null, "")).toBe("");
     expect(formatDistance(6.239866589337766)).toBe("6.24 m");
     expect(formatDistance(0)).toBe("0.00 m");
+    // The API writes a distance as a decimal string.
+    expect(formatDistance("12345.68")).toBe("12345.68 m");
+    expect(formatDistance(null)).toBe("Not scored");
   });
 });

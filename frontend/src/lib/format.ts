@@ -17,9 +17,11 @@ export function formatDate(seconds: number | null | undefined, missing = "Not re
   return seconds == null ? missing : new Date(seconds * 1000).toLocaleDateString();
 }
 
-/** A distance with the spec's 2 decimals. Distances are measurements, not money: a float is fine. */
-export function formatDistance(meters: number | null): string {
-  return meters === null ? "Not scored" : `${meters.toFixed(2)} m`;
+/** A distance with the spec's 2 decimals (the API writes it as a decimal string, the page computes
+ * it as a number). Distances are measurements, not money: a float is fine. */
+export function formatDistance(meters: number | string | null): string {
+  const value = meters === null || meters === "" ? NaN : Number(meters);
+  return Number.isFinite(value) ? `${value.toFixed(2)} m` : "Not scored";
 }
 
 /** A decimal string with 2 places, cut (never rounded up) on the string: "12.345678" -> "12.34".

@@ -2,6 +2,13 @@
  * responses/stakes.py; tests/vectors.json proves the two agree. */
 
 export const MIN_STAKE_MESSAGE = "Minimum stake amount is 1.00 USDC";
+
+/** The spec's sentence for the minimum, with a challenge's own minimum (at least 1.00) in it. */
+export function minStakeMessage(minimum: string): string {
+  const [whole = "0", fraction = ""] = minimum.split(".");
+  const places = fraction.replace(/0+$/, "").padEnd(2, "0");
+  return `Minimum stake amount is ${whole || "0"}.${places} USDC`;
+}
 export const STAKE_FORMAT_MESSAGE = "Stake must be a decimal amount of USDC with at most 6 decimals.";
 export const TOKEN_DECIMALS = 6;
 
@@ -44,7 +51,7 @@ export function parseStake(
   const units = match?.[1] ? decimalToUnits(match[1]) : null;
   if (units === null) return { ok: false, reason: "format", message: STAKE_FORMAT_MESSAGE };
   const minUnits = decimalToUnits(minimum) ?? 1_000_000n;
-  if (units < minUnits) return { ok: false, reason: "minimum", message: MIN_STAKE_MESSAGE };
+  if (units < minUnits) return { ok: false, reason: "minimum", message: minStakeMessage(minimum) };
   const maxUnits = maximum ? decimalToUnits(maximum) : null;
   if (maxUnits !== null && units > maxUnits) {
     return { ok: false, reason: "maximum", message: `Maximum stake amount is ${maximum} USDC` };

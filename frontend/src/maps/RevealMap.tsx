@@ -1,8 +1,8 @@
 /** The reveal map (lazy chunk, with Leaflet): the solution, the proximity circle at its true
  * radius in metres, both winners' guesses with a line to the solution and their distance, and
- * every confirmed guess as a small point. The legend under it says the same in words. */
+ * every guess as a small point. The legend under it says the same in words. */
 import { useEffect, useMemo, useRef } from "react";
-import type { ScoredResponse, Winner } from "@/api";
+import type { Stake } from "@/api";
 import { formatDistance } from "@/lib/format";
 import { createMap, destroyMap, dotIcon, L, pinIcon } from "./base-map";
 import { textToPosition } from "./geo";
@@ -12,21 +12,21 @@ export interface RevealMapProps {
   /** The revealed solution, canonical "lat, lon". */
   solution: string;
   thresholdMeters: number | null;
-  earliest: Winner | null;
-  highest: Winner | null;
+  earliest: Stake | null;
+  highest: Stake | null;
   /** Confirmed guesses (possibly only the first pages: see `complete`). */
-  guesses: ScoredResponse[];
+  guesses: Stake[];
   complete: boolean;
 }
 
 interface WinnerMark {
   key: string;
   label: string;
-  winner: Winner;
+  winner: Stake;
 }
 
 /** The winners to draw: one mark when the same response won both prizes. */
-export function winnerMarks(earliest: Winner | null, highest: Winner | null): WinnerMark[] {
+export function winnerMarks(earliest: Stake | null, highest: Stake | null): WinnerMark[] {
   if (earliest && highest && earliest.id === highest.id) {
     return [{ key: "both", label: "Earliest and highest staked correct response", winner: earliest }];
   }
@@ -55,7 +55,7 @@ export default function RevealMap(props: RevealMapProps) {
     const map = createMap(container, { center: solutionAt, zoom: 15 });
     const bounds = L.latLngBounds(solutionAt, solutionAt);
 
-    // Every confirmed guess, under everything else.
+    // Every guess, under everything else.
     for (const guess of drawnGuesses) {
       const at = textToPosition(guess.submissionText ?? "");
       if (!at) continue;

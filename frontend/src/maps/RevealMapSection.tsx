@@ -42,7 +42,7 @@ function RevealMapLoader({ challenge }: { challenge: Challenge }) {
       <RevealMap
         challengeId={challenge.id}
         solution={challenge.solutionReveal ?? ""}
-        thresholdMeters={winners.data.proximityThreshold ?? challenge.proximityThreshold}
+        thresholdMeters={challenge.proximityThreshold}
         earliest={winners.data.earliest}
         highest={winners.data.highest}
         guesses={guesses.data.guesses}

@@ -14,7 +14,7 @@ import { toast } from "@/components/toast-store";
 import { loadEthers } from "@/lib/ethers-lazy";
 import { watchWallets } from "./discovery";
 import { WALLET_MESSAGES, WalletError } from "./errors";
-import { connectAccount, currentAccount, type ExpectChainSwitch } from "./flow";
+import { connectAccount, currentAccount, type ExpectChainSwitch } from "./connect";
 import type { EIP1193Provider, WalletDetail } from "./types";
 
 // The chooser (and Radix Dialog with it) loads only when several wallets make it needed.

@@ -12,9 +12,7 @@ export const WALLET_MESSAGES = {
   transactionFailed: (message: string) => `Transaction failed: ${message}`,
   transactionReverted: "Transaction failed - insufficient balance or other error",
   confirmationTimeout: "Transaction confirmation timeout - please check your wallet",
-  /** Not in the spec's list: the wallet replaced the stake with another transaction (its "cancel"). */
-  transactionCancelled: "Transaction cancelled in your wallet - nothing was paid",
-  /** Not in the spec's list: the stake paid by signature (docs/protocol.md 2a), worded as the
+  /** Not in the spec's list: the stake by signature (docs/protocol.md section 2), worded as the
    * transaction's. */
   signatureRejected: "Signature rejected by user",
   signatureFailed: (message: string) => `Signature failed: ${message}`,
@@ -32,7 +30,6 @@ export type WalletErrorKind =
   | "transactionFailed"
   | "transactionReverted"
   | "confirmationTimeout"
-  | "transactionCancelled"
   | "signatureRejected"
   | "signatureFailed";
 

@@ -1,6 +1,6 @@
+// What the page frame needs at first paint; the stake flows (flow.ts, signed.ts) load on Confirm.
 export { WALLET_MESSAGES, WalletError } from "./errors";
-export { PROGRESS, submitGuess, SubmissionError, waitForReceipt } from "./flow";
-export type { Guess, SubmitResult } from "./flow";
+export { PROGRESS } from "./connect";
 export * from "./pending";
 export type { EIP1193Provider, WalletDetail, WalletInfo } from "./types";
 export { useWallet, WalletProvider } from "./WalletContext";

@@ -1,268 +1,168 @@
-import { afterEach, describe, expect, it, vi } from "vitest";
-import { ApiError } from "@/api/http";
-import { PLAYER, TX_HASH } from "../../test/fakeWallet";
-import { installFakeServer, json } from "../../test/http";
-import { signedRecord, SIGNED_VECTOR, submittedRecord } from "../../test/submissions";
-import {
-  deferClaim,
-  keepClaims,
-  markInFlight,
-  postVerdict,
-  RESOLVED_BEFORE_RECORDED,
-  retryDelayMs,
-  RETRY_MAX_MS,
-  type KeepDeps,
-} from "./keeper";
-import { listSubmissions, saveSubmission, unpostedSubmissions, type StoredSubmission } from "./pending";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { Stake } from "@/api/types";
+import { getPublicConfig } from "@/config";
+import { json } from "../../test/http";
+import { openChallenge, startPotChain, type OpenedChallenge, type PotChain } from "../../test/pot";
+import { anvilWallet, installPotConfig, serveSite, SITE_CHAIN_ID, type FakeSite } from "../../test/site";
+import { guessFor } from "../../test/stakes";
+import { FOLLOW_MS, keepStakes, resetKeeperForTests, RETRY_FIRST_MS } from "./keeper";
+import { listStakes, updateStake } from "./pending";
+import { submitBySignature } from "./signed";
 
-/** Keeping a paid claim until the server gives a definite answer. The network is scripted (stubbed
- * fetch); the chain is not read here (no provider): replacement.test.ts follows stakes on anvil. */
+/** Keeping a stake until Geopoem holds its guess: the guess is posted only once the stake is
+ * confirmed in the pot, again on answers that may pass, and never again after a final one. */
 
-afterEach(() => vi.unstubAllGlobals());
+let chain: PotChain;
+let opened: OpenedChallenge;
+let site: FakeSite;
+let clock = Date.now();
+const now = () => clock;
 
-const RECORD = submittedRecord({ state: "post-failed" });
-const NOT_ACCEPTING = { message: "This challenge is not accepting submissions.", errors: {} };
+beforeAll(async () => {
+  chain = await startPotChain({ chainId: SITE_CHAIN_ID });
+  opened = await openChallenge(chain);
+}, 60_000);
 
-function deps(over: Partial<KeepDeps> = {}): KeepDeps {
-  return { isResolved: async () => false, provider: null, tokenAddress: "0x0", random: () => 0, ...over };
+afterAll(async () => {
+  await chain?.stop();
+});
+
+beforeEach(async () => {
+  installPotConfig(chain);
+  site = await serveSite(chain, opened);
+});
+
+async function stakeStatus(commitment: string): Promise<Stake | null> {
+  const res = await fetch(`/api/responses/${commitment}`);
+  return res.status === 404 ? null : ((await res.json()) as Stake);
 }
 
-const posts = (server: ReturnType<typeof installFakeServer>) =>
-  server.calls.filter((c) => c.init?.method === "POST").length;
+const deps = { stakeStatus, now, random: () => 0 };
 
-describe("postVerdict", () => {
-  const error = (status: number, body: unknown) => new ApiError(status, "x", body);
-  it.each([
-    ["no answer at all", new TypeError("Failed to fetch"), "retry"],
-    ["500", error(500, "Internal Server Error"), "retry"],
-    ["502 from a proxy", error(502, "<html>"), "retry"],
-    ["429", error(429, { message: "Request was throttled." }), "retry"],
-    ["403 before the CSRF cookie", error(403, { message: "CSRF Failed" }), "retry"],
-    ["409 not accepting", error(409, NOT_ACCEPTING), "retry-unless-resolved"],
-    [
-      "409 already used",
-      error(409, { message: "This transaction has already been used for a submission." }),
-      "refused",
-    ],
-    ["404 no such challenge", error(404, { message: "Challenge not found." }), "refused"],
-    ["400 malformed", error(400, { message: "Invalid input.", errors: {} }), "refused"],
-    ["422 with a code", error(422, { message: "The payment ...", errors: {}, code: "wrong_sender" }), "refused"],
-    ["422 without a code (not the API's)", error(422, "Unprocessable"), "retry"],
-    [
-      "409 authorization already used",
-      error(409, { message: "This authorization has already been used for a submission." }),
-      "refused",
-    ],
-    [
-      "409 token without authorizations",
-      error(409, { message: "This token does not accept payment authorizations." }),
-      "refused",
-    ],
-    [
-      "503 authorizations not checkable now",
-      error(503, { message: "Payment authorizations cannot be checked right now." }),
-      "retry",
-    ],
-  ])("%s: %s", (_case, err, verdict) => {
-    expect(postVerdict(err)).toBe(verdict);
+async function relayedStake(text: string) {
+  const config = getPublicConfig();
+  const result = await submitBySignature(guessFor(site.challenge, text, "1"), {
+    provider: anvilWallet(chain),
+    config,
+    expectChainSwitch: () => undefined,
+    payments: {
+      token: { name: "Test USD Coin", version: "2", chainId: chain.chainId, verifyingContract: chain.usdc },
+      relay: { available: true, reason: "", address: chain.operator },
+      validitySeconds: 1800,
+      minRemainingSeconds: 60,
+    },
   });
-});
+  return result.record;
+}
 
-describe("retryDelayMs", () => {
-  it("doubles from 2 s up to a minute, with at most a fifth added at random", () => {
-    expect([1, 2, 3, 4, 5, 6, 7, 20].map((n) => retryDelayMs(n, () => 0))).toEqual([
-      2000, 4000, 8000, 16000, 32000, 60000, 60000, 60000,
-    ]);
-    expect(retryDelayMs(1, () => 0.999)).toBeLessThanOrEqual(2400);
-    expect(retryDelayMs(30, () => 0.999)).toBeLessThanOrEqual(RETRY_MAX_MS * 1.2);
-  });
-});
+describe("the guess of a relayed stake", () => {
+  it("waits until the stake is confirmed in the pot, then posts the guess and its salt", async () => {
+    const record = await relayedStake("10, 10");
+    // In the pot, one block deep: pending.
+    let result = await keepStakes(listStakes(), deps);
+    expect(result.guesses).toBe(0);
+    expect(site.posted.guesses).toEqual([]);
+    expect(listStakes()[0]).toMatchObject({ seq: expect.any(Number), guess: { state: "waiting" } });
 
-describe("keepClaims", () => {
-  it("posts a kept claim again with a growing delay until the server stores it", async () => {
-    const server = installFakeServer();
-    const answers = [503, 503, 201];
-    server.on("POST", "/api/responses", () => {
-      const status = answers.shift() ?? 500;
-      return status === 201 ? json({ id: 1, status: "pending" }, 201) : json({ message: "Unavailable." }, status);
-    });
-    saveSubmission(RECORD);
-    let now = 0;
-    const d = deps({ now: () => now });
+    // Not looked at again before its delay.
+    await chain.anvil.rpc("evm_mine", []);
+    result = await keepStakes(listStakes(), deps);
+    expect(site.posted.guesses).toEqual([]);
 
-    expect(await keepClaims(unpostedSubmissions(), d)).toEqual({ recorded: 0, refused: [] });
-    expect(listSubmissions()[0]).toMatchObject({ state: "post-failed", postAttempts: 1 });
-    now = 1999;
-    await keepClaims(unpostedSubmissions(), d);
-    expect(posts(server)).toBe(1); // not before 2 s
-    now = 2000;
-    await keepClaims(unpostedSubmissions(), d);
-    expect(posts(server)).toBe(2);
-    expect(listSubmissions()[0]).toMatchObject({ state: "post-failed", postAttempts: 2 });
-    now = 5999;
-    await keepClaims(unpostedSubmissions(), d);
-    expect(posts(server)).toBe(2); // then 4 s
-    now = 6000;
-    expect(await keepClaims(unpostedSubmissions(), d)).toEqual({ recorded: 1, refused: [] });
-    expect(listSubmissions()[0]?.state).toBe("submitted");
-    expect(listSubmissions()[0]).not.toHaveProperty("lastError");
-    expect(listSubmissions()[0]).not.toHaveProperty("postAttempts");
-    expect(JSON.parse(server.calls[2]?.init?.body as string)).toEqual({
-      challengeId: 7,
-      submissionText: RECORD.text,
-      submissionStake: RECORD.stake,
-      transactionHash: TX_HASH,
-      submitterAddress: PLAYER,
-      submissionSalt: RECORD.salt,
-    });
-    expect(unpostedSubmissions()).toEqual([]);
-  });
-
-  it("keeps posting a claim the challenge turns away while it is not resolved, and stops once it is", async () => {
-    const server = installFakeServer();
-    server.on("POST", "/api/responses", () => json(NOT_ACCEPTING, 409));
-    saveSubmission(RECORD);
-    const resolved = { now: false };
-    let now = 0;
-    const d = deps({ now: () => now, isResolved: async (id) => id === 7 && resolved.now });
-    await keepClaims(unpostedSubmissions(), d);
-    expect(listSubmissions()[0]).toMatchObject({ state: "post-failed", postAttempts: 1 });
-    resolved.now = true;
-    now = 10_000;
-    expect(await keepClaims(unpostedSubmissions(), d)).toEqual({ recorded: 0, refused: [RESOLVED_BEFORE_RECORDED] });
-    expect(listSubmissions()[0]).toMatchObject({ state: "refused", lastError: RESOLVED_BEFORE_RECORDED });
-    now = 100_000;
-    await keepClaims(unpostedSubmissions(), d);
-    expect(posts(server)).toBe(2);
-  });
-
-  it("posts again a claim an earlier page marked refused for a challenge that was only closed", async () => {
-    const server = installFakeServer();
-    server.on("POST", "/api/responses", () => json({ id: 1, status: "pending" }, 201));
-    saveSubmission({ ...RECORD, state: "refused", lastError: "409: This challenge is not accepting submissions." });
-    saveSubmission({
-      ...RECORD,
-      salt: "3".repeat(64),
-      state: "refused",
-      lastError: "409: This transaction has already been used for a submission.",
-    });
-    expect(await keepClaims(unpostedSubmissions(), deps())).toEqual({ recorded: 1, refused: [] });
-    expect(posts(server)).toBe(1);
-  });
-
-  it.each([
-    [409, { message: "This transaction has already been used for a submission.", errors: {} }],
-    [404, { message: "Challenge not found.", errors: {} }],
-    [422, { message: "The payment was made for a different challenge.", errors: {}, code: "challenge_mismatch" }],
-  ])("stops on a definite refusal (%i) and says why", async (status, body) => {
-    const server = installFakeServer();
-    server.on("POST", "/api/responses", () => json(body, status));
-    saveSubmission(RECORD);
-    const result = await keepClaims(unpostedSubmissions(), deps());
-    expect(result.refused).toEqual([`${status}: ${body.message}`]);
-    expect(listSubmissions()[0]).toMatchObject({ state: "refused", lastError: `${status}: ${body.message}` });
-    await keepClaims(unpostedSubmissions(), deps({ now: () => 1e12 }));
-    expect(posts(server)).toBe(1);
-  });
-
-  it("retries when the network gives no answer at all", async () => {
-    installFakeServer().on("POST", "/api/responses", () => {
-      throw new TypeError("Failed to fetch");
-    });
-    saveSubmission(RECORD);
-    await keepClaims(unpostedSubmissions(), deps());
-    expect(listSubmissions()[0]).toMatchObject({ state: "post-failed", lastError: "Failed to fetch" });
-  });
-
-  it("leaves alone a claim whose payment flow runs in this page, and one deferred by the flow", async () => {
-    const server = installFakeServer();
-    server.on("POST", "/api/responses", () => json({ id: 1, status: "pending" }, 201));
-    const confirmed: StoredSubmission = { ...RECORD, state: "confirmed" };
-    saveSubmission(confirmed);
-    markInFlight(RECORD.salt, true);
-    await keepClaims(unpostedSubmissions(), deps());
-    expect(posts(server)).toBe(0);
-    markInFlight(RECORD.salt, false);
-    deferClaim(RECORD.salt, 2000, 0);
-    await keepClaims(unpostedSubmissions(), deps({ now: () => 1000 }));
-    expect(posts(server)).toBe(0);
-    await keepClaims(unpostedSubmissions(), deps({ now: () => 2000 }));
-    expect(posts(server)).toBe(1);
-  });
-
-  it("posts a sent claim at once when no wallet can say whether it was mined (the server verifies it)", async () => {
-    const server = installFakeServer();
-    server.on("POST", "/api/responses", () => json({ id: 1, status: "pending" }, 201));
-    saveSubmission({ ...RECORD, state: "sent" });
-    expect(await keepClaims(unpostedSubmissions(), deps())).toEqual({ recorded: 1, refused: [] });
-    expect(posts(server)).toBe(1);
-  });
-});
-
-describe("keepClaims, a stake paid by signature (docs/protocol.md 3.3a)", () => {
-  const SIGNED = signedRecord({ state: "post-failed" });
-
-  it("posts the authorization in place of a transaction hash until the server stores it, also after a 503", async () => {
-    const server = installFakeServer();
-    const answers = [503, 201];
-    server.on("POST", "/api/responses", () => {
-      const status = answers.shift() ?? 500;
-      return status === 201
-        ? json({ id: 1, status: "pending", transactionHash: null }, 201)
-        : json({ message: "Payment authorizations cannot be checked right now.", errors: {} }, status);
-    });
-    saveSubmission(SIGNED);
-    let now = 0;
-    const d = deps({ now: () => now });
-    expect(await keepClaims(unpostedSubmissions(), d)).toEqual({ recorded: 0, refused: [] });
-    expect(listSubmissions()[0]).toMatchObject({ state: "post-failed", postAttempts: 1 });
-    now = 2000;
-    expect(await keepClaims(unpostedSubmissions(), d)).toEqual({ recorded: 1, refused: [] });
-    const bodies = server.calls.map((c) => JSON.parse(c.init?.body as string));
-    expect(bodies[1]).toEqual({
-      challengeId: SIGNED.challengeId,
-      submissionText: SIGNED.text,
-      submissionStake: SIGNED.stake,
-      submitterAddress: SIGNED.submitterAddress,
-      submissionSalt: SIGNED.salt,
-      authorization: {
-        validAfter: 0,
-        validBefore: SIGNED_VECTOR.message.validBefore,
-        signature: SIGNED_VECTOR.signature,
-      },
-    });
-    // From now on "Send it yourself" counts the minute from here.
-    expect(listSubmissions()[0]).toMatchObject({ state: "submitted", postedAt: 2000 });
-    expect(unpostedSubmissions()).toEqual([]);
-  });
-
-  it.each([
-    [
-      422,
+    clock += FOLLOW_MS;
+    result = await keepStakes(listStakes(), deps);
+    expect(result.guesses).toBe(1);
+    expect(site.posted.guesses).toEqual([
       {
-        message: "The payment authorization has expired, or is valid for longer than Geopoem accepts; sign a new one.",
-        errors: {},
-        code: "authorization_window",
+        challengeId: opened.id,
+        submitterAddress: chain.player,
+        commitment: record.commitment,
+        submissionText: "10, 10",
+        submissionSalt: record.salt,
       },
-    ],
-    [409, { message: "This token does not accept payment authorizations.", errors: {} }],
-  ])("stops on a definite refusal (%i)", async (status, body) => {
-    const server = installFakeServer();
-    server.on("POST", "/api/responses", () => json(body, status));
-    saveSubmission(SIGNED);
-    expect((await keepClaims(unpostedSubmissions(), deps())).refused).toEqual([`${status}: ${body.message}`]);
-    expect(listSubmissions()[0]).toMatchObject({ state: "refused" });
-    await keepClaims(unpostedSubmissions(), deps({ now: () => 1e12 }));
-    expect(server.calls).toHaveLength(1);
+    ]);
+    expect(site.guesses.get(record.commitment)).toEqual({ text: "10, 10", salt: record.salt });
+    expect(listStakes()[0]).toMatchObject({ guess: { state: "received" } });
+
+    // Done: never posted again.
+    clock += 120_000;
+    await keepStakes(listStakes(), deps);
+    expect(site.posted.guesses).toHaveLength(1);
   });
 
-  it("keeps only what can be posted: a signed claim not yet recorded, never one without its signature", () => {
-    saveSubmission(signedRecord({ salt: "1".repeat(64), state: "signed" }));
-    saveSubmission(signedRecord({ salt: "2".repeat(64), state: "post-failed" }));
-    saveSubmission(signedRecord({ salt: "3".repeat(64), state: "submitted" }));
-    saveSubmission(signedRecord({ salt: "4".repeat(64), state: "refused" }));
-    const unsigned = signedRecord({ salt: "5".repeat(64), state: "prepared" });
-    saveSubmission({ ...unsigned, authorization: { ...unsigned.authorization!, signature: undefined } });
-    expect(unpostedSubmissions().map((r) => r.salt[0])).toEqual(["2", "1"]);
+  it("posts again with a growing delay while the answers may pass, also after a reload", async () => {
+    await relayedStake("11, 11");
+    await chain.anvil.rpc("evm_mine", []);
+    site.guessAnswer = () => json({ message: "Service unavailable.", errors: {} }, 503);
+    clock += 60_000;
+    await keepStakes(listStakes(), deps);
+    expect(site.posted.guesses).toHaveLength(1);
+    expect(listStakes()[0]!.guess).toMatchObject({ state: "waiting", attempts: 1, lastError: "Service unavailable." });
+
+    clock += RETRY_FIRST_MS - 1;
+    await keepStakes(listStakes(), deps);
+    expect(site.posted.guesses).toHaveLength(1);
+    clock += 1;
+    await keepStakes(listStakes(), deps);
+    expect(site.posted.guesses).toHaveLength(2);
+    expect(listStakes()[0]!.guess.attempts).toBe(2);
+
+    // A reload forgets the delays: the guess is posted at once, and now Geopoem takes it.
+    resetKeeperForTests();
+    site.guessAnswer = null;
+    await keepStakes(listStakes(), deps);
+    expect(site.posted.guesses).toHaveLength(3);
+    expect(listStakes()[0]!.guess.state).toBe("received");
+  });
+
+  it("stops on guess_window_closing and on a refusal", async () => {
+    const closing = await relayedStake("12, 12");
+    await chain.anvil.rpc("evm_mine", []);
+    site.guessAnswer = () =>
+      json({ message: "The guess window ends too soon.", errors: {}, code: "guess_window_closing" }, 409);
+    clock += 60_000;
+    await keepStakes(listStakes(), deps);
+    expect(listStakes().find((r) => r.salt === closing.salt)!.guess.state).toBe("closing");
+
+    const refused = await relayedStake("13, 13");
+    await chain.anvil.rpc("evm_mine", []);
+    // A salt that does not open the commitment: the real check of the fake site answers 422.
+    updateStake(refused.salt, { text: "14, 14" });
+    site.guessAnswer = null;
+    clock += 60_000;
+    await keepStakes(listStakes(), deps);
+    expect(listStakes().find((r) => r.salt === refused.salt)!.guess).toMatchObject({
+      state: "refused",
+      lastError: "This guess and salt do not open that stake's commitment.",
+    });
+    const posts = site.posted.guesses.length;
+    clock += 600_000;
+    await keepStakes(listStakes(), deps);
+    expect(site.posted.guesses).toHaveLength(posts);
+  });
+});
+
+describe("a signed stake Geopoem has not stored", () => {
+  it("is posted again until Geopoem stores it", async () => {
+    site.stakeAnswer = () => json({ message: "Service unavailable.", errors: {} }, 503);
+    await relayedStake("15, 15").catch(() => undefined);
+    expect(listStakes()[0]).toMatchObject({ state: "signed", postAttempts: 1 });
+    site.stakeAnswer = null;
+    clock += 60_000;
+    const result = await keepStakes(listStakes(), deps);
+    expect(result.relayed).toBe(1);
+    expect(listStakes()[0]!.state).toBe("relayed");
+    expect(site.posted.stakes).toHaveLength(2);
+    expect(site.posted.stakes[1]).not.toHaveProperty("submissionText");
+  });
+
+  it("is never handed to Geopoem's relayer when the player chose to send it themselves", async () => {
+    site.stakeAnswer = () => json({ message: "Service unavailable.", errors: {} }, 503);
+    const record = await relayedStake("16, 16").catch(() => listStakes()[0]!);
+    updateStake(record.salt, { selfSent: { state: "sent", hash: `0x${"5".repeat(64)}` } });
+    site.stakeAnswer = null;
+    clock += 60_000;
+    await keepStakes(listStakes(), deps);
+    expect(site.posted.stakes).toHaveLength(1);
   });
 });

@@ -1,188 +1,142 @@
 import { useSyncExternalStore } from "react";
-import type { Challenge } from "@/api/types";
+import type { PaymentMethod } from "@/api/types";
 
-/** This browser's guesses, kept in localStorage so nothing a player paid for is lost: the record
- * is written before the transaction is sent (text, salt, stake, challenge), gains the hash once
- * the wallet returns it, and is marked submitted once the server stored the claim. A record with
- * a hash that never reached the server is posted again on the next load. */
+/** This browser's stakes, kept in localStorage so nothing a player signed or paid for is lost: the
+ * record (docs/protocol.md 3.7) is written before the wallet is asked to sign or send, with the
+ * guess and its salt, which never leave this browser until the stake is confirmed in the pot; it
+ * gains the signature or the transaction as they come, and what Geopoem answered. */
 
-export const STORAGE_KEY = "geopoem:submissions:v1";
+export const STORAGE_KEY = "geopoem:stakes:v2";
 
-export type SubmissionState =
-  /** Saved before eth_sendTransaction; no hash known (the wallet was cancelled or the page closed). */
+export type { PaymentMethod };
+
+export type StakeState =
+  /** Saved before the wallet was asked; nothing signed or sent (refused in the wallet, or the page closed). */
   | "prepared"
-  /** The wallet returned a hash; the receipt is not confirmed yet. */
-  | "sent"
-  /** Receipt status 0x1; the POST has not succeeded yet. */
-  | "confirmed"
-  /** The POST failed after a transaction was sent, for a reason that may pass (no answer, a 5xx, a
-   * 429, the challenge not accepting claims while it is not resolved): posted again with a growing
-   * delay while a page is open, and at once on the next load (keeper.ts). */
-  | "post-failed"
-  /** The server refused the claim for good (400, 404, 409 "already been used", 422 with a code: e.g.
-   * the transaction pays for another guess), or the challenge was resolved while the server still
-   * turned it away: sending it again cannot change the answer, so it is not retried
-   * (docs/protocol.md 3). */
+  /** Signed; Geopoem has not stored the signed stake yet (no answer, or one that may pass): posted again. */
+  | "signed"
+  /** Geopoem stored the signed stake: its relayer sends it (or the player does: selfSent). */
+  | "relayed"
+  /** Geopoem refused the signed stake for good (the signature or the chain shows it can never be
+   * taken): nothing was paid. */
   | "refused"
-  /** The transaction was mined with a failing status: no payment was made. */
+  /** A stake by approval: its transaction was sent from the wallet. */
+  | "sent"
+  /** A stake by approval whose transaction failed, or was never sent after the approval: nothing paid. */
   | "failed"
-  /** The wallet replaced the transaction with one that is not this stake (its "cancel"): no payment
-   * was made (replacement.ts). */
-  | "cancelled"
-  /** The server stored the claim. */
-  | "submitted"
-  /** A stake paid by signature: signed in the wallet, the claim not posted yet (or its POST's
-   * answer lost). Posted again like a "post-failed" one. */
-  | "signed";
+  /** The page saw the stake in the pot (its Staked event). */
+  | "staked";
 
-/** The anchor of the challenge's terms as the player saw it when paying (docs/protocol.md
- * section 6): `verify_challenge.py --record` checks it is the anchor on chain. */
-export interface RecordAnchor {
-  registry: string;
-  transactionHash: string;
-  blockNumber: number;
-  solutionSha256: string;
-  termsSha256: string;
-}
+/** Where the guess is (docs/protocol.md 3.2). */
+export type GuessState =
+  /** Kept here: sent once the stake is confirmed in the pot, and again while the answers may pass. */
+  | "waiting"
+  /** Geopoem holds it (201 or 200). */
+  | "received"
+  /** Geopoem says it does not open the stake's commitment (422): never the case for a guess this page made. */
+  | "refused"
+  /** The guess window ends too soon for Geopoem's worker (409 guess_window_closing): only the
+   * player's wallet can reveal it now. */
+  | "closing";
 
-/** The record's anchor of a challenge as the page shows it; undefined for an unanchored one (a
- * demonstration challenge): the record then has no `anchor` at all. */
-export function recordAnchor(challenge: Pick<Challenge, "anchor" | "solutionSha256">): RecordAnchor | undefined {
-  const anchor = challenge.anchor;
-  if (!anchor) return undefined;
-  return {
-    registry: anchor.registry,
-    transactionHash: anchor.transactionHash,
-    blockNumber: anchor.blockNumber,
-    solutionSha256: challenge.solutionSha256,
-    termsSha256: anchor.termsSha256,
-  };
-}
-
-/** How a stake is paid (docs/protocol.md section 2 and 2a). */
-export type PaymentMethod = "transfer" | "authorization";
-
-/** The typed data's values of a stake paid by signature (docs/protocol.md 2a, "What the player
- * signs"), kept before the wallet is asked, and its signature once given: "Send it yourself" and a
- * re-post need it, and it never leaves this browser but in the claim's POST. `from` is the record's
- * `submitterAddress` and `nonce` its `commitment`. */
 export interface StoredAuthorization {
   /** The token's EIP-712 domain the player signed under. */
   token: { name: string; version: string; chainId: number; verifyingContract: string };
-  /** The treasury. */
-  to: string;
-  /** The stake in token units, a decimal string. */
-  value: string;
   validAfter: number;
   validBefore: number;
+  /** The stake nonce, 0x + 64 hex. */
+  nonce: string;
   /** 0x + r ‖ s ‖ v; absent until the wallet signed. */
   signature?: string;
 }
 
-/** What happened to the player's own submission of a signed authorization ("Send it yourself"). */
-export interface SelfSent {
-  /** The transaction the wallet sent, once it returned one. */
+/** A transaction the player's own wallet sent for this stake: "Send it yourself", or "Reveal my guess". */
+export interface OwnTransaction {
   hash?: string;
-  /** sent: waiting for the chain; mined: status 1; failed: mined with status 0 (someone used the
-   * authorization first, or it expired); error: the wallet refused or could not send. */
+  /** sending: the wallet is asked; sent: waiting for the chain; mined: status 1; failed: status 0;
+   * error: the wallet refused or could not send (`message`). */
   state: "sending" | "sent" | "mined" | "failed" | "error";
-  /** The wallet's error, for "error". */
   message?: string;
 }
 
-export interface StoredSubmission {
+export interface StoredStake {
   /** The salt doubles as the record's id: it is random and unique per guess. */
   salt: string;
-  challengeId: number;
-  text: string;
-  stake: string;
+  site: string;
   chainId: number;
-  submitterAddress?: string;
-  /** The guess commitment the payment carries: names this guess's claim among any others posted
-   * on the same transaction (GET /api/responses/{hash}?commitment=). Records saved before it was
-   * kept have none; the page computes it then. */
-  commitment?: string;
-  transactionHash?: string;
-  /** The stake's nonce and the head just before it was sent, and its calldata: a transaction from
-   * the same sender with this nonce and calldata is the same payment under a new hash, one with
-   * other calldata a cancellation (replacement.ts). Records saved before they were kept have none. */
-  nonce?: number;
-  sentFromBlock?: number;
-  calldata?: string;
-  /** Hashes this payment had before the wallet replaced it (sped it up), oldest first. */
-  replacedHashes?: string[];
-  /** How many times the claim was posted without a definite answer: the next retry waits longer. */
-  postAttempts?: number;
-  /** The block of the payment's receipt (the wallet's eth_getTransactionReceipt): the page watches
-   * the head from it to ask the claim's status quickly once the payment is deep enough. Records
-   * saved before it was kept have none. */
-  inclusionBlock?: number;
-  /** The anchor of the terms shown when the player paid; absent for an unanchored challenge (and in
-   * records saved before it was kept). */
-  anchor?: RecordAnchor;
-  /** Absent in records of a transfer (and in every record saved before it was kept). */
-  paymentMethod?: PaymentMethod;
-  /** A stake paid by signature: what the player signs, and the signature. */
+  pot: string;
+  challengeId: number;
+  /** The terms the player saw, checked against the pot's before the wallet was asked. */
+  termsDigest: string;
+  termsSha256: string;
+  submitterAddress: string;
+  /** USDC as a decimal string, and in token units (a decimal string). */
+  stake: string;
+  amountUnits: string;
+  /** The canonical "lat, lon" and its micro-degrees (decimal strings). */
+  text: string;
+  latE6: string;
+  lonE6: string;
+  /** The guess commitment v2, 64 lowercase hex characters. */
+  commitment: string;
+  paymentMethod: PaymentMethod;
+  /** A stake by signature: what the player signed, and the signature. */
   authorization?: StoredAuthorization;
-  /** Epoch milliseconds of the POST Geopoem stored (a stake paid by signature): a minute later
-   * without a transaction, the player is offered to send it themselves. */
+  /** The stake's transaction, once known, and its sequence in the pot. */
+  transactionHash?: string;
+  seq?: number;
+  state: StakeState;
+  guess: { state: GuessState; attempts?: number; lastError?: string };
+  /** How many times the signed stake was posted without a definite answer. */
+  postAttempts?: number;
+  /** Epoch milliseconds when Geopoem stored the signed stake. */
   postedAt?: number;
-  selfSent?: SelfSent;
-  state: SubmissionState;
+  selfSent?: OwnTransaction;
+  reveal?: OwnTransaction;
   /** Epoch milliseconds. */
   createdAt: number;
+  /** The last refusal, in the player's words (no HTTP status). */
   lastError?: string;
-}
-
-/** Whether the record's stake is paid by a signed authorization. */
-export function isSigned(record: Pick<StoredSubmission, "paymentMethod">): boolean {
-  return record.paymentMethod === "authorization";
-}
-
-/** A JSON-RPC quantity ("0x1b4") as a block number; null for anything else. */
-export function parseBlockNumber(value: unknown): number | null {
-  if (typeof value !== "string" || !/^0x[0-9a-f]+$/i.test(value)) return null;
-  const n = Number.parseInt(value, 16);
-  return Number.isSafeInteger(n) ? n : null;
 }
 
 type Listener = () => void;
 const listeners = new Set<Listener>();
-// The parsed list and the stored text it came from: React's useSyncExternalStore needs the same
-// array back while nothing changed, and a change by any writer (another tab, a cleared storage)
-// shows as different text.
-let snapshot: { raw: string | null; list: StoredSubmission[] } | null = null;
+// The parsed list and the stored text it came from: useSyncExternalStore needs the same array back
+// while nothing changed, and a change by any writer (another tab) shows as different text.
+let snapshot: { raw: string | null; list: StoredStake[] } | null = null;
 
-function parse(raw: string | null): StoredSubmission[] {
+function parse(raw: string | null): StoredStake[] {
   try {
     const parsed: unknown = raw ? JSON.parse(raw) : [];
-    return Array.isArray(parsed) ? (parsed as StoredSubmission[]) : [];
+    return Array.isArray(parsed) ? (parsed as StoredStake[]) : [];
   } catch {
     return [];
   }
 }
 
-function read(): StoredSubmission[] {
-  return parse(localStorage.getItem(STORAGE_KEY));
-}
+const read = () => parse(localStorage.getItem(STORAGE_KEY));
 
-function write(list: StoredSubmission[]): void {
+function write(list: StoredStake[]): void {
   localStorage.setItem(STORAGE_KEY, JSON.stringify(list));
   for (const listener of listeners) listener();
 }
 
-export function listSubmissions(): StoredSubmission[] {
+export function listStakes(): StoredStake[] {
   const raw = localStorage.getItem(STORAGE_KEY);
   if (snapshot?.raw !== raw) snapshot = { raw, list: parse(raw) };
   return snapshot.list;
 }
 
-export function saveSubmission(record: StoredSubmission): void {
+export function findStake(salt: string): StoredStake | undefined {
+  return read().find((r) => r.salt === salt);
+}
+
+export function saveStake(record: StoredStake): void {
   write([record, ...read().filter((r) => r.salt !== record.salt)]);
 }
 
-export function updateSubmission(salt: string, changes: Partial<StoredSubmission>): StoredSubmission | undefined {
-  let updated: StoredSubmission | undefined;
+export function updateStake(salt: string, changes: Partial<StoredStake>): StoredStake | undefined {
+  let updated: StoredStake | undefined;
   write(
     read().map((r) => {
       if (r.salt !== salt) return r;
@@ -193,26 +147,8 @@ export function updateSubmission(salt: string, changes: Partial<StoredSubmission
   return updated;
 }
 
-export function removeSubmission(salt: string): void {
+export function removeStake(salt: string): void {
   write(read().filter((r) => r.salt !== salt));
-}
-
-/** The answer a page before this one kept as final although it may pass: a claim the server turned
- * away while its challenge was closed but not resolved. Such a record is posted again. */
-export const NOT_ACCEPTING_MESSAGE = "This challenge is not accepting submissions.";
-
-/** Records whose transaction was sent, or whose authorization was signed, but whose claim the
- * server has not acknowledged. */
-export function unpostedSubmissions(): StoredSubmission[] {
-  return read().filter((r) => {
-    if (!r.submitterAddress) return false;
-    if (isSigned(r)) return Boolean(r.authorization?.signature) && ["signed", "post-failed"].includes(r.state);
-    return (
-      Boolean(r.transactionHash) &&
-      (["sent", "confirmed", "post-failed"].includes(r.state) ||
-        (r.state === "refused" && r.lastError === `409: ${NOT_ACCEPTING_MESSAGE}`))
-    );
-  });
 }
 
 function subscribe(listener: Listener): () => void {
@@ -227,60 +163,61 @@ function subscribe(listener: Listener): () => void {
   };
 }
 
-export function useSubmissions(): StoredSubmission[] {
-  return useSyncExternalStore(subscribe, listSubmissions, listSubmissions);
+export function useStakes(): StoredStake[] {
+  return useSyncExternalStore(subscribe, listStakes, listStakes);
 }
 
-/** The "recommended offline record": everything needed to prove the guess later. */
-export function offlineRecord(
-  record: Pick<StoredSubmission, "challengeId" | "text" | "salt" | "stake"> & {
-    chainId: number;
-    transactionHash?: string | null | undefined;
-    submitterAddress?: string | undefined;
-    anchor?: RecordAnchor | undefined;
-    paymentMethod?: PaymentMethod | undefined;
-    authorization?: StoredAuthorization | undefined;
-  },
-) {
-  // A stake paid by signature: how, and once signed the authorization verify_challenge.py --record
-  // finds on chain by its AuthorizationUsed log (docs/protocol.md section 5, the verifier's check 6).
-  const signed = record.authorization?.signature ? record.authorization : undefined;
+/** A JSON-RPC quantity ("0x1b4") as a number; null for anything else. */
+export function parseBlockNumber(value: unknown): number | null {
+  if (typeof value !== "string" || !/^0x[0-9a-f]+$/i.test(value)) return null;
+  const n = Number.parseInt(value, 16);
+  return Number.isSafeInteger(n) ? n : null;
+}
+
+/** The player's record as a file (docs/protocol.md 3.7): what `verify_challenge.py --record` reads.
+ * Before the wallet gave an account, the payer and what depends on it (the commitment, the
+ * authorization) are null. */
+export type RecordDraft = Pick<StoredStake, "site" | "chainId" | "pot" | "challengeId" | "stake" | "amountUnits"> & {
+  termsDigest: string | null;
+  termsSha256: string | null;
+} & Pick<StoredStake, "text" | "latE6" | "lonE6" | "salt" | "paymentMethod"> &
+  Partial<Pick<StoredStake, "submitterAddress" | "commitment" | "authorization" | "transactionHash" | "seq">>;
+
+export function offlineRecord(record: RecordDraft) {
+  const signed = record.authorization;
   return {
-    product: "Geopoem",
-    challengeId: record.challengeId,
-    coordinates: record.text,
-    salt: record.salt,
-    stakeUsdc: record.stake,
+    version: 2,
+    site: record.site,
     chainId: record.chainId,
-    paymentMethod: record.paymentMethod ?? "transfer",
-    ...(record.submitterAddress ? { submitterAddress: record.submitterAddress } : {}),
-    ...(record.transactionHash ? { transactionHash: record.transactionHash } : {}),
-    ...(signed
-      ? {
-          authorization: {
+    pot: record.pot,
+    challengeId: record.challengeId,
+    termsDigest: record.termsDigest,
+    termsSha256: record.termsSha256,
+    submitterAddress: record.submitterAddress ?? null,
+    stakeUsdc: record.stake,
+    amountUnits: record.amountUnits,
+    coordinates: record.text,
+    latE6: record.latE6,
+    lonE6: record.lonE6,
+    salt: record.salt,
+    commitment: record.commitment ?? null,
+    paymentMethod: record.paymentMethod,
+    authorization:
+      record.paymentMethod === "authorization" && signed
+        ? {
             validAfter: signed.validAfter,
             validBefore: signed.validBefore,
-            signature: signed.signature,
-          },
-        }
-      : {}),
-    ...(record.anchor
-      ? {
-          anchor: {
-            registry: record.anchor.registry,
-            transactionHash: record.anchor.transactionHash,
-            blockNumber: record.anchor.blockNumber,
-            solutionSha256: record.anchor.solutionSha256,
-            termsSha256: record.anchor.termsSha256,
-          },
-        }
-      : {}),
-    note: 'Keep this file private until the challenge is resolved. The salt proves your guess: sha256("geopoem:guess:v1|chainId|challengeId|address|coordinates|salt").',
+            nonce: signed.nonce,
+            signature: signed.signature ?? null,
+          }
+        : null,
+    transactionHash: record.transactionHash ?? null,
+    seq: record.seq ?? null,
   };
 }
 
-/** Offers the offline record as a JSON file download. */
-export function downloadOfflineRecord(record: Parameters<typeof offlineRecord>[0]): void {
+/** Offers the record as a JSON file download. */
+export function downloadOfflineRecord(record: RecordDraft): void {
   const blob = new Blob([JSON.stringify(offlineRecord(record), null, 2)], { type: "application/json" });
   const url = URL.createObjectURL(blob);
   const link = document.createElement("a");

@@ -1,64 +1,49 @@
-import { ApiError, apiErrorDetail } from "@/api/http";
-import { postResponse } from "@/api/responses";
 import type { PaymentsAuthorization, TokenDomain } from "@/api/types";
-import { normalizeSignature, transferAuthorizationTypedData } from "@/lib/authorization";
+import { normalizeSignature, receiveAuthorizationTypedData } from "@/lib/authorization";
+import { stakeNonce } from "@/lib/protocol/encoding";
 import { WALLET_MESSAGES, WalletError } from "./errors";
 import {
-  commitmentFor,
-  connectForPayment,
-  payByTransfer,
+  approveAndStake,
+  newRecord,
+  prepareStake,
   PROGRESS,
-  SubmissionError,
   type Guess,
   type SubmitOptions,
   type SubmitResult,
 } from "./flow";
-import { deferClaim, markInFlight, postVerdict, retryDelayMs } from "./keeper";
-import { removeSubmission, saveSubmission, updateSubmission, type StoredAuthorization } from "./pending";
+import { markInFlight, postSignedStake } from "./keeper";
+import { removeStake, saveStake, updateStake, type StoredAuthorization } from "./pending";
+import { sendItYourself, waitForOwnStake } from "./self-send";
 import { rpcErrorCode, rpcErrorMessage, USER_REJECTED, type EIP1193Provider } from "./types";
 
-/** A stake paid with one signature and no ETH (docs/protocol.md section 2a, 3.3a): the account and
- * network as for a transfer, the guess commitment, the record kept BEFORE the wallet is asked
- * (pending.ts: the typed data's values), eth_signTypedData_v4 of the token's
- * TransferWithAuthorization from the player to the treasury whose nonce is the commitment, the
- * signature added to the record, then the claim with the authorization in place of a transaction
- * hash. Geopoem's relayer puts it on chain; My submissions follows it. */
+/** A stake by signature (docs/protocol.md section 2 and 3.1): the checks of prepareStake, then the
+ * stake nonce from the pot's terms digest, the record kept BEFORE the wallet is asked (pending.ts),
+ * eth_signTypedData_v4 of the token's ReceiveWithAuthorization to the pot, the signature added to
+ * the record, then either Geopoem's relayer (POST /api/responses: the signature and the commitment,
+ * never the coordinates or the salt) or the player's own wallet ("Send it yourself"). The guess is
+ * posted once the stake is confirmed in the pot (keeper.ts). */
 
-/** The step the player takes in the wallet (the transfer's "Sending transaction..." here). */
-export const SIGN_PROGRESS = "Please sign the payment in your wallet...";
+/** The step the player takes in the wallet. */
+export const SIGN_PROGRESS = "Please sign the stake in your wallet...";
+/** The POST of the signed stake. */
+export const RELAY_PROGRESS = "Sending your signed stake to Geopoem...";
 
-/** The toasts of a stake paid by signature, shown by the form (tabs/active/SubmissionForm.tsx); the
- * spec's own stay as they are. */
+/** The toasts of a stake by signature, shown by the form (tabs/active/SubmissionForm.tsx). */
 export const SIGNED_TOASTS = {
   fallback: {
-    title: "Paying by Transaction",
+    title: "Paying by Approval",
     description:
-      "Your wallet cannot sign this payment, so it asks you to send a transaction instead. This needs a little ETH for gas.",
+      "Your wallet cannot sign this stake, so it asks you to approve the USDC and send the stake instead. This needs a little ETH for gas.",
   },
-  delayed:
-    'Your payment is signed. Geopoem has not recorded your solution yet; it is sent again automatically. See "My submissions".',
-  notAccepted: "Pay with a transaction instead: it needs a little ETH for gas.",
+  delayed: 'Your stake is signed. Geopoem has not stored it yet; it is sent again automatically. See "My submissions".',
 } as const;
 
-/** The step shown when the wallet cannot sign typed data, before it asks for a transaction (the
- * toast SIGNED_TOASTS.fallback says the same and stays; this one is painted before the wallet asks). */
-export const FALLBACK_PROGRESS = "Your wallet cannot sign this payment: sending a transaction instead...";
+/** The step shown when the wallet cannot sign typed data, before it asks for a transaction. */
+export const FALLBACK_PROGRESS = "Your wallet cannot sign this stake: paying by approval instead...";
 
 /** EIP-1193's "unsupported method" and JSON-RPC's "method not found". */
 export const UNSUPPORTED_METHOD = 4200;
 export const METHOD_NOT_FOUND = -32601;
-
-/** The server's answer for a token without EIP-3009 (docs/protocol.md 3.3a). */
-export const NOT_ACCEPTED_PATTERN = /does not accept payment authorizations/i;
-
-/** The token takes no authorizations after all (409): nothing was recorded, and the signature can
- * never move money. The page offers the direct transfer instead. */
-export class AuthorizationsNotAccepted extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "AuthorizationsNotAccepted";
-  }
-}
 
 /** Whether the wallet said it cannot sign typed data at all (not that the player refused). */
 export function isUnsupportedMethod(error: unknown): boolean {
@@ -88,135 +73,115 @@ export async function signTypedData(provider: EIP1193Provider, address: string, 
   return signature;
 }
 
+/** Geopoem did not store the signed stake: `retrying` when its answer may pass (the record is kept
+ * and posted again: keeper.ts), else it refused it for good (nothing was paid). */
+export class StakeNotStored extends Error {
+  readonly retrying: boolean;
+  constructor(message: string, retrying: boolean) {
+    super(message);
+    this.name = "StakeNotStored";
+    this.retrying = retrying;
+  }
+}
+
 export interface SignedSubmitOptions extends SubmitOptions {
   /** GET /api/payments/authorization: the token's domain, and how long to ask for. */
   payments: PaymentsAuthorization & { token: TokenDomain };
+  /** "relay": Geopoem's relayer sends it (no ETH); "self": the player's wallet sends it (ETH for gas). */
+  sender?: "relay" | "self";
   /** The wallet cannot sign typed data: the page says so before the wallet asks for a transaction. */
   onFallback?: () => unknown;
+  /** The wallet context's, for "Send it yourself" (self-send.ts). */
+  expectChainSwitch: SubmitOptions["expectChainSwitch"];
 }
 
-/** The whole stake paid by signature; the direct transfer when the wallet cannot sign typed data. */
-export async function submitSignedGuess(guess: Guess, options: SignedSubmitOptions): Promise<SubmitResult> {
+/** The whole stake by signature; the stake by approval when the wallet cannot sign typed data. */
+export async function submitBySignature(guess: Guess, options: SignedSubmitOptions): Promise<SubmitResult> {
   const {
     config,
     payments,
-    onProgress = () => undefined,
+    sender = "relay",
     onFallback = () => undefined,
-    expectChainSwitch,
     now = () => Math.floor(Date.now() / 1000),
   } = options;
-  const { provider, address } = await connectForPayment(options.provider, {
-    config,
-    onProgress,
-    expectChainSwitch,
-    onAccount: options.onAccount,
-  });
-  const commitment = await commitmentFor(guess, config, address);
-  // The token's domain names its chain; the wallet was just put on the configured one, which must
-  // be it (MetaMask signs typed data only for the chain it is on).
+  const ctx = await prepareStake(guess, options);
+  const { provider, address, commitment, onProgress } = ctx;
+  // The token's domain names its chain; the wallet was just put on the configured one, which must be
+  // it (a wallet signs typed data only for the chain it is on).
   if (payments.token.chainId !== config.chainId) {
     throw new WalletError(
       "signatureFailed",
       WALLET_MESSAGES.signatureFailed(`the token is on chain ${payments.token.chainId}, not ${config.chainId}`),
     );
   }
+  // 0x + 64 hex: the bytes32 the wallet signs.
+  const nonce = `0x${await stakeNonce({
+    chainId: BigInt(config.chainId),
+    pot: config.potAddress,
+    challengeId: BigInt(guess.challenge.id),
+    termsDigest: ctx.onChain.termsDigest,
+    commitment,
+    amount: guess.units,
+  })}`;
   const authorization: StoredAuthorization = {
     token: { ...payments.token },
-    to: config.treasuryAddress,
-    value: guess.units.toString(),
     validAfter: 0,
     validBefore: now() + payments.validitySeconds,
+    nonce,
   };
   // Kept before the wallet is asked: a page that dies while the wallet shows the request keeps the
-  // guess and its salt (and, once signed, the signature: "Send it yourself" and a re-post need it).
-  saveSubmission({
-    salt: guess.salt,
-    challengeId: guess.challengeId,
-    text: guess.text,
-    stake: guess.stake,
-    chainId: config.chainId,
-    submitterAddress: address,
-    commitment,
-    paymentMethod: "authorization",
-    authorization,
-    ...(guess.anchor ? { anchor: guess.anchor } : {}),
-    state: "prepared",
-    createdAt: Date.now(),
-  });
-  markInFlight(guess.salt, true);
+  // guess and its salt (and, once signed, the signature: a re-post and "Send it yourself" need it).
+  const record = newRecord(ctx, "authorization", { authorization });
+  saveStake(record);
+  markInFlight(record.salt, true);
   try {
     await onProgress(SIGN_PROGRESS);
-    const typedData = transferAuthorizationTypedData(payments.token, {
+    const typedData = receiveAuthorizationTypedData(payments.token, {
       from: address,
-      to: authorization.to,
+      to: config.potAddress,
       value: guess.units,
       validAfter: authorization.validAfter,
       validBefore: authorization.validBefore,
-      nonce: commitment,
+      nonce,
     });
     let signature: string;
     try {
       signature = await signTypedData(provider, address, typedData);
     } catch (error) {
-      // Nothing was signed that anyone holds: the record goes, as for a refused transaction
-      // ("Cancelling in the wallet means nothing is recorded").
-      removeSubmission(guess.salt);
+      // Nothing was signed that anyone holds: the record goes ("Cancelling in the wallet means
+      // nothing is recorded").
+      removeStake(record.salt);
       if (isUnsupportedMethod(error)) {
         await onFallback();
         await onProgress(FALLBACK_PROGRESS);
-        return await payByTransfer(guess, { ...options, provider, onProgress, address, commitment });
+        markInFlight(record.salt, false);
+        return await approveAndStake(ctx, { signatureOffered: false });
       }
       if (error instanceof WalletError) throw error;
       throw new WalletError("signatureFailed", WALLET_MESSAGES.signatureFailed(rpcErrorMessage(error)));
     }
-    updateSubmission(guess.salt, { authorization: { ...authorization, signature }, state: "signed" });
-    return await postSignedClaim(guess, { address, authorization: { ...authorization, signature }, onProgress });
-  } finally {
-    markInFlight(guess.salt, false);
-  }
-}
-
-async function postSignedClaim(
-  guess: Guess,
-  {
-    address,
-    authorization,
-    onProgress,
-  }: {
-    address: string;
-    authorization: StoredAuthorization & { signature: string };
-    onProgress: (m: string) => unknown;
-  },
-): Promise<SubmitResult> {
-  await onProgress(PROGRESS.submitting);
-  try {
-    const response = await postResponse({
-      challengeId: guess.challengeId,
-      submissionText: guess.text,
-      submissionStake: guess.stake,
-      submitterAddress: address,
-      submissionSalt: guess.salt,
-      authorization: {
-        validAfter: authorization.validAfter,
-        validBefore: authorization.validBefore,
-        signature: authorization.signature,
-      },
-    });
-    updateSubmission(guess.salt, { state: "submitted", lastError: undefined, postedAt: Date.now() });
-    return { response, transactionHash: null, submitterAddress: address, paymentMethod: "authorization" };
-  } catch (error) {
-    const message = error instanceof Error && error.message ? error.message : "Failed to submit solution";
-    if (error instanceof ApiError && error.status === 409 && NOT_ACCEPTED_PATTERN.test(apiErrorDetail(error) ?? "")) {
-      removeSubmission(guess.salt);
-      throw new AuthorizationsNotAccepted(apiErrorDetail(error) ?? message);
+    const signed = updateStake(record.salt, { authorization: { ...authorization, signature }, state: "signed" })!;
+    if (sender === "self") {
+      await onProgress(PROGRESS.sending);
+      const hash = await sendItYourself(signed, {
+        provider,
+        config,
+        expectChainSwitch: options.expectChainSwitch,
+        connected: address,
+      });
+      await waitForOwnStake(signed, hash, { provider, config, onProgress, ...(ctx.sleep ? { sleep: ctx.sleep } : {}) });
+      return { record: signed, paymentMethod: "authorization" };
     }
-    const retrying = postVerdict(error) !== "refused";
-    updateSubmission(guess.salt, {
-      state: retrying ? "post-failed" : "refused",
-      lastError: message,
-      ...(retrying ? { postAttempts: 1 } : {}),
-    });
-    if (retrying) deferClaim(guess.salt, retryDelayMs(1));
-    throw new SubmissionError(message, "", retrying, true);
+    await onProgress(RELAY_PROGRESS);
+    const posted = await postSignedStake(signed);
+    if (posted.outcome !== "relayed") {
+      throw new StakeNotStored(
+        posted.message ?? "Geopoem could not store the signed stake.",
+        posted.outcome === "retry",
+      );
+    }
+    return { record: { ...signed, state: "relayed" }, paymentMethod: "authorization" };
+  } finally {
+    markInFlight(record.salt, false);
   }
 }

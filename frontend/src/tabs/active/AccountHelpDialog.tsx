@@ -8,7 +8,7 @@ export function AccountHelpDialog({ open, onOpenChange }: { open: boolean; onOpe
       open={open}
       onOpenChange={onOpenChange}
       title="Selecting your account in MetaMask"
-      description="When you submit, MetaMask asks which account pays the bid. Tick the account that holds your test USDC and test ETH, then press Next and Connect. That account receives any prize."
+      description="When you submit, MetaMask asks which account pays the bid into the pot. Tick the account that holds your test USDC (and a little test ETH if you pay by approval: signing needs none), then press Next and Connect. The pot pays any prize to that account."
       actions={
         <button type="button" className="button" onClick={() => onOpenChange(false)}>
           OK

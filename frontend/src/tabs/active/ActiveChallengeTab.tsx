@@ -4,11 +4,14 @@ import { activeChallengeQuery, FOLLOW_INTERVAL_MS } from "@/api/queries";
 import { Alert } from "@/components/Alert";
 import { Spinner } from "@/components/Spinner";
 import { MySubmissionsPanel } from "@/tabs/my-submissions";
-import { useHasPendingClaims } from "@/tabs/my-submissions/following";
-import { recordAnchor } from "@/wallet/pending";
+import { useHasStakesOnTheirWay } from "@/tabs/my-submissions/following";
 import { ChallengeCard } from "./ChallengeCard";
 import type { CoordinatesAddonProps } from "./CoordinatesAddon";
+import { PhaseCard } from "./PhaseCard";
 import { SubmissionForm } from "./SubmissionForm";
+
+/** How often a challenge that no longer takes stakes is read again: its phase moves with the chain. */
+export const PHASE_FOLLOW_MS = 30_000;
 
 /** What the tab shows while the challenge loads: the two cards' outlines at about their usual
  * height (main.css, .skeleton-*), so "My submissions" below does not jump down when the challenge
@@ -24,35 +27,42 @@ function ActiveChallengeSkeleton() {
   );
 }
 
-/** The default tab: the active challenge, the submission form, and this browser's guesses. */
+/** The default tab: the open challenge and the submission form; when none is open, the latest that
+ * is not final yet with what happens next; and this browser's stakes. */
 export function ActiveChallengeTab({
   coordinatesAddon,
 }: {
   coordinatesAddon?: ComponentType<CoordinatesAddonProps> | null;
 }) {
-  // While a claim of this browser is pending the total bids may move: re-read (a 304 when not).
-  const following = useHasPendingClaims();
-  const query = useQuery({ ...activeChallengeQuery(), refetchInterval: following ? FOLLOW_INTERVAL_MS : false });
+  // While a stake of this browser is on its way the total bids may move: re-read (a 304 when not).
+  const following = useHasStakesOnTheirWay();
+  const query = useQuery({
+    ...activeChallengeQuery(),
+    refetchInterval: (q) =>
+      following ? FOLLOW_INTERVAL_MS : q.state.data && q.state.data.phase !== "open" ? PHASE_FOLLOW_MS : false,
+  });
   // The answer is rendered as a deferred update: React renders the challenge card and the form in
   // the background in short slices instead of one long task when the answer arrives (the query
   // hook's own update is synchronous). Status and data are deferred together, so they stay paired.
   const data = useDeferredValue(query.data);
   const status = useDeferredValue(query.status);
-  const isPending = status === "pending";
-  const isError = status === "error";
   let body;
-  if (isPending) body = <ActiveChallengeSkeleton />;
-  else if (isError) body = <Alert tone="error">Failed to load active challenge. Please try again later.</Alert>;
-  else if (!data) body = <Alert>No active challenge available at the moment.</Alert>;
+  if (status === "pending") body = <ActiveChallengeSkeleton />;
+  else if (status === "error")
+    body = <Alert tone="error">Failed to load active challenge. Please try again later.</Alert>;
+  else if (!data)
+    body = (
+      <Alert>
+        <p>No active challenge available at the moment.</p>
+        <p>Past challenges, their solutions and winners are in the Resolved Challenges tab and the Winners' Circle.</p>
+      </Alert>
+    );
+  else if (data.phase !== "open") body = <PhaseCard challenge={data} />;
   else
     body = (
       <div className="grid-2">
         <ChallengeCard challenge={data} />
-        <SubmissionForm
-          challengeId={data.id}
-          anchor={recordAnchor(data)}
-          {...(coordinatesAddon !== undefined ? { coordinatesAddon } : {})}
-        />
+        <SubmissionForm challenge={data} {...(coordinatesAddon !== undefined ? { coordinatesAddon } : {})} />
       </div>
     );
   return (

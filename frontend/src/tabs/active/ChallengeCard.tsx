@@ -1,11 +1,14 @@
 import type { Challenge } from "@/api/types";
 import { ExplorerLink } from "@/components/ExplorerLink";
 import { ThresholdValue } from "@/components/Threshold";
-import { formatStake, formatDateTime } from "@/lib/format";
+import { getPublicConfig } from "@/config";
+import { formatDateTime, formatStake } from "@/lib/format";
 
-/** The left card: the active challenge as the spec lists it. The poem and instructions are
- * HTML the server sanitised (challenges/models.py). */
+/** The left card: the open challenge as the spec lists it, with what the pot fixed for it (the close,
+ * the minimum stake, the operator's bond) and the pot that holds the stakes. The poem and
+ * instructions are HTML the server sanitised (challenges/sanitize.py). */
 export function ChallengeCard({ challenge }: { challenge: Challenge }) {
+  const { potAddress } = getPublicConfig();
   return (
     <section className="card" aria-labelledby="challenge-heading">
       <p>
@@ -23,6 +26,16 @@ export function ChallengeCard({ challenge }: { challenge: Challenge }) {
         <dd>{formatStake(challenge.stakedSum)} USDC</dd>
         <dt>Started</dt>
         <dd>{formatDateTime(challenge.startTimestamp, "")}</dd>
+        <dt>Closes</dt>
+        <dd>{formatDateTime(challenge.closesTimestamp)}</dd>
+        <dt>Minimum stake</dt>
+        <dd>{formatStake(challenge.minStake)} USDC</dd>
+        <dt>Operator's bond</dt>
+        <dd>{formatStake(challenge.bond)} USDC, paid to the players if the solution is not revealed in time</dd>
+        <dt>Pot</dt>
+        <dd>
+          <ExplorerLink kind="address" value={potAddress} />
+        </dd>
         <TermsOnChain challenge={challenge} />
       </dl>
       <h3>Poem</h3>
@@ -30,34 +43,28 @@ export function ChallengeCard({ challenge }: { challenge: Challenge }) {
       <h3>Instructions</h3>
       <div className="html-content" dangerouslySetInnerHTML={{ __html: challenge.instructionsText }} />
       <h3>Solution SHA256 hash</h3>
-      <p className="mono">{challenge.solutionSha256}</p>
+      <p className="mono break">{challenge.solutionSha256}</p>
     </section>
   );
 }
 
-/** Where the terms were committed on chain before anyone could stake (docs/protocol.md section 6);
- * texts in docs/decisions.md, "Active card". */
+/** Where the pot fixed the terms, before anyone could stake (docs/protocol.md section 2). */
 function TermsOnChain({ challenge }: { challenge: Challenge }) {
-  const anchor = challenge.anchor;
-  // An answer of an older server says nothing either way: nothing is claimed.
-  if (anchor === undefined) return null;
-  const block = anchor ? String(anchor.blockNumber) : "";
+  const block = challenge.openBlockNumber;
   return (
     <>
       <dt>Terms on chain</dt>
       <dd>
-        {anchor ? (
+        {block === null ? (
+          "Not opened on chain yet"
+        ) : (
           <>
-            Committed in{" "}
-            <ExplorerLink kind="block" value={block} plain={`block ${block}`} mono={false}>
+            Fixed in the pot in{" "}
+            <ExplorerLink kind="block" value={String(block)} plain={`block ${block}`} mono={false}>
               block {block}
             </ExplorerLink>
             , so they cannot be changed
           </>
-        ) : challenge.isDemo ? (
-          "Not committed: this is a demonstration challenge"
-        ) : (
-          "Not committed"
         )}
       </dd>
     </>

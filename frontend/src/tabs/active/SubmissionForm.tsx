@@ -1,18 +1,23 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { lazy, Suspense, useId, useState, type ComponentType, type FormEvent } from "react";
+import { lazy, Suspense, useEffect, useId, useState, type ComponentType, type FormEvent } from "react";
 import { flushSync } from "react-dom";
-import { paymentsAuthorizationQuery, refreshAfterClaim, signatureOffered } from "@/api/queries";
+import { paymentsAuthorizationQuery, refreshAfterStake, signatureOffered } from "@/api/queries";
+import type { Challenge } from "@/api/types";
+import { ExplorerLink } from "@/components/ExplorerLink";
 import { toast } from "@/components/toast-store";
-import { explorerLink, getPublicConfig } from "@/config";
+import { getPublicConfig, potPin, potPinSentence } from "@/config";
 import { newSalt } from "@/lib/commitment";
 import { COORDINATES_MESSAGE, parseCoordinates } from "@/lib/coordinates";
+import { formatStake } from "@/lib/format";
+import { PREFLIGHT, StakeRefused } from "@/lib/pot/refusals";
+import { microDegrees } from "@/lib/protocol/coordinates";
 import { parseStake } from "@/lib/stake";
 import { WalletError } from "@/wallet/errors";
-import { PROGRESS, SubmissionError, submitGuess } from "@/wallet/flow";
+import { PROGRESS } from "@/wallet/connect";
+import type { Guess } from "@/wallet/flow";
 import { OpenInWalletApp } from "@/wallet/OpenInWalletApp";
-import type { PaymentMethod, RecordAnchor } from "@/wallet/pending";
 import { useWallet } from "@/wallet/WalletContext";
-import type { PendingGuess } from "./ConfirmDialog";
+import { waysOffered, type PendingGuess, type StakeWay } from "./pay-ways";
 import { CoordinatesAddon as DefaultAddon, type CoordinatesAddonProps } from "./CoordinatesAddon";
 
 // The dialogs (and Radix Dialog) are lazy chunks: the first paint does not wait for them.
@@ -24,8 +29,9 @@ const preloadDialogs = () => {
 
 export const SUBMIT_LABEL = "Submit Your Solution & Pay Your Bid";
 
-// The stake paid by signature (and ethers' typed-data-free flow with it) loads on Confirm.
+// The stake flows (and the chain code with them) load on Confirm: the first paint does not carry them.
 const loadSigned = () => import("@/wallet/signed");
+const loadFlow = () => import("@/wallet/flow");
 
 /** The steps during which the confirm dialog stays open (with "Processing..."): the player is
  * choosing an account in the wallet. */
@@ -38,16 +44,27 @@ const afterPaint = () =>
     else setTimeout(resolve, 0);
   });
 
-/** The right card: coordinates and bid, validation toasts, the confirm dialog, then the
- * wallet payment and the claim (the spec's Active Challenge tab, payment sequence and validation rules). */
+/** Whether the close is within the margin, by this computer's clock (the chain's is checked again
+ * before the wallet is asked), re-rendered when it gets there. */
+function useClosingSoon(closesAt: number, marginSeconds: number): boolean {
+  const stopAt = (closesAt - marginSeconds) * 1000;
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const wait = stopAt - Date.now();
+    if (wait <= 0) return;
+    const timer = setTimeout(() => setNow(Date.now()), Math.min(wait + 50, 2 ** 31 - 1));
+    return () => clearTimeout(timer);
+  }, [stopAt, now]);
+  return now >= stopAt;
+}
+
+/** The right card: coordinates and bid, validation, the confirm dialog, then the stake into the pot
+ * by one of its ways (the spec's Active Challenge tab, payment sequence and validation rules). */
 export function SubmissionForm({
-  challengeId,
-  anchor,
+  challenge,
   coordinatesAddon = DefaultAddon,
 }: {
-  challengeId: number;
-  /** The anchor of the terms the card shows, kept in the record of a guess paid here. */
-  anchor?: RecordAnchor | undefined;
+  challenge: Challenge;
   /** The map beside the coordinates field (see CoordinatesAddon.tsx). */
   coordinatesAddon?: ComponentType<CoordinatesAddonProps> | null;
 }) {
@@ -60,60 +77,75 @@ export function SubmissionForm({
   const [busy, setBusy] = useState(false);
   const [progress, setProgress] = useState("");
   const [helpOpen, setHelpOpen] = useState(false);
-  // How to pay (the dialog's choice) and why the dialog is shown again, if it is.
-  // null until the player picks one: the signature where it is offered, also when the offer's answer
-  // arrives after the dialog opened (a player quick to submit), else the transfer.
-  const [chosenMethod, setMethod] = useState<PaymentMethod | null>(null);
-  const [notice, setNotice] = useState<string | undefined>(undefined);
+  // Why the last stake was not sent (kept beside the button, not only in a toast that goes away).
+  const [refusal, setRefusal] = useState<string | null>(null);
+  // The way chosen in the dialog; null until the player picks one (the first offered then).
+  const [chosenWay, setWay] = useState<StakeWay | null>(null);
   const payments = useQuery(paymentsAuthorizationQuery()).data;
-  const offered = signatureOffered(payments);
-  const method: PaymentMethod = chosenMethod ?? (offered ? "authorization" : "transfer");
+  const ways = waysOffered(payments);
+  const way: StakeWay = chosenWay && ways.includes(chosenWay) ? chosenWay : ways[0]!;
   const coordinatesId = useId();
   const stakeId = useId();
+  const refusalId = useId();
   const Addon = coordinatesAddon;
-  const treasuryLink = explorerLink("address", config.treasuryAddress, config);
+  const pin = potPin(config);
+  const pinSentence = potPinSentence(pin, config.chainName);
+  const closingSoon = useClosingSoon(challenge.closesTimestamp, config.stakeCloseMarginSeconds);
+  const blocked =
+    pin.state === "differs" ? pinSentence : closingSoon ? PREFLIGHT.closingSoon(config.stakeCloseMarginSeconds) : null;
 
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();
-    if (busy) return;
+    if (busy || blocked) return;
+    setRefusal(null);
     const parsed = parseCoordinates(coordinates);
-    if (!parsed) {
+    const point = parsed ? microDegrees(parsed.text) : null;
+    if (!parsed || !point) {
       toast({ title: "Incorrect Coordinates", description: COORDINATES_MESSAGE });
       return;
     }
-    const amount = parseStake(stake, { minimum: config.minStake, maximum: config.maxStake, step: config.stakeStep });
+    const amount = parseStake(stake, {
+      minimum: challenge.minStake,
+      maximum: config.maxStake,
+      step: config.stakeStep,
+    });
     if (!amount.ok) {
       toast({ title: "Invalid Stake Amount", description: amount.message });
       return;
     }
     // The salt is made now so the offline record offered in the dialog already holds it.
-    setMethod(null);
-    setNotice(undefined);
+    setWay(null);
     setGuess({
-      challengeId,
+      challengeId: challenge.id,
+      termsDigest: challenge.termsDigest,
+      termsSha256: challenge.termsSha256,
       text: parsed.text,
+      ...point,
       stake: amount.amount,
       units: amount.units,
       salt: newSalt(),
-      ...(anchor ? { anchor } : {}),
     });
   };
 
   const onConfirm = async () => {
     if (!guess || busy) return;
-    const current = guess;
-    // The dialog stays open, its Confirm button showing "Processing..." (spec), while the wallet
-    // is asked for the account; it closes once that step is done, and the form's button carries
-    // the progress from there on (docs/decisions.md, "Confirm shows "Processing..."").
+    const current: Guess = {
+      challenge,
+      text: guess.text,
+      latE6: guess.latE6,
+      lonE6: guess.lonE6,
+      stake: guess.stake,
+      units: guess.units,
+      salt: guess.salt,
+    };
+    // The dialog stays open, its Confirm button showing "Processing..." (spec), while the wallet is
+    // asked for the account; it closes once that step is done, and the form's button carries the
+    // progress from there on (docs/decisions.md, "Confirm shows "Processing..."").
     setBusy(true);
     // Several wallets and none chosen yet: the wallet chooser (a dialog of its own) comes first, and
     // two modal dialogs must not stack.
     if (!wallet.wallet && wallet.wallets.length > 1) setGuess(null);
-    // Shown again after the finally below (the token turned the signature down): same guess.
-    let again: PendingGuess | null = null;
-    // The signature, when chosen and offered: the answer of GET /api/payments/authorization with its token.
-    const signing =
-      method === "authorization" && offered && payments?.token ? { ...payments, token: payments.token } : null;
+    const signing = way !== "approval" && payments?.token ? { ...payments, token: payments.token } : null;
     try {
       const provider = await wallet.requireProvider();
       const flowOptions = {
@@ -131,18 +163,20 @@ export function SubmissionForm({
         expectChainSwitch: wallet.expectChainSwitch,
         // The header shows the account the player just picked, also while the wallet asks to pay.
         onAccount: wallet.setAddress,
+        signatureOffered: signatureOffered(payments),
       };
       const signed = signing ? await loadSigned() : null;
       const result =
         signed && signing
-          ? await signed.submitSignedGuess(current, {
+          ? await signed.submitBySignature(current, {
               ...flowOptions,
               payments: signing,
+              sender: way === "self" ? "self" : "relay",
               // The wallet cannot sign typed data: it asks for a transaction next; say why first.
               onFallback: () => toast(signed.SIGNED_TOASTS.fallback),
             })
-          : await submitGuess(current, flowOptions);
-      wallet.setAddress(result.submitterAddress);
+          : await (await loadFlow()).submitByApproval(current, flowOptions);
+      wallet.setAddress(result.record.submitterAddress);
       toast({
         title: "Solution Submitted",
         description: "Your solution has been submitted successfully!",
@@ -150,27 +184,21 @@ export function SubmissionForm({
       });
       setCoordinates("");
       setStake("");
-      await refreshAfterClaim(queryClient);
+      await refreshAfterStake(queryClient);
     } catch (error) {
       const signed = signing ? await loadSigned() : null;
-      if (signed && error instanceof signed.AuthorizationsNotAccepted) {
-        // Nothing was recorded or paid: the same guess again, to pay by transaction.
-        void queryClient.invalidateQueries({ queryKey: paymentsAuthorizationQuery().queryKey });
-        again = current;
-      } else if (error instanceof SubmissionError && error.retrying) {
-        // Paid (or signed), and the claim is kept and sent again (wallet/keeper.ts): not a failure
-        // the player must act on, and the form is cleared as after a success so the guess is not
-        // paid twice.
-        toast({
-          title: "Submission Delayed",
-          description:
-            signed && error.signed
-              ? signed.SIGNED_TOASTS.delayed
-              : 'Your payment is confirmed. Geopoem has not recorded your solution yet; it is sent again automatically. See "My submissions".',
-        });
+      if (error instanceof StakeRefused) {
+        // Nothing was signed or sent: the page checked first.
+        setRefusal(error.message);
+        toast({ title: "Stake Not Sent", description: error.message, variant: "destructive" });
+      } else if (signed && error instanceof signed.StakeNotStored && error.retrying) {
+        // Signed, and kept and sent again (wallet/keeper.ts): not a failure the player must act on,
+        // and the form is cleared as after a success so the guess is not staked twice.
+        toast({ title: "Submission Delayed", description: signed.SIGNED_TOASTS.delayed });
         setCoordinates("");
         setStake("");
-      } else if (error instanceof SubmissionError) {
+      } else if (signed && error instanceof signed.StakeNotStored) {
+        setRefusal(`${error.message} Nothing was paid.`);
         toast({
           title: "Submission Failed",
           description: error.message || "Failed to submit solution",
@@ -191,20 +219,18 @@ export function SubmissionForm({
           variant: "destructive",
         });
       }
-      if (again && error instanceof Error) {
-        setMethod("transfer");
-        setNotice(`${error.message} ${signed?.SIGNED_TOASTS.notAccepted ?? ""}`);
-      }
     } finally {
-      setGuess(again);
+      setGuess(null);
       setBusy(false);
       setProgress("");
     }
   };
 
+  const minimum = formatStake(challenge.minStake);
   return (
     <section className="card" aria-labelledby="submit-heading">
       <h2 id="submit-heading">Submit your solution</h2>
+      {pin.state === "unpinned" && pinSentence ? <p className="alert alert-warning note">{pinSentence}</p> : null}
       <form onSubmit={onSubmit} onFocus={preloadDialogs} noValidate>
         <div className="form-field">
           <label htmlFor={coordinatesId}>Coordinates (latitude, longitude)</label>
@@ -237,9 +263,9 @@ export function SubmissionForm({
             name="stake"
             type="number"
             inputMode="decimal"
-            min="1"
+            min={challenge.minStake}
             step={config.stakeStep}
-            placeholder="1.00"
+            placeholder={minimum}
             aria-describedby={`${stakeId}-hint`}
             value={stake}
             onChange={(e) => setStake(e.target.value)}
@@ -247,34 +273,25 @@ export function SubmissionForm({
             required
           />
           <p id={`${stakeId}-hint`} className="field-hint">
-            Minimum bid: 1.00 USDC
+            Minimum bid: {minimum} USDC
           </p>
         </div>
         <div className="alert alert-info note">
-          <strong>Payment information:</strong> your bid is paid in test USDC on the {config.chainName} test network to
-          the Geopoem treasury
-          {treasuryLink ? (
-            <>
-              ,{" "}
-              <a href={treasuryLink} target="_blank" rel="noreferrer">
-                view the treasury on the block explorer
-              </a>
-            </>
-          ) : (
-            // A chain without an explorer (a local chain): the address itself, not a dead link.
-            <>
-              {" "}
-              at <span className="mono break">{config.treasuryAddress}</span>
-            </>
-          )}
+          <strong>Payment information:</strong> your bid is paid in {config.localChain ? "" : "test "}USDC on the{" "}
+          {config.chainName} network into the Geopoem pot, a contract that holds every stake and pays the winners
+          itself: nobody, Geopoem included, can take a stake out of it. The pot is{" "}
+          <ExplorerLink kind="address" value={config.potAddress}>
+            the pot's contract on the block explorer
+          </ExplorerLink>
           .{" "}
-          {offered
-            ? "Sign the payment and you need no ETH: Geopoem pays the gas. Sending the transaction yourself needs a little test ETH for gas."
-            : "You also need a little test ETH for gas."}
+          {signatureOffered(payments)
+            ? "Sign the stake and you need no ETH: Geopoem's relayer pays the gas. Sending it from your wallet needs a little ETH for gas."
+            : "Your wallet sends the stake, so you also need a little ETH for gas."}
         </div>
         <div className="alert alert-warning note warning-block">
-          <strong>Warning:</strong> stakes are final and non-refundable. Submitted solutions cannot be changed.
-          Confirmed transactions are irreversible.
+          <strong>Warning:</strong> stakes are final: a stake cannot be withdrawn, and it is returned only if nobody
+          guesses correctly or the solution is not revealed in time. Submitted solutions cannot be changed. Confirmed
+          transactions are irreversible.
         </div>
         <p>
           <button type="button" className="link-button" onClick={() => setHelpOpen(true)}>
@@ -282,7 +299,17 @@ export function SubmissionForm({
           </button>
         </p>
         <OpenInWalletApp />
-        <button type="submit" className="button button-block" disabled={busy}>
+        {blocked || refusal ? (
+          <p id={refusalId} className="alert alert-error note" role="alert">
+            {blocked ?? refusal}
+          </p>
+        ) : null}
+        <button
+          type="submit"
+          className="button button-block"
+          disabled={busy || Boolean(blocked)}
+          aria-describedby={blocked || refusal ? refusalId : undefined}
+        >
           {busy ? (
             <>
               <span className="spinner" aria-hidden="true" />
@@ -303,9 +330,8 @@ export function SubmissionForm({
             busy={busy}
             progress={progress}
             payments={payments}
-            method={method}
-            onMethodChange={setMethod}
-            notice={notice}
+            way={way}
+            onWayChange={setWay}
             onCancel={() => setGuess(null)}
             onConfirm={() => void onConfirm()}
           />

@@ -72,14 +72,21 @@ describe("Getting Started tab", () => {
     expect(steps[0]).toHaveTextContent("Sepolia network");
   });
 
-  it("says ETH for gas is needed only to send the transaction yourself where the relay sends signed payments", async () => {
+  it("says ETH for gas is needed only to pay by approval where the relay sends signed stakes", async () => {
     servePayments(installFakeServer());
     renderWithClient(<GettingStartedTab />);
     const step = await screen.findByText(/Paying by signature needs nothing else/);
     expect(step).toHaveTextContent(
-      "Get test USDC for your stake. Paying by signature needs nothing else: Geopoem pays the gas. To send the payment as a transaction yourself you also need test ETH for gas. The Sepolia Testnet tab walks you through it step by step.",
+      "Get test USDC for your stake. Paying by signature needs nothing else: Geopoem's relayer puts your signed stake into the pot and pays the gas. To pay from your wallet by approval you also need test ETH for gas. The Sepolia Testnet tab walks you through it step by step.",
     );
     expect(screen.queryByText(/Get test ETH for gas and test USDC/)).not.toBeInTheDocument();
+  });
+
+  it("says the stake goes into the pot, which pays the winners or returns every stake", () => {
+    renderWithClient(<GettingStartedTab />);
+    const steps = screen.getAllByRole("listitem");
+    expect(steps[3]).toHaveTextContent("Your stake goes into the Geopoem pot, a contract nobody can take it from.");
+    expect(steps[4]).toHaveTextContent("If nobody is correct, it returns every stake.");
   });
 
   it("names unknown platforms as written", () => {

@@ -27,8 +27,8 @@ const VIDEO_ID = /^[A-Za-z0-9_-]{6,20}$/;
 /** The Getting Started tab: how to play in five steps, the social links and
  * two embedded videos, all from the page's public config. */
 export function GettingStartedTab() {
-  const { socialLinks, videoIds, chainName } = getPublicConfig();
-  // Where the token takes signed authorizations and the relay is on, a player needs no ETH.
+  const { socialLinks, videoIds, chainName, localChain } = getPublicConfig();
+  // Where the token's domain is known and the relay is on, a player needs no ETH.
   const signature = signatureOffered(useQuery(paymentsAuthorizationQuery()).data);
   const links = Object.entries(socialLinks);
   const videos = videoIds.filter((id) => VIDEO_ID.test(id));
@@ -45,30 +45,32 @@ export function GettingStartedTab() {
       <ol className="steps">
         <li>
           Install a browser wallet such as MetaMask and create an account. During the beta everything runs on the{" "}
-          {chainName || "test"} network with test tokens that have no value. On a phone, install the MetaMask app and
-          open Geopoem in its built-in browser: when this page finds no wallet on a phone it offers an "Open in
-          MetaMask" link that does it.
+          {chainName || "test"} network{localChain ? ", a development chain on this computer," : ""} with test tokens
+          that have no value. On a phone, install the MetaMask app and open Geopoem in its built-in browser: when this
+          page finds no wallet on a phone it offers an "Open in MetaMask" link that does it.
         </li>
         {signature ? (
           <li>
-            Get test USDC for your stake. Paying by signature needs nothing else: Geopoem pays the gas. To send the
-            payment as a transaction yourself you also need test ETH for gas. The Sepolia Testnet tab walks you through
-            it step by step.
+            Get test USDC for your stake. Paying by signature needs nothing else: Geopoem's relayer puts your signed
+            stake into the pot and pays the gas. To pay from your wallet by approval you also need test ETH for gas. The
+            Sepolia Testnet tab walks you through it step by step.
           </li>
         ) : (
           <li>
-            Get test ETH for gas and test USDC for your stake: the Sepolia Testnet tab walks you through it step by
-            step.
+            Get test ETH for gas and test USDC for your stake: your wallet approves the pot to take the USDC and sends
+            the stake. The Sepolia Testnet tab walks you through it step by step.
           </li>
         )}
         <li>Open the Active Challenge tab, read the poem and its instructions, and find the place it describes.</li>
         <li>
           Enter your guess as "latitude, longitude" (for example 29.979175, 31.134258) and a stake of at least 1.00
-          USDC, then press Submit Your Solution &amp; Pay Your Bid and approve the payment in your wallet.
+          USDC, then press Submit Your Solution &amp; Pay Your Bid, choose how to pay into the pot and confirm in your
+          wallet. Your stake goes into the Geopoem pot, a contract nobody can take it from.
         </li>
         <li>
-          When the challenge is resolved, the solution is revealed in the Resolved Challenges tab and the prizes in the
-          Winners' Circle: 40% to the earliest correct response and 40% to the highest staked correct response.
+          When the solution is revealed, the pot scores the guesses and pays the winners itself: 40% to the earliest
+          correct response and 40% to the highest staked correct response. If nobody is correct, it returns every stake.
+          Results are in My submissions, the Resolved Challenges tab and the Winners' Circle.
         </li>
       </ol>
 

@@ -1,51 +1,38 @@
 import { screen, waitFor, within } from "@testing-library/react";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { ChallengeResponse } from "@/api/types";
-import { saveSubmission, type StoredSubmission } from "@/wallet/pending";
+import type { Stake } from "@/api/types";
+import { saveStake, type StoredStake } from "@/wallet/pending";
 import { WalletProvider } from "@/wallet/WalletContext";
-import { FakeWallet, PLAYER, TX_HASH } from "../../../test/fakeWallet";
+import { FakeWallet, PLAYER } from "../../../test/fakeWallet";
 import { installFakeServer, json } from "../../../test/http";
 import { renderWithClient } from "../../../test/render";
+import { pendingStake, stakeRecord } from "../../../test/submissions";
 import { MySubmissionsPanel } from "./MySubmissionsPanel";
-import { submittedRecord } from "../../../test/submissions";
 
-/** The page watches the chain head through the player's wallet and asks a pending claim's status
- * quickly once the payment is deep enough (included in block 16, CHAIN_CONFIRMATIONS 2 in the test
- * config: block 17), slowly before (docs/decisions.md, "Following a pending claim"). Real timers;
- * the wallet and the network are scripted. */
+/** The page watches the chain head through the player's wallet and asks a pending stake's status
+ * quickly once it is deep enough (in block 16, CHAIN_CONFIRMATIONS 2 in the test config: block 17),
+ * slowly before (docs/decisions.md, "Following a pending claim"). Real timers; the wallet and the
+ * network are scripted. */
 
-const COMMITMENT = "c".repeat(64);
-const RECORD = submittedRecord({ commitment: COMMITMENT, inclusionBlock: 16 });
-
-const claim = (status: ChallengeResponse["status"]): ChallengeResponse => ({
-  id: 1,
-  challengeId: 7,
-  submissionText: null,
-  submissionStake: "2.500000",
-  submissionTimestamp: 1767225700,
-  transactionHash: TX_HASH,
-  submitterAddress: PLAYER,
-  commitment: COMMITMENT,
-  status,
-  rejectionCode: "",
-  rejectionReason: "",
-});
+const RECORD = stakeRecord();
+const PENDING = /^In the pot \(stake #1\), waiting for confirmation$/;
+const CONFIRMED = "Confirmed in the pot (stake #1)";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 afterEach(() => vi.unstubAllGlobals());
 
-function setUp(record: StoredSubmission, wallet: FakeWallet) {
-  const chain = { status: "pending" as ChallengeResponse["status"] };
+function setUp(record: StoredStake, wallet: FakeWallet, answer: Partial<Stake> = {}) {
+  const chain = { status: "pending" as Stake["status"] };
   const statusAsked: number[] = [];
   const server = installFakeServer();
-  server.on("GET", `/api/responses/${TX_HASH}?commitment=${COMMITMENT}`, () => {
+  server.on("GET", `/api/responses/${record.commitment}`, () => {
     statusAsked.push(Date.now());
-    return json(claim(chain.status));
+    return json(pendingStake({ ...answer, status: chain.status }));
   });
-  server.on("GET", `/api/responses?address=${PLAYER}`, () => json([claim(chain.status)]));
+  server.on("GET", `/api/responses?address=${PLAYER}`, () => json([pendingStake({ status: chain.status })]));
   server.on("GET", "/api/challenges/active", () => json({ message: "No active challenge.", errors: {} }, 404));
-  saveSubmission(record);
+  saveStake(record);
   window.ethereum = wallet;
   renderWithClient(
     <WalletProvider reload={() => undefined}>
@@ -55,13 +42,13 @@ function setUp(record: StoredSubmission, wallet: FakeWallet) {
   return { chain, statusAsked };
 }
 
-describe("Following a pending claim from the wallet's head", () => {
+describe("Following a pending stake from the wallet's head", () => {
   it("asks slowly before the deep-enough block and quickly once the wallet's head reaches it", async () => {
     const head = { block: 16 };
     const wallet = new FakeWallet({ eth_blockNumber: () => `0x${head.block.toString(16)}` });
     const { chain, statusAsked } = setUp(RECORD, wallet);
     const panel = screen.getByRole("region", { name: "My submissions" });
-    expect(await within(panel).findByText("Pending")).toBeInTheDocument();
+    expect(await within(panel).findByText(PENDING)).toBeInTheDocument();
 
     // Block 16 only: the head is watched, the status is not asked again for 1.5 s (plain polling
     // would have asked at 2 s; the slow pace is 4 s).
@@ -72,7 +59,7 @@ describe("Following a pending claim from the wallet's head", () => {
     const headPolls = wallet.methods().filter((m) => m === "eth_blockNumber").length;
     expect(headPolls).toBeGreaterThanOrEqual(2);
 
-    // Block 17 makes the payment deep enough: asked at once, then every 250 ms.
+    // Block 17 makes the stake deep enough: asked at once, then every 250 ms.
     head.block = 17;
     const reached = Date.now();
     await waitFor(() => expect(statusAsked.length).toBeGreaterThanOrEqual(before + 4), { timeout: 2500 });
@@ -82,7 +69,7 @@ describe("Following a pending claim from the wallet's head", () => {
     // The server confirms: the page shows it within a fast tick, not a 2-s one.
     chain.status = "confirmed";
     const confirmedAt = Date.now();
-    expect(await within(panel).findByText("Confirmed", {}, { timeout: 1500 })).toBeInTheDocument();
+    expect(await within(panel).findByText(CONFIRMED, {}, { timeout: 1500 })).toBeInTheDocument();
     expect(Date.now() - confirmedAt).toBeLessThan(1000);
 
     // Settled: no more look-ups, and the head is no longer asked.
@@ -98,7 +85,7 @@ describe("Following a pending claim from the wallet's head", () => {
     const wallet = new FakeWallet();
     const { statusAsked } = setUp(RECORD, wallet);
     const panel = screen.getByRole("region", { name: "My submissions" });
-    expect(await within(panel).findByText("Pending")).toBeInTheDocument();
+    expect(await within(panel).findByText(PENDING)).toBeInTheDocument();
     await waitFor(() => expect(wallet.methods()).toContain("eth_blockNumber"));
     const before = statusAsked.length;
     await waitFor(() => expect(statusAsked.length).toBeGreaterThan(before + 1), { timeout: 6000 });
@@ -109,13 +96,12 @@ describe("Following a pending claim from the wallet's head", () => {
     expect(wallet.methods().filter((m) => m === "eth_blockNumber").length).toBe(1);
   }, 20000);
 
-  it("polls plainly for a record without its inclusion block (saved before it was kept)", async () => {
+  it("polls plainly when Geopoem's answer names no block", async () => {
     const head = { block: 16 };
     const wallet = new FakeWallet({ eth_blockNumber: () => `0x${head.block.toString(16)}` });
-    const { inclusionBlock: _dropped, ...older } = RECORD;
-    const { statusAsked } = setUp(older, wallet);
+    const { statusAsked } = setUp(RECORD, wallet, { blockNumber: null });
     const panel = screen.getByRole("region", { name: "My submissions" });
-    expect(await within(panel).findByText("Pending")).toBeInTheDocument();
+    expect(await within(panel).findByText(PENDING)).toBeInTheDocument();
     const before = statusAsked.length;
     await waitFor(() => expect(statusAsked.length).toBeGreaterThan(before), { timeout: 3000 });
     expect(wallet.methods()).not.toContain("eth_blockNumber");

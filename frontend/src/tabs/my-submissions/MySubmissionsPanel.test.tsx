@@ -1,231 +1,238 @@
-import { screen, waitFor, within } from "@testing-library/react";
+import { screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
-import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { makeQueryClient } from "@/api";
-import { App } from "@/App";
-import { guessCommitment } from "@/lib/commitment";
-import { render } from "@testing-library/react";
-import { saveSubmission, listSubmissions } from "@/wallet/pending";
-import { PLAYER, TX_HASH } from "../../../test/fakeWallet";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import type { Stake } from "@/api/types";
+import { listStakes, saveStake, type StoredStake } from "@/wallet/pending";
+import { WalletProvider } from "@/wallet/WalletContext";
+import { FakeWallet, PLAYER } from "../../../test/fakeWallet";
 import { installFakeServer, json } from "../../../test/http";
 import { renderWithClient } from "../../../test/render";
+import { apiStake, pendingStake, stakeRecord } from "../../../test/submissions";
 import { MySubmissionsPanel } from "./MySubmissionsPanel";
-import { submittedRecord } from "../../../test/submissions";
-import vectors from "../../../../tests/vectors.json";
+import { SELF_SEND } from "./stake-status";
 
-const RECORD = submittedRecord();
-
-/** The page asks for its own claim by the guess commitment (several claims can name one hash). */
-let STATUS_URL = "";
-beforeAll(async () => {
-  const commitment = await guessCommitment({ ...RECORD, submitterAddress: PLAYER });
-  STATUS_URL = `/api/responses/${TX_HASH}?commitment=${commitment}`;
-});
+/** What each stake of My submissions says, by what this browser holds and what Geopoem answers for
+ * its commitment: one status line that never contradicts itself, and the way out of each dead end
+ * (Send it yourself, Remove). Geopoem's answers are scripted (fetch); the outcome from the pot is
+ * in PotOutcome.test.tsx. */
 
 afterEach(() => vi.unstubAllGlobals());
 
+function show(record: StoredStake | null, answer: Stake | null, { wallet }: { wallet?: FakeWallet } = {}) {
+  const server = installFakeServer();
+  if (record) {
+    server.on("GET", `/api/responses/${record.commitment}`, () =>
+      answer ? json(answer) : json({ message: "No stake has this commitment.", errors: {} }, 404),
+    );
+    saveStake(record);
+  }
+  if (wallet) window.ethereum = wallet;
+  renderWithClient(
+    <WalletProvider reload={() => undefined}>
+      <MySubmissionsPanel />
+    </WalletProvider>,
+  );
+  return server;
+}
+
+/** The row once its lazy chunk has loaded (the fallback is a plain line). */
+async function row(): Promise<HTMLElement> {
+  await screen.findByText("Status");
+  return screen.getByRole("listitem");
+}
+
+const status = (item: HTMLElement) => within(item).getByText("Status").nextElementSibling as HTMLElement;
+const field = (item: HTMLElement, name: string) => within(item).queryByText(name)?.nextElementSibling ?? null;
+
 describe("My submissions", () => {
   it("says when this browser has none", () => {
-    installFakeServer();
-    renderWithClient(<MySubmissionsPanel />);
+    show(null, null);
     expect(screen.getByText("No submissions from this browser yet.")).toBeInTheDocument();
   });
 
-  it("lists a guess with its server status and an explorer link", async () => {
-    const server = installFakeServer();
-    server.on("GET", STATUS_URL, () =>
-      json({
-        ...RECORD,
-        id: 1,
-        status: "rejected",
-        rejectionCode: "late",
-        rejectionReason: "The payment was mined after the challenge closed.",
-      }),
-    );
-    saveSubmission(RECORD);
-    renderWithClient(<MySubmissionsPanel />);
-    const item = screen.getByRole("listitem");
-    expect(within(item).getByText("#7")).toBeInTheDocument();
+  it("shows a stake relayed by Geopoem, then offers to send it yourself a minute after, with no contradiction", async () => {
+    show(stakeRecord({ postedAt: Date.now() - 61_000 }), apiStake());
+    const item = await row();
     expect(within(item).getByText("29.979175, 31.134258")).toBeInTheDocument();
     expect(within(item).getByText("2.50 USDC")).toBeInTheDocument();
-    expect(await within(item).findByText("Rejected")).toBeInTheDocument();
-    expect(within(item).getByText(/mined after the challenge closed/)).toBeInTheDocument();
-    expect(within(item).getByRole("link", { name: /View transaction/ })).toHaveAttribute(
-      "href",
-      `https://sepolia.etherscan.io/tx/${TX_HASH}`,
-    );
-  });
-
-  it("says why a claim that reached the site after resolution does not count, in the server's words", async () => {
-    // The server sends the sentence of its reason code (responses/reasons.py, which tests/test_vectors.py
-    // holds to the shared vectors): the page shows it as sent, beside the status.
-    const server = installFakeServer();
-    server.on("GET", STATUS_URL, () =>
-      json({
-        ...RECORD,
-        id: 1,
-        status: "rejected",
-        rejectionCode: vectors.exceptions.code,
-        rejectionReason: vectors.exceptions.sentence,
-      }),
-    );
-    saveSubmission(RECORD);
-    renderWithClient(<MySubmissionsPanel />);
-    const item = screen.getByRole("listitem");
-    expect(await within(item).findByText("Rejected")).toBeInTheDocument();
-    expect(within(item).getByText(`: ${vectors.exceptions.sentence}`, { exact: true })).toBeInTheDocument();
-  });
-
-  it("shows the player's own claim, never a stranger's on the same transaction", async () => {
-    const server = installFakeServer();
-    // A stranger posted first on the player's hash: asked by hash alone, the server could only
-    // answer with a claim that is not this browser's.
-    server.on("GET", `/api/responses/${TX_HASH}`, () =>
-      json({
-        ...RECORD,
-        id: 1,
-        status: "rejected",
-        rejectionCode: "commitment_mismatch",
-        rejectionReason: "Not yours.",
-      }),
-    );
-    server.on("GET", STATUS_URL, () =>
-      json({ ...RECORD, id: 2, status: "confirmed", rejectionCode: "", rejectionReason: "" }),
-    );
-    saveSubmission(RECORD);
-    renderWithClient(<MySubmissionsPanel />);
-    expect(await screen.findByText("Confirmed")).toBeInTheDocument();
-    expect(screen.queryByText("Rejected")).not.toBeInTheDocument();
-    expect(server.calls.map((c) => c.url)).toEqual([STATUS_URL]);
-  });
-
-  it("asks by the commitment kept in the record, without computing it again", async () => {
-    const server = installFakeServer();
-    const kept = "c".repeat(64);
-    server.on("GET", `/api/responses/${TX_HASH}?commitment=${kept}`, () =>
-      json({ ...RECORD, id: 3, status: "pending", rejectionCode: "", rejectionReason: "" }),
-    );
-    saveSubmission({ ...RECORD, commitment: kept });
-    renderWithClient(<MySubmissionsPanel />);
-    expect(await screen.findByText("Pending")).toBeInTheDocument();
-    expect(server.calls.map((c) => c.url)).toEqual([`/api/responses/${TX_HASH}?commitment=${kept}`]);
-  });
-
-  it("says a stake cancelled in the wallet paid nothing, asks Geopoem nothing about it, and can be removed", async () => {
-    const server = installFakeServer();
-    saveSubmission({ ...RECORD, state: "cancelled" });
-    renderWithClient(<MySubmissionsPanel />);
-    expect(screen.getByText("Cancelled in your wallet: no payment was made")).toBeInTheDocument();
-    expect(screen.queryByText("Server status")).not.toBeInTheDocument();
-    expect(server.fetch).not.toHaveBeenCalled();
-    await userEvent.click(screen.getByRole("button", { name: "Remove" }));
-    expect(screen.getByText("No submissions from this browser yet.")).toBeInTheDocument();
-  });
-
-  it("shows a sped-up stake under its new transaction and says it is the same payment", async () => {
-    const server = installFakeServer();
-    const faster = `0x${"cd".repeat(32)}`;
-    const commitment = await guessCommitment({ ...RECORD, submitterAddress: PLAYER });
-    server.on("GET", `/api/responses/${faster}?commitment=${commitment}`, () =>
-      json({ ...RECORD, transactionHash: faster, id: 1, status: "confirmed", rejectionCode: "", rejectionReason: "" }),
-    );
-    saveSubmission({ ...RECORD, transactionHash: faster, replacedHashes: [TX_HASH] });
-    renderWithClient(<MySubmissionsPanel />);
     expect(
-      screen.getByText("Your wallet replaced the first transaction with this one: the same payment"),
+      await within(item).findByText("Relaying: Geopoem's relayer is putting your signed stake into the pot"),
     ).toBeInTheDocument();
-    expect(await screen.findByText("Confirmed")).toBeInTheDocument();
-    expect(screen.getByRole("link", { name: /View transaction/ })).toHaveAttribute(
-      "href",
-      expect.stringContaining(faster),
+    expect(field(item, "Guess")).toHaveTextContent(
+      "Kept in this browser: sent to Geopoem once the stake is confirmed in the pot",
     );
+    expect(within(item).getByText(new RegExp(SELF_SEND.slow))).toBeInTheDocument();
+    expect(within(item).getByRole("button", { name: SELF_SEND.button })).toBeInTheDocument();
+    expect(within(item).queryByRole("button", { name: "Remove" })).not.toBeInTheDocument();
+    expect(item).not.toHaveTextContent(/nothing was paid|Confirmed in the pot|Not in the pot/);
   });
 
-  it("lets the player remove a guess that was never paid", async () => {
-    installFakeServer();
-    saveSubmission({ ...RECORD, transactionHash: undefined, state: "prepared" });
-    renderWithClient(<MySubmissionsPanel />);
-    expect(screen.getByText("Not paid: the transaction was not sent")).toBeInTheDocument();
-    await userEvent.click(screen.getByRole("button", { name: "Remove" }));
-    expect(screen.getByText("No submissions from this browser yet.")).toBeInTheDocument();
-  });
-});
-
-describe("recovery of a lost POST", () => {
-  it("posts a paid but unrecorded guess again on load and says so", async () => {
-    const server = installFakeServer();
-    server.on("GET", "/api/challenges/active", () => json(null));
-    server.on("GET", STATUS_URL, () =>
-      json({ ...RECORD, id: 1, status: "pending", rejectionCode: "", rejectionReason: "" }),
-    );
-    server.on("POST", "/api/responses", () => json({ ...RECORD, id: 1, status: "pending" }, 200));
-    saveSubmission({ ...RECORD, state: "post-failed", lastError: "503: Service unavailable." });
-    render(<App queryClient={makeQueryClient()} path="/" reload={() => undefined} />);
-    expect(await screen.findByText("Submission Recovered")).toBeInTheDocument();
-    const post = server.calls.find((c) => c.init?.method === "POST");
-    expect(JSON.parse(post?.init?.body as string)).toEqual({
-      challengeId: 7,
-      submissionText: "29.979175, 31.134258",
-      submissionStake: "2.5",
-      transactionHash: TX_HASH,
-      submitterAddress: PLAYER,
-      submissionSalt: "1".repeat(64),
-    });
-    expect(listSubmissions()[0]?.state).toBe("submitted");
+  it("does not offer to send it yourself in the first minute", async () => {
+    show(stakeRecord(), apiStake());
+    const item = await row();
+    await within(item).findByText(/^Relaying/);
+    expect(within(item).queryByRole("button", { name: SELF_SEND.button })).not.toBeInTheDocument();
   });
 
-  it("keeps the guess, says it is sent again, and records it when a later try passes", async () => {
-    const server = installFakeServer();
-    server.on("GET", "/api/challenges/active", () => json(null));
-    let stored = false;
-    server.on("GET", STATUS_URL, () =>
-      stored
-        ? json({ ...RECORD, id: 1, status: "pending", rejectionCode: "", rejectionReason: "" })
-        : json({ message: "No submission uses this transaction." }, 404),
+  it("offers Send it yourself at once when Geopoem's relayer refuses the stake", async () => {
+    show(
+      stakeRecord(),
+      apiStake({
+        status: "refused",
+        authorization: {
+          ...apiStake().authorization!,
+          relayStatus: "refused",
+          relayCode: "address_limit",
+          relayReason: "This wallet had its stakes relayed 20 times today.",
+        },
+      }),
     );
-    const answers = [503];
-    server.on("POST", "/api/responses", () => {
-      if (answers.shift() === 503) return json({ message: "Service unavailable." }, 503);
-      stored = true;
-      return json({ ...RECORD, id: 1, status: "pending" }, 201);
-    });
-    saveSubmission({ ...RECORD, state: "post-failed" });
-    render(<App queryClient={makeQueryClient()} path="/" reload={() => undefined} />);
+    const item = await row();
     expect(
-      await screen.findByText(
-        "Payment made, not yet recorded by Geopoem: it is sent again automatically while this page is open and on your next visit",
+      await within(item).findByText(
+        "Geopoem's relayer will not send it: This wallet had its stakes relayed 20 times today.",
       ),
     ).toBeInTheDocument();
-    await waitFor(() => expect(listSubmissions()[0]).toMatchObject({ state: "post-failed", postAttempts: 1 }));
-    // A try that may pass later is no failure to report: no red toast.
-    expect(screen.queryByText("Submission Failed")).not.toBeInTheDocument();
-    // The next try, about 2 s later, is stored.
-    expect(await screen.findByText("Submission Recovered", {}, { timeout: 6000 })).toBeInTheDocument();
-    expect(server.calls.filter((c) => c.init?.method === "POST")).toHaveLength(2);
-    expect(listSubmissions()[0]?.state).toBe("submitted");
-    expect(await screen.findByText("Recorded by Geopoem")).toBeInTheDocument();
-  }, 15000);
+    expect(within(item).getByRole("button", { name: SELF_SEND.button })).toBeInTheDocument();
+  });
 
-  it("stops retrying a claim the server refused for good (422) and says why", async () => {
-    const server = installFakeServer();
-    server.on("GET", "/api/challenges/active", () => json(null));
-    server.on("GET", STATUS_URL, () => json({ message: "No submission uses this transaction." }, 404));
-    const reason = "The payment does not carry the commitment of this guess.";
-    server.on("POST", "/api/responses", () => json({ message: reason, errors: {}, code: "commitment_mismatch" }, 422));
-    saveSubmission({ ...RECORD, state: "post-failed" });
-    const first = render(<App queryClient={makeQueryClient()} path="/" reload={() => undefined} />);
-    expect(await screen.findByText(reason)).toBeInTheDocument();
-    expect(listSubmissions()[0]?.state).toBe("refused");
-    expect(screen.getByText(/refused by Geopoem: not sent again/)).toBeInTheDocument();
-    first.unmount();
+  it.each([
+    ["lost", "The relayer's transaction was lost.", true],
+    ["token_paused", "The token is paused.", true],
+    ["payer_blacklisted", "The token blocks this wallet.", true],
+    ["reverted", "The pot refused the stake.", false],
+    ["expired", "The authorization expired before it could be sent.", false],
+  ])(
+    "a stake whose relay failed (%s) can be removed, and sent yourself when that can pass",
+    async (code, reason, offered) => {
+      show(
+        stakeRecord(),
+        apiStake({
+          status: "failed",
+          authorization: { ...apiStake().authorization!, relayStatus: "failed", relayCode: code, relayReason: reason },
+        }),
+      );
+      const item = await row();
+      expect(await within(item).findByText(`Not in the pot: ${reason}. No USDC moved`)).toBeInTheDocument();
+      expect(Boolean(within(item).queryByRole("button", { name: SELF_SEND.button }))).toBe(offered);
+      await userEvent.setup().click(within(item).getByRole("button", { name: "Remove" }));
+      expect(listStakes()).toEqual([]);
+      expect(screen.getByText("No submissions from this browser yet.")).toBeInTheDocument();
+    },
+  );
 
-    // The next visit does not post it again: the answer could not change.
-    const posts = () => server.calls.filter((c) => c.init?.method === "POST").length;
-    const before = posts();
-    render(<App queryClient={makeQueryClient()} path="/" reload={() => undefined} />);
-    expect(await screen.findByText(reason)).toBeInTheDocument();
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(posts()).toBe(before);
-    expect(listSubmissions()[0]?.state).toBe("refused");
+  it.each([
+    [{ state: "prepared" as const }, "Not signed or sent: nothing was paid"],
+    [
+      { state: "refused" as const, lastError: "The payment authorization has expired; sign a new one." },
+      "Refused by Geopoem: The payment authorization has expired; sign a new one. Nothing was paid",
+    ],
+    [{ state: "failed" as const, paymentMethod: "approval" as const }, "The transaction failed: nothing was staked"],
+  ])("a stake that never reached the pot says so and can be removed (%o)", async (over, text) => {
+    const server = show(stakeRecord(over), null);
+    const item = await row();
+    expect(status(item)).toHaveTextContent(text);
+    expect(field(item, "Guess")).toBeNull();
+    // Nothing to ask Geopoem about.
+    expect(server.calls.filter((c) => c.url.startsWith("/api/responses/"))).toEqual([]);
+    await userEvent.setup().click(within(item).getByRole("button", { name: "Remove" }));
+    expect(listStakes()).toEqual([]);
+  });
+
+  it("says a signed stake Geopoem has not stored yet is sent again", async () => {
+    show(stakeRecord({ state: "signed" }), null);
+    expect(status(await row())).toHaveTextContent(
+      "Signed, not yet stored by Geopoem: it is sent again automatically while this page is open and on your next visit",
+    );
+  });
+
+  it("says a signature expired unused moved nothing, and lets the row go", async () => {
+    show(
+      stakeRecord({
+        authorization: { ...stakeRecord().authorization!, validBefore: Math.floor(Date.now() / 1000) - 5 },
+      }),
+      apiStake({
+        status: "failed",
+        authorization: { ...apiStake().authorization!, relayStatus: "failed", relayCode: "expired", relayReason: "" },
+      }),
+    );
+    const item = await row();
+    expect(
+      await within(item).findByText(/^The signature expired at .* before it reached the pot: no USDC moved$/),
+    ).toBeInTheDocument();
+    expect(within(item).getByRole("button", { name: "Remove" })).toBeInTheDocument();
+    expect(within(item).queryByRole("button", { name: SELF_SEND.button })).not.toBeInTheDocument();
+  });
+
+  it("shows a confirmed stake with its guess received, and the record to download", async () => {
+    show(
+      stakeRecord({ seq: 3, guess: { state: "received" } }),
+      pendingStake({ id: 3, status: "confirmed", guessReceived: true }),
+    );
+    const item = await row();
+    expect(await within(item).findByText("Confirmed in the pot (stake #3)")).toBeInTheDocument();
+    expect(field(item, "Guess")).toHaveTextContent("Guess received by Geopoem");
+    expect(item).not.toHaveTextContent(/not yet|Relaying|nothing was paid/i);
+    expect(within(item).getByRole("link", { name: /View transaction/ })).toHaveAttribute(
+      "href",
+      `https://sepolia.etherscan.io/tx/0x${"ab".repeat(32)}`,
+    );
+    const blobs: Blob[] = [];
+    URL.createObjectURL = vi.fn((blob: Blob) => {
+      blobs.push(blob);
+      return "blob:record";
+    });
+    URL.revokeObjectURL = vi.fn();
+    const click = vi.spyOn(HTMLAnchorElement.prototype, "click").mockImplementation(() => undefined);
+    await userEvent.setup().click(within(item).getByRole("button", { name: "Download record" }));
+    const file = JSON.parse(await blobs[0]!.text()) as Record<string, unknown>;
+    const record = stakeRecord();
+    expect(file).toEqual({
+      version: 2,
+      site: record.site,
+      chainId: record.chainId,
+      pot: record.pot,
+      challengeId: 7,
+      termsDigest: record.termsDigest,
+      termsSha256: record.termsSha256,
+      submitterAddress: PLAYER,
+      stakeUsdc: "2.5",
+      amountUnits: "2500000",
+      coordinates: "29.979175, 31.134258",
+      latE6: "29979175",
+      lonE6: "31134258",
+      salt: record.salt,
+      commitment: record.commitment,
+      paymentMethod: "authorization",
+      authorization: {
+        validAfter: 0,
+        validBefore: expect.any(Number),
+        nonce: record.authorization!.nonce,
+        signature: record.authorization!.signature,
+      },
+      transactionHash: `0x${"ab".repeat(32)}`,
+      seq: 3,
+    });
+    click.mockRestore();
+  });
+
+  it("lists the connected wallet's stakes made in another browser, once, with the coordinates hidden", async () => {
+    const here = stakeRecord();
+    const elsewhere = pendingStake({
+      commitment: "e".repeat(64),
+      id: 9,
+      status: "confirmed",
+      submissionStake: "4.000000",
+    });
+    const server = show(here, apiStake(), { wallet: new FakeWallet() });
+    server.on("GET", `/api/responses?address=${PLAYER}`, () => json([elsewhere, apiStake()]));
+    await vi.waitFor(() => expect(screen.getAllByText("Status")).toHaveLength(2));
+    const items = screen.getAllByRole("listitem");
+    const other = screen.getAllByRole("listitem").find((li) => li.textContent?.includes("4.00 USDC"))!;
+    expect(items.length).toBeGreaterThanOrEqual(1);
+    expect(within(other).getByText("Hidden until the solution is revealed")).toBeInTheDocument();
+    expect(within(other).getByText("No record: listed by Geopoem for your wallet")).toBeInTheDocument();
+    expect(status(other)).toHaveTextContent("Confirmed in the pot (stake #9)");
+    expect(field(other, "Guess")).toHaveTextContent("Kept only in the browser that made this stake");
   });
 });

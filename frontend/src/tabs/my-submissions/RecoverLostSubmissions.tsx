@@ -1,74 +1,45 @@
 import { useQueryClient } from "@tanstack/react-query";
-import { useEffect, useRef } from "react";
-import { refreshAfterClaim, resolvedChallengesQuery } from "@/api/queries";
+import { useEffect } from "react";
+import { refreshAfterStake, stakeStatusQuery, isUnknownStake } from "@/api/queries";
 import { toast } from "@/components/toast-store";
-import { getPublicConfig } from "@/config";
-import { dueClaims, keepClaims } from "@/wallet/keeper";
-import { isSigned, unpostedSubmissions } from "@/wallet/pending";
-import type { EIP1193Provider } from "@/wallet/types";
-import { useWalletProviderOrNull } from "@/wallet/WalletContext";
+import { keepStakes } from "@/wallet/keeper";
+import { listStakes } from "@/wallet/pending";
 
 /** One pass at a time in the page, also when the component is mounted twice (StrictMode). */
 let passRunning = false;
 
-/** How often the page looks for a kept claim that is due (each has its own delay: keeper.ts). */
+/** How often the page looks for a kept stake that is due (each has its own delay: keeper.ts). */
 export const KEEPER_TICK_MS = 1000;
 
-/** The wallet's provider when it is on the configured chain, else null: another chain's node
- * knows nothing of the stake. */
-async function onConfiguredChain(provider: EIP1193Provider | null, chainIdHex: string) {
-  if (!provider) return null;
-  try {
-    const chainId = await provider.request({ method: "eth_chainId" });
-    return typeof chainId === "string" && chainId.toLowerCase() === chainIdHex.toLowerCase() ? provider : null;
-  } catch {
-    return null;
-  }
-}
-
-/** While the page is open, posts again every paid guess whose claim Geopoem has not recorded (the
- * server answers the identical claim idempotently) until it gets a definite answer, and says so:
- * at once on load, then with a growing delay (keeper.ts). A transaction not yet seen mined is
- * followed on chain through the wallet first. Renders nothing. */
+/** While the page is open, keeps every stake of this browser until Geopoem holds its guess
+ * (wallet/keeper.ts): a signed stake not stored yet is posted again, and a stake in the pot is
+ * followed until confirmed and its guess posted; at once on load, then with a growing delay.
+ * Renders nothing. */
 export function RecoverLostSubmissions() {
   const queryClient = useQueryClient();
-  const provider = useWalletProviderOrNull();
-  const providerRef = useRef(provider);
   useEffect(() => {
-    providerRef.current = provider;
-  }, [provider]);
-  useEffect(() => {
-    const config = getPublicConfig();
     let stopped = false;
-    const isResolved = async (challengeId: number) => {
-      const resolved = await queryClient.fetchQuery({ ...resolvedChallengesQuery(), staleTime: 0 });
-      return resolved.some((challenge) => challenge.id === challengeId);
+    // Shared with the rows' look-ups: one request serves both within a second.
+    const stakeStatus = async (commitment: string) => {
+      try {
+        return await queryClient.fetchQuery({ ...stakeStatusQuery(commitment), staleTime: 1000 });
+      } catch (error) {
+        if (isUnknownStake(error)) return null;
+        throw error;
+      }
     };
     const pass = async () => {
-      const due = dueClaims(unpostedSubmissions());
-      if (due.length === 0) return;
-      // The wallet is asked for its chain only when a sent stake is to be looked at on chain.
-      const needsChain = due.some((record) => record.state === "sent");
-      const result = await keepClaims(due, {
-        isResolved,
-        provider: needsChain ? await onConfiguredChain(providerRef.current, config.chainIdHex) : null,
-        tokenAddress: config.usdcAddress,
-      });
+      const result = await keepStakes(listStakes(), { stakeStatus });
       if (stopped) return;
-      if (result.recorded > 0) {
-        void refreshAfterClaim(queryClient);
-        // A stake paid by signature is not paid until it is on chain: said as what it is.
-        const onlySigned = due.every(isSigned);
+      if (result.relayed > 0) {
+        void refreshAfterStake(queryClient);
         toast({
           title: "Submission Recovered",
-          description: onlySigned
-            ? "A signed guess that had not reached Geopoem has now been recorded."
-            : "A paid guess that had not reached Geopoem has now been recorded.",
+          description: "A signed stake that had not reached Geopoem has now been stored.",
           variant: "success",
         });
       }
       if (result.refused.length > 0) {
-        void refreshAfterClaim(queryClient);
         toast({ title: "Submission Failed", description: result.refused[0], variant: "destructive" });
       }
     };

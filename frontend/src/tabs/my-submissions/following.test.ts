@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { ApiError } from "@/api/http";
 import { FOLLOW_INTERVAL_MS } from "@/api/queries";
-import type { ChallengeResponse } from "@/api/types";
+import type { Stake } from "@/api/types";
 import {
   BEFORE_DEEP_FOLLOW_MS,
-  claimFollowInterval,
+  stakeFollowInterval,
   deepBlock,
   FAST_FOLLOW_MS,
   FAST_FOLLOW_WINDOW_MS,
@@ -13,21 +13,22 @@ import {
   planAt,
 } from "./following";
 
-const answer = (status: ChallengeResponse["status"]) => ({ status }) as ChallengeResponse;
-const missing = new ApiError(404, "No submission uses this transaction.", {});
+const answer = (status: Stake["status"]) => ({ status }) as Stake;
+const missing = new ApiError(404, "No stake has this commitment.", {});
 
-describe("claimFollowInterval", () => {
-  it("follows a pending claim, and a posted claim the server does not know yet", () => {
-    expect(claimFollowInterval(answer("pending"), null, "submitted")).toBe(FOLLOW_INTERVAL_MS);
-    expect(claimFollowInterval(undefined, missing, "submitted")).toBe(FOLLOW_INTERVAL_MS);
+describe("stakeFollowInterval", () => {
+  it("follows a stake Geopoem relays or that is pending, and one handed over that it does not know yet", () => {
+    expect(stakeFollowInterval(answer("relaying"), null, true)).toBe(FOLLOW_INTERVAL_MS);
+    expect(stakeFollowInterval(answer("pending"), null, true)).toBe(FOLLOW_INTERVAL_MS);
+    expect(stakeFollowInterval(undefined, missing, true)).toBe(FOLLOW_INTERVAL_MS);
   });
 
-  it("stops once settled, before the POST, and on other errors", () => {
-    expect(claimFollowInterval(answer("confirmed"), null, "submitted")).toBe(false);
-    expect(claimFollowInterval(answer("rejected"), null, "submitted")).toBe(false);
-    // Not posted yet: the POST's success asks again (refreshAfterClaim), no need to poll.
-    expect(claimFollowInterval(undefined, missing, "sent")).toBe(false);
-    expect(claimFollowInterval(undefined, new ApiError(500, "Boom.", {}), "submitted")).toBe(false);
+  it("stops once confirmed, refused or failed, before it was handed over, and on other errors", () => {
+    expect(stakeFollowInterval(answer("confirmed"), null, true)).toBe(false);
+    expect(stakeFollowInterval(answer("refused"), null, true)).toBe(false);
+    expect(stakeFollowInterval(answer("failed"), null, true)).toBe(false);
+    expect(stakeFollowInterval(undefined, missing, false)).toBe(false);
+    expect(stakeFollowInterval(undefined, new ApiError(500, "Boom.", {}), true)).toBe(false);
   });
 });
 
@@ -79,9 +80,9 @@ describe("followPlan: the head-driven schedule", () => {
     expect(planAt({ head: 16, deepAt: null, visible: true }, 16, 2).statusMs).toBe(BEFORE_DEEP_FOLLOW_MS);
   });
 
-  it("a pending claim follows the plan's interval; a settled one stops", () => {
-    expect(claimFollowInterval(answer("pending"), null, "submitted", FAST_FOLLOW_MS)).toBe(FAST_FOLLOW_MS);
-    expect(claimFollowInterval(answer("confirmed"), null, "submitted", FAST_FOLLOW_MS)).toBe(false);
-    expect(claimFollowInterval(undefined, missing, "submitted", FAST_FOLLOW_MS)).toBe(FOLLOW_INTERVAL_MS);
+  it("a pending stake follows the plan's interval; a confirmed one stops", () => {
+    expect(stakeFollowInterval(answer("pending"), null, true, FAST_FOLLOW_MS)).toBe(FAST_FOLLOW_MS);
+    expect(stakeFollowInterval(answer("confirmed"), null, true, FAST_FOLLOW_MS)).toBe(false);
+    expect(stakeFollowInterval(undefined, missing, true, FAST_FOLLOW_MS)).toBe(FOLLOW_INTERVAL_MS);
   });
 });

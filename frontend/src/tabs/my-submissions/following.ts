@@ -1,51 +1,49 @@
 import { useQueryClient, type Query } from "@tanstack/react-query";
 import { useCallback, useEffect, useState, useSyncExternalStore } from "react";
-import { ApiError } from "@/api/http";
-import { FOLLOW_INTERVAL_MS, isResponseStatusKey } from "@/api/queries";
-import type { ChallengeResponse } from "@/api/types";
-import { parseBlockNumber, type StoredSubmission } from "@/wallet/pending";
+import { FOLLOW_INTERVAL_MS, isStakeStatusKey, isUnknownStake } from "@/api/queries";
+import type { Stake } from "@/api/types";
+import { parseBlockNumber } from "@/wallet/pending";
 import type { EIP1193Provider } from "@/wallet/types";
 
-/** How the page follows this browser's claims until they settle (docs/decisions.md, "Following a
- * pending claim"): a claim's status is asked again while it is pending (every `pendingMs`: the
- * head-driven schedule below, FOLLOW_INTERVAL_MS without one),
- * or while the server does not know a claim this browser has posted (the POST and the look-up may
- * pass each other); never once it is confirmed or rejected. React Query pauses the interval while
- * the tab is hidden (refetchIntervalInBackground is off) and the answers' ETag makes an unchanged
- * one a bodiless 304. */
-export function claimFollowInterval(
-  data: ChallengeResponse | undefined,
+/** How the page follows this browser's stakes until they are confirmed in the pot (docs/decisions.md,
+ * "Following a pending claim"): a stake's status is asked again while Geopoem relays it or it is
+ * pending (every `pendingMs`: the head-driven schedule below, FOLLOW_INTERVAL_MS without one), and
+ * while Geopoem does not know a stake this browser has handed over (the POST or the chain and the
+ * look-up may pass each other); never once it is confirmed, refused or failed. React Query pauses
+ * the interval while the tab is hidden and the answers' ETag makes an unchanged one a bodiless 304. */
+export function stakeFollowInterval(
+  data: Stake | undefined,
   error: unknown,
-  localState: StoredSubmission["state"],
+  handedOver: boolean,
   pendingMs: number = FOLLOW_INTERVAL_MS,
 ): number | false {
-  if (error) {
-    return error instanceof ApiError && error.status === 404 && localState === "submitted" ? FOLLOW_INTERVAL_MS : false;
-  }
-  return data?.status === "pending" ? pendingMs : false;
+  if (error) return isUnknownStake(error) && handedOver ? FOLLOW_INTERVAL_MS : false;
+  if (data?.status === "pending") return pendingMs;
+  return data?.status === "relaying" ? FOLLOW_INTERVAL_MS : false;
 }
 
-function isShownPendingClaim(query: Query): boolean {
-  if (!isResponseStatusKey(query.queryKey) || query.getObserversCount() === 0) return false;
-  return (query.state.data as ChallengeResponse | undefined)?.status === "pending";
+function isShownStakeOnItsWay(query: Query): boolean {
+  if (!isStakeStatusKey(query.queryKey) || query.getObserversCount() === 0) return false;
+  const status = (query.state.data as Stake | undefined)?.status;
+  return status === "pending" || status === "relaying";
 }
 
-/** Whether a claim shown on this page is pending: the active challenge is re-read meanwhile, so
- * its total bids follow the confirmed sum. */
-export function useHasPendingClaims(): boolean {
+/** Whether a stake shown on this page is on its way into the pot: the active challenge is re-read
+ * meanwhile, so its total bids follow the confirmed pot. */
+export function useHasStakesOnTheirWay(): boolean {
   const cache = useQueryClient().getQueryCache();
   const subscribe = useCallback((onChange: () => void) => cache.subscribe(onChange), [cache]);
-  const snapshot = useCallback(() => cache.findAll({ predicate: isShownPendingClaim }).length > 0, [cache]);
+  const snapshot = useCallback(() => cache.findAll({ predicate: isShownStakeOnItsWay }).length > 0, [cache]);
   return useSyncExternalStore(subscribe, snapshot);
 }
 
-/** Following a claim from the chain head the player's own wallet reports (docs/decisions.md,
- * "Following a pending claim"): the server confirms a claim within about a second of the block that
- * makes its payment deep enough, so the page watches the head through the wallet's provider (the
- * player's RPC, nothing on Geopoem's server), asks slowly before that block and quickly for a short
- * window after it. */
+/** Following a stake from the chain head the player's own wallet reports (docs/decisions.md,
+ * "Following a pending claim"): the server confirms a stake within about a second of the block that
+ * makes it deep enough, so the page watches the head through the wallet's provider (the player's
+ * node, nothing on Geopoem's server), asks slowly before that block and quickly for a short window
+ * after it. */
 export const HEAD_POLL_MS = 500;
-/** Before the deep-enough block the server cannot confirm the claim: asked at this slow pace. */
+/** Before the deep-enough block the server cannot confirm the stake: asked at this slow pace. */
 export const BEFORE_DEEP_FOLLOW_MS = 4000;
 /** From the deep-enough block, for FAST_FOLLOW_WINDOW_MS at most. */
 export const FAST_FOLLOW_MS = 250;
@@ -54,7 +52,7 @@ export const FAST_FOLLOW_WINDOW_MS = 6000;
 export interface HeadClock {
   /** The head the wallet's provider last reported; null without one (no wallet, an error, another network). */
   head: number | null;
-  /** The block of the payment's receipt, kept in the record; older records have none. */
+  /** The block the stake is in (the API's blockNumber once pending). */
   inclusionBlock: number | undefined;
   /** CHAIN_CONFIRMATIONS as a number of blocks (0: the page cannot tell, e.g. "finalized"). */
   confirmations: number;
@@ -64,13 +62,13 @@ export interface HeadClock {
 }
 
 export interface FollowPlan {
-  /** The interval for a pending claim's status. */
+  /** The interval for a pending stake's status. */
   statusMs: number;
   /** When to ask the wallet for the head again; false: not at all. */
   headMs: number | false;
 }
 
-/** The block from which the server can confirm the claim (the receipt's block counts as one). */
+/** The block from which the server can confirm the stake (its own block counts as one). */
 export function deepBlock(inclusionBlock: number, confirmations: number): number {
   return inclusionBlock + confirmations - 1;
 }

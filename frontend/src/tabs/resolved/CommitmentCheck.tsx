@@ -1,12 +1,16 @@
 import { useId, useState } from "react";
-import { solutionCommitment, solutionPreimage, SOLUTION_COMMITMENT_TAG } from "@/lib/commitment";
+import { getPublicConfig } from "@/config";
+import { SALT_PATTERN } from "@/lib/commitment";
+import { SOLUTION_TAG, solutionCommitment } from "@/lib/protocol/commitment";
+import { microDegrees } from "@/lib/protocol/coordinates";
 
 type Result =
   { state: "idle" } | { state: "busy" } | { state: "done"; hash: string } | { state: "error"; message: string };
 
-/** "Check the commitment yourself": the revealed text and salt are hashed in this browser and the
- * result compared with the solutionSha256 published before anyone played. The fields can be
- * edited, so a sceptic can see that changing one character changes the hash. */
+/** "Check the commitment yourself": the revealed solution and salt are hashed in this browser as the
+ * pot hashes them (docs/protocol.md section 1, solution commitment v2) and the result compared with
+ * the solutionSha256 fixed in the pot before anyone played. The fields can be edited, so a sceptic
+ * can see that changing one digit changes the hash. */
 export function CommitmentCheck({
   challengeId,
   published,
@@ -18,32 +22,47 @@ export function CommitmentCheck({
   reveal: string | null;
   salt: string | null;
 }) {
+  const { chainId, potAddress } = getPublicConfig();
   const [text, setText] = useState(reveal ?? "");
   const [saltText, setSaltText] = useState(salt ?? "");
   const [result, setResult] = useState<Result>({ state: "idle" });
   const textId = useId();
   const saltId = useId();
   const resultId = useId();
+  const point = microDegrees(text);
 
   async function recompute() {
     setResult({ state: "busy" });
     try {
-      setResult({ state: "done", hash: await solutionCommitment({ challengeId, text, salt: saltText }) });
+      if (!point) throw new Error("the solution is not valid coordinates");
+      if (!SALT_PATTERN.test(saltText)) throw new Error("a salt is 64 lowercase hex characters");
+      const hash = solutionCommitment({
+        chainId: BigInt(chainId),
+        pot: potAddress,
+        challengeId: BigInt(challengeId),
+        ...point,
+        salt: saltText,
+      });
+      setResult({ state: "done", hash });
     } catch (error) {
       setResult({ state: "error", message: error instanceof Error ? error.message : String(error) });
     }
   }
 
-  const preimage = solutionPreimage({ challengeId, text, salt: saltText });
-  const matches = result.state === "done" && result.hash === published.toLowerCase();
+  const matches = result.state === "done" && result.hash === published.replace(/^0x/, "").toLowerCase();
+  const words = point
+    ? `bytes32 "${SOLUTION_TAG}", ${chainId}, ${potAddress}, ${challengeId}, ${point.latE6}, ${point.lonE6}, 0x${saltText}`
+    : "";
 
   return (
     <div className="commitment-check">
       <p>
-        Before the challenge opened, only the SHA-256 hash of the solution was published. It is computed over the text{" "}
-        <code>{`${SOLUTION_COMMITMENT_TAG}|{challenge id}|{solution}|{salt}`}</code>, where the salt is 32 random bytes
-        kept secret until the reveal, so nobody could work the solution out from the hash. Recompute it here: if it
-        equals the published hash, the solution was fixed before the first guess and was not changed.
+        Before the challenge opened, only the SHA-256 hash of the solution was fixed in the pot. It is computed over the
+        ABI encoding of{" "}
+        <code>{`(bytes32 "${SOLUTION_TAG}", chain id, pot, challenge id, latitude × 10⁶, longitude × 10⁶, salt)`}</code>
+        , where the salt is 32 random bytes kept secret until the reveal, so nobody could work the solution out from the
+        hash. The pot checked it when the solution was revealed; recompute it here: if it equals the published hash, the
+        solution was fixed before the first guess and was not changed.
       </p>
       <div className="form-field">
         <label htmlFor={textId}>Revealed solution</label>
@@ -73,9 +92,11 @@ export function CommitmentCheck({
           autoComplete="off"
         />
       </div>
-      <p className="preimage">
-        Text hashed: <code className="mono break">{preimage}</code>
-      </p>
+      {words ? (
+        <p className="preimage">
+          Values encoded: <code className="mono break">{words}</code>
+        </p>
+      ) : null}
       <button
         type="button"
         className="button button-secondary"
@@ -101,10 +122,12 @@ export function CommitmentCheck({
           <p className="check-bad">The hash could not be computed: {result.message}</p>
         ) : null}
       </div>
-      <p className="hint">
-        To check without this page, run in a terminal:{" "}
-        <code className="mono break">{`printf '%s' '${preimage}' | sha256sum`}</code>
-      </p>
+      {point ? (
+        <p className="hint">
+          To check without this page, ask the pot itself with any node, for example with Foundry&apos;s cast:{" "}
+          <code className="mono break">{`cast call ${potAddress} "solutionCommitment(uint256,int256,int256,bytes32)(bytes32)" ${challengeId} ${point.latE6} ${point.lonE6} 0x${saltText}`}</code>
+        </p>
+      ) : null}
     </div>
   );
 }

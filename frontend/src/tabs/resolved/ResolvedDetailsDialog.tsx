@@ -1,11 +1,14 @@
 import { useQuery } from "@tanstack/react-query";
-import { responsesQuery, winnersQuery, type Challenge, type Winner } from "@/api";
+import { responsesQuery, winnersQuery, type Challenge, type Stake } from "@/api";
 import { Dialog } from "@/components/Dialog";
 import { ScrollRegion } from "@/components/ScrollRegion";
 import { Spinner } from "@/components/Spinner";
 import { ThresholdValue } from "@/components/Threshold";
 import { ExplorerLink } from "@/components/ExplorerLink";
 import { RevealMapSection } from "@/maps/RevealMapSection";
+import { unitsToDecimal } from "@/lib/stake";
+import { PHASE_LABEL, phaseText } from "@/tabs/active/PhaseCard";
+import { useSettlement } from "@/tabs/winners/settlement";
 import { CommitmentCheck } from "./CommitmentCheck";
 import { VerifyOutcomes } from "./VerifyOutcomes";
 import { formatDateTime, formatDistance, formatStake, formatUsdc, shortAddress } from "@/lib/format";
@@ -43,8 +46,12 @@ function DetailsBody({ challenge }: { challenge: Challenge }) {
         <dd>{formatStake(challenge.stakedSum)} USDC</dd>
         <dt>Started</dt>
         <dd>{formatDateTime(challenge.startTimestamp)}</dd>
-        <dt>Resolved</dt>
-        <dd>{formatDateTime(challenge.resolvedTimestamp)}</dd>
+        <dt>Closed</dt>
+        <dd>{formatDateTime(challenge.closesTimestamp)}</dd>
+        <dt>Phase</dt>
+        <dd>
+          {PHASE_LABEL[challenge.phase]}: {phaseText(challenge)}
+        </dd>
         <dt>Title</dt>
         <dd>{challenge.poemTitle}</dd>
       </dl>
@@ -84,36 +91,44 @@ function DetailsBody({ challenge }: { challenge: Challenge }) {
       <StakesTable challenge={challenge} />
 
       <h3>Verify every outcome</h3>
+      {/* The treasury design's verifier reads that design's shapes; lib/verify/ replaces it. */}
       <VerifyOutcomes key={challenge.id} challenge={challenge} />
     </>
   );
 }
 
-function WinnerLine({ label, winner }: { label: string; winner: Winner }) {
+function WinnerLine({ label, winner, prize }: { label: string; winner: Stake; prize: string | null }) {
   return (
     <li>
       <strong>{label}:</strong>{" "}
       <ExplorerLink kind="address" value={winner.submitterAddress} plain={shortAddress(winner.submitterAddress)}>
         {shortAddress(winner.submitterAddress)}
       </ExplorerLink>{" "}
-      at {formatDistance(winner.distanceMeters)}, staked {formatStake(winner.submissionStake)} USDC, prize{" "}
-      {formatUsdc(winner.prize)} USDC
+      at {formatDistance(winner.distanceMeters)}, staked {formatStake(winner.submissionStake)} USDC
+      {prize === null ? "" : `, prize ${formatUsdc(prize)} USDC`}
     </li>
   );
 }
 
 function WinnersSummary({ challengeId }: { challengeId: number }) {
   const { data, isPending, isError } = useQuery(winnersQuery(challengeId));
+  const finalized = useSettlement(challengeId).data?.finalized ?? null;
   if (isPending) return <Spinner label="Loading winners..." />;
   if (isError) return <p role="alert">Failed to load the winners. Please try again later.</p>;
   if (!data.earliest || !data.highest) return <p>{NO_CORRECT}</p>;
+  // The pot's amounts once it fixed them, else the site's.
+  const earliest = finalized ? unitsToDecimal(finalized.earliestPrize) : data.prizes.earliest;
+  const highest = finalized ? unitsToDecimal(finalized.highestPrize) : data.prizes.highest;
+  const share = finalized ? unitsToDecimal(finalized.share) : data.prizes.share;
   return (
     <ul className="winner-lines">
-      <WinnerLine label="Earliest correct response (40%)" winner={data.earliest} />
-      <WinnerLine label="Highest staked correct response (40%)" winner={data.highest} />
-      <li>
-        <strong>Site operations and student donations (20%):</strong> {formatUsdc(data.operations)} USDC
-      </li>
+      <WinnerLine label="Earliest correct response (40%)" winner={data.earliest} prize={earliest} />
+      <WinnerLine label="Highest staked correct response (40%)" winner={data.highest} prize={highest} />
+      {share !== null ? (
+        <li>
+          <strong>Site operations and student donations (20%):</strong> {formatUsdc(share)} USDC
+        </li>
+      ) : null}
     </ul>
   );
 }
@@ -122,14 +137,14 @@ function StakesTable({ challenge }: { challenge: Challenge }) {
   const { data, isPending, isError } = useQuery(responsesQuery(challenge.id));
   if (isPending) return <Spinner label="Loading stakes..." />;
   if (isError) return <p role="alert">Failed to load the stakes. Please try again later.</p>;
-  if (data.length === 0) return <p>No confirmed stakes were made on this challenge.</p>;
+  if (data.length === 0) return <p>No stakes were made on this challenge.</p>;
   return (
     <ScrollRegion label="Stakes" hint="Scroll the table sideways to see every column →">
       <table className="stakes-table">
         <caption>
           {data.length < challenge.responseCount
-            ? `The first ${data.length} of ${challenge.responseCount} confirmed responses, oldest first`
-            : `All ${data.length} confirmed responses, oldest first`}
+            ? `The first ${data.length} of ${challenge.responseCount} stakes, in the pot's order`
+            : `All ${data.length} stakes, in the pot's order`}
         </caption>
         <thead>
           <tr>
@@ -138,26 +153,32 @@ function StakesTable({ challenge }: { challenge: Challenge }) {
             <th scope="col">Stake</th>
             <th scope="col">Distance</th>
             <th scope="col">Correct</th>
+            <th scope="col">Revealed on chain</th>
             <th scope="col">Transaction</th>
           </tr>
         </thead>
         <tbody>
           {data.map((response) => (
-            <tr key={response.id}>
+            <tr key={response.commitment}>
               <td className="mono">{shortAddress(response.submitterAddress)}</td>
               <td className="mono">{response.submissionText ?? "hidden"}</td>
               <td>{formatStake(response.submissionStake)} USDC</td>
               <td>{formatDistance(response.distanceMeters)}</td>
-              <td>{response.isCorrect ? "Yes" : "No"}</td>
+              <td>{response.isCorrect === null ? "Unknown" : response.isCorrect ? "Yes" : "No"}</td>
+              <td>{response.revealed ? "Yes" : "No"}</td>
               <td>
-                <ExplorerLink
-                  kind="tx"
-                  value={response.transactionHash}
-                  plain={`${response.transactionHash.slice(0, 10)}...`}
-                >
-                  {response.transactionHash.slice(0, 10)}...{" "}
-                  <span className="visually-hidden">(transaction of response {response.id})</span>
-                </ExplorerLink>
+                {response.transactionHash ? (
+                  <ExplorerLink
+                    kind="tx"
+                    value={response.transactionHash}
+                    plain={`${response.transactionHash.slice(0, 10)}...`}
+                  >
+                    {response.transactionHash.slice(0, 10)}...{" "}
+                    <span className="visually-hidden">(transaction of response {response.id})</span>
+                  </ExplorerLink>
+                ) : (
+                  "Not known"
+                )}
               </td>
             </tr>
           ))}

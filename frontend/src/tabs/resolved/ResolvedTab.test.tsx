@@ -1,7 +1,9 @@
 import { screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import vectors from "../../../../tests/vectors.json";
+import { solutionCommitment } from "@/lib/protocol/commitment";
+import { microDegrees } from "@/lib/protocol/coordinates";
+import { TEST_CONFIG } from "../../../test/fixtures";
 import { installFakeServer, json } from "../../../test/http";
 import { renderWithClient } from "../../../test/render";
 import { OPERA, OPERA_WINNERS, PYRAMID, PYRAMID_RESPONSES, PYRAMID_WINNERS } from "../../../test/resolvedChallenges";
@@ -64,7 +66,8 @@ describe("Resolved Challenges tab", () => {
     expect(first.getByText("Four Thousand Summers")).toBeInTheDocument();
     expect(first.getByText("Resolved")).toBeInTheDocument();
     expect(first.getByText("29.979175, 31.134258")).toBeInTheDocument();
-    expect(items[0]).toHaveTextContent(`Completed: ${new Date(1795426829 * 1000).toLocaleDateString()}`);
+    // Completed when the guess window ended.
+    expect(items[0]).toHaveTextContent(`Completed: ${new Date(PYRAMID.guessDeadline! * 1000).toLocaleDateString()}`);
     expect(items[0]).toHaveTextContent("Total bids: 82.75 USDC");
     expect(items[1]).toHaveTextContent("Total bids: 11.00 USDC");
     // The default fetcher sends cookies (credentials on every request: src/api/http.ts).
@@ -81,6 +84,9 @@ describe("Resolved Challenges tab", () => {
     expect(dialog).toHaveTextContent("Proximity threshold150 m");
     expect(dialog).toHaveTextContent("Total staked82.75 USDC");
     expect(dialog).toHaveTextContent(`Started${new Date(1795426829 * 1000).toLocaleString()}`);
+    expect(dialog).toHaveTextContent(
+      "PhasePaid: Every prize and the share are paid, or every stake was refunded: see the Winners' Circle.",
+    );
     expect(d.getByText(/I was counted in stone/)).toBeInTheDocument();
     expect(d.getByText(/Find the place this poem describes/)).toBeInTheDocument();
     expect(d.getByText(PYRAMID.solutionSha256)).toBeInTheDocument();
@@ -102,13 +108,14 @@ describe("Resolved Challenges tab", () => {
     expect(lines[1]).toHaveTextContent("0x3C44...93BC at 0.59 m, staked 25.50 USDC, prize 33.10 USDC");
     expect(lines[2]).toHaveTextContent("Site operations and student donations (20%): 16.55 USDC");
 
-    const table = await d.findByRole("table", { name: "The first 3 of 4 confirmed responses, oldest first" });
+    const table = await d.findByRole("table", { name: "The first 3 of 4 stakes, in the pot's order" });
     const rows = within(table).getAllByRole("row");
     expect(rows).toHaveLength(4);
     expect(rows[3]).toHaveTextContent("30.0444, 31.2357");
     expect(rows[3]).toHaveTextContent("50.25 USDC");
     expect(rows[3]).toHaveTextContent("12345.68 m");
-    expect(rows[3]).toHaveTextContent("No");
+    // Not correct, not revealed on chain.
+    expect(rows[3]).toHaveTextContent("NoNo");
     expect(within(rows[1]!).getByRole("link")).toHaveAttribute(
       "href",
       `https://sepolia.etherscan.io/tx/${PYRAMID_RESPONSES[0]!.transactionHash}`,
@@ -128,7 +135,7 @@ describe("Resolved Challenges tab", () => {
     expect(dialog).toHaveTextContent("Proximity thresholdNot specified (scored as 0 m: only an exact hit is correct)");
     expect(dialog).toHaveTextContent("Revealed coordinatesmissing");
     expect(await within(dialog).findByText("No correct responses found for this challenge.")).toBeInTheDocument();
-    expect(await within(dialog).findByText("No confirmed stakes were made on this challenge.")).toBeInTheDocument();
+    expect(await within(dialog).findByText("No stakes were made on this challenge.")).toBeInTheDocument();
   });
 
   it("closes the dialog with the Close button and with Escape", async () => {
@@ -142,32 +149,38 @@ describe("Resolved Challenges tab", () => {
     expect(screen.queryByRole("dialog")).not.toBeInTheDocument();
   });
 
-  it("recomputes the solution commitment of a shared test vector in the browser", async () => {
-    const vector = vectors.solutionCommitments[2]!;
+  it("recomputes the solution commitment v2 in the browser, as the pot computes it", async () => {
+    // The pot's own answer for these values (frontend/src/lib/protocol/protocol.test.ts pins the
+    // page's encoding to the contract's).
+    const solution = "-33.856784, 151.215296";
+    const salt = "0123456789abcdef".repeat(4);
+    const commitment = await solutionCommitment({
+      chainId: BigInt(TEST_CONFIG.chainId),
+      pot: TEST_CONFIG.potAddress,
+      challengeId: 3n,
+      ...microDegrees(solution)!,
+      salt,
+    });
     const server = installFakeServer();
-    const challenge = {
-      ...PYRAMID,
-      id: vector.challengeId,
-      solutionReveal: vector.text,
-      solutionSalt: vector.salt,
-      solutionSha256: vector.commitment,
-    };
+    const challenge = { ...PYRAMID, id: 3, solutionReveal: solution, solutionSalt: salt, solutionSha256: commitment };
     server.on("GET", RESOLVED, () => json([challenge]));
-    server.on("GET", `/api/challenges/${vector.challengeId}/winners`, () => json(OPERA_WINNERS));
-    server.on("GET", `/api/responses?challengeId=${vector.challengeId}`, () => json([]));
+    server.on("GET", "/api/challenges/3/winners", () => json(OPERA_WINNERS));
+    server.on("GET", "/api/responses?challengeId=3", () => json([]));
     renderWithClient(<ResolvedTab />);
     const { user, dialog } = await openDetails("Four Thousand Summers");
     const d = within(dialog);
-    expect(d.getByLabelText("Revealed solution")).toHaveValue(vector.text);
-    expect(d.getByLabelText("Salt")).toHaveValue(vector.salt);
-    expect(dialog).toHaveTextContent(`geopoem:solution:v1|${vector.challengeId}|${vector.text}|${vector.salt}`);
+    expect(d.getByLabelText("Revealed solution")).toHaveValue(solution);
+    expect(d.getByLabelText("Salt")).toHaveValue(salt);
+    expect(dialog).toHaveTextContent(
+      `bytes32 "geopoem:solution:v2", ${TEST_CONFIG.chainId}, ${TEST_CONFIG.potAddress}, 3, -33856784, 151215296, 0x${salt}`,
+    );
 
     await user.click(d.getByRole("button", { name: "Recompute SHA-256 in this browser" }));
     expect(await d.findByText("Match: the computed hash equals the published solution SHA-256.")).toBeInTheDocument();
     // Shown twice: published, and computed here.
-    expect(d.getAllByText(vector.commitment)).toHaveLength(2);
+    expect(d.getAllByText(commitment)).toHaveLength(2);
 
-    // One changed digit gives another hash: the check really depends on the revealed text.
+    // One changed micro-degree gives another hash: the check really depends on the revealed point.
     await user.clear(d.getByLabelText("Revealed solution"));
     await user.type(d.getByLabelText("Revealed solution"), "-33.856785, 151.215296");
     await user.click(d.getByRole("button", { name: "Recompute SHA-256 in this browser" }));

@@ -1,214 +1,162 @@
-import { screen, within } from "@testing-library/react";
+import { act, screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
-import { afterEach, describe, expect, it, vi } from "vitest";
-import { buildChainWorld, type Guess } from "../../../test/chainWorld";
-import { installFakeServer } from "../../../test/http";
-import { renderWithClient } from "../../../test/render";
+import { describe, expect, it, vi } from "vitest";
+import { PINNED_POTS } from "@/config";
+import type { Progress, VerificationReport, VerifierInput } from "@/lib/verify";
+import { installPublicConfig } from "../../../test/setup";
 import { TEST_CONFIG } from "../../../test/fixtures";
-import { formatDateTime } from "@/lib/format";
-import { PYRAMID } from "../../../test/resolvedChallenges";
+import { renderWithClient } from "../../../test/render";
 import { VerifyOutcomes } from "./VerifyOutcomes";
 
-afterEach(() => {
-  vi.unstubAllGlobals();
-});
+// The component drives the verifier it is given; the verifier itself runs against a real site and
+// anvil in chain/tests/test_verify_page.py (through frontend/test/verifyOnNode.ts), and on the shared
+// vectors in frontend/src/lib/verify/verify.test.ts.
 
-const GUESSES: Guess[] = [
-  {
-    text: "29.979, 31.134",
-    stake: "2.5",
-    address: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
-    block: 20,
-    txIndex: 0,
-  },
-  {
-    text: "30.0444, 31.2357",
-    stake: "3",
-    address: "0x90F79bf6EB2c4F870365E785982E1f101E93b906",
-    block: 21,
-    txIndex: 0,
-  },
-];
+const POT = "0x5fbdb2315678afecb367f032d93f642f64180aa3";
+const CHALLENGE = { id: 7, responseCount: 3 };
 
-async function serveWorld(change?: (world: Awaited<ReturnType<typeof buildChainWorld>>) => void) {
-  const world = await buildChainWorld(GUESSES);
-  change?.(world);
-  const server = installFakeServer();
-  server.on("POST", TEST_CONFIG.rpcUrl, (init) => world.route(TEST_CONFIG.rpcUrl, init));
-  server.on("GET", `/api/responses?challengeId=${world.challenge.id}&limit=1000`, (_init, url) => world.route(url));
-  server.on("GET", `/api/challenges/${world.challenge.id}/winners`, (_init, url) => world.route(url));
-  server.on("GET", `/api/responses?challengeId=${world.challenge.id}&status=rejected&limit=1000`, (_init, url) =>
-    world.route(url),
-  );
-  server.on("GET", `/api/challenges/${world.challenge.id}/unclaimed?limit=1000`, (_init, url) => world.route(url));
-  return world;
+function report(overrides: Partial<VerificationReport> = {}): VerificationReport {
+  return {
+    ok: true,
+    total: 3,
+    reproduced: 3,
+    pot: POT,
+    unpinned: true,
+    lines: ["stakes: the pot holds 3 stakes of 15.000000 USDC; the site shows 3", "winners final: earliest stake 2"],
+    differences: [],
+    stakes: [],
+    ...overrides,
+  };
+}
+
+/** A verifier that reports each step as it is told to, then answers `result`. */
+function controlled() {
+  let progress: Progress = () => undefined;
+  let finish: (value: VerificationReport) => void = () => undefined;
+  let fail: (error: Error) => void = () => undefined;
+  const calls: VerifierInput[] = [];
+  const verify = vi.fn((input: VerifierInput) => {
+    calls.push(input);
+    progress = input.progress ?? progress;
+    return new Promise<VerificationReport>((resolve, reject) => {
+      finish = resolve;
+      fail = reject;
+    });
+  });
+  // Each answer of the verifier updates the component: inside act, as React's test utilities ask.
+  return {
+    verify,
+    calls,
+    step: (...args: Parameters<Progress>) => act(() => progress(...args)),
+    finish: (r: VerificationReport) => act(async () => finish(r)),
+    fail: (e: Error) => act(async () => fail(e)),
+  };
+}
+
+async function start(verify: ReturnType<typeof controlled>["verify"]) {
+  renderWithClient(<VerifyOutcomes challenge={CHALLENGE} verify={verify} />);
+  await userEvent.setup().click(screen.getByRole("button", { name: "Verify every outcome" }));
 }
 
 describe("Verify every outcome", () => {
-  it("re-checks every response through the public RPC and says all are reproduced", async () => {
-    const world = await serveWorld();
-    renderWithClient(<VerifyOutcomes challenge={world.challenge} />);
-    await userEvent.setup().click(screen.getByRole("button", { name: "Verify every outcome" }));
-    expect(await screen.findByText("2 of 2 outcomes reproduced")).toHaveClass("check-ok");
+  it("runs the verifier on this challenge with the page's chain and the pinned pots", async () => {
+    const run = controlled();
+    await start(run.verify);
+    expect(run.calls).toHaveLength(1);
+    const [input] = run.calls;
+    expect(input!.challengeId).toBe(7);
+    expect(input!.pins).toBe(PINNED_POTS);
+    expect(input!.config).toMatchObject({ chainId: TEST_CONFIG.chainId, rpcUrl: TEST_CONFIG.rpcUrl, tokenDecimals: 6 });
+  });
+
+  it("shows each step on an accessible progress bar, and cancels", async () => {
+    const run = controlled();
+    await start(run.verify);
+    await run.step("events", 1_500, 20_000);
+    const bar = await screen.findByRole("progressbar", {
+      name: "Step 2 of 4: Reading the pot's events from the blockchain: 1,500 of 20,000",
+    });
+    expect(bar).toHaveAttribute("max", "20000");
+    expect(bar).toHaveAttribute("value", "1500");
+    await userEvent.setup().click(screen.getByRole("button", { name: "Cancel" }));
+    expect(screen.getByRole("button", { name: "Verify every outcome" })).toBeInTheDocument();
+    expect(run.calls[0]!.signal?.aborted).toBe(true);
+  });
+
+  it("says every outcome was reproduced only when nothing differs", async () => {
+    const run = controlled();
+    await start(run.verify);
+    await run.finish(report());
+    expect(await screen.findByText("3 of 3 outcomes reproduced")).toHaveClass("check-ok");
     const status = screen.getByRole("status");
-    expect(status).toHaveTextContent(
-      "The terms match what was committed on chain, and every payment, commitment, chain position, distance, verdict, winner, prize and payout matches.",
+    expect(status).toHaveTextContent("Every stake, verdict, winner, prize and payment matches the pot's events");
+    expect(status).toHaveTextContent(`The pot checked: ${POT}. No pot is pinned in Geopoem's code for this chain`);
+    const checks = within(within(status).getByRole("list", { name: "Checks" })).getAllByRole("listitem");
+    expect(checks.map((item) => item.textContent)).toEqual(report().lines);
+    expect(within(status).queryByRole("list", { name: "Differences" })).not.toBeInTheDocument();
+  });
+
+  it("lists every difference, by stake, and never says reproduced when any", async () => {
+    const run = controlled();
+    await start(run.verify);
+    await run.finish(
+      report({
+        ok: false,
+        reproduced: 2,
+        unpinned: false,
+        differences: [
+          { seq: 2, text: "the site held this guess and did not reveal it" },
+          {
+            seq: null,
+            text: "stakes: the site shows 3 stakes of 16.000000 USDC; the pot holds 3 stakes of 15.000000 USDC",
+          },
+        ],
+      }),
     );
-    expect(status).toHaveTextContent("The terms were read from the blockchain: committed in block 10 by the registry");
-    expect(within(status).getByRole("link", { name: "10" })).toHaveAttribute(
-      "href",
-      "https://sepolia.etherscan.io/block/10",
-    );
-    expect(status).toHaveTextContent(
-      "4 payments to the treasury name this challenge: 2 counted, 1 rejected for a reason checked again here, 1 listed as unclaimed.",
-    );
-    const payouts = within(within(status).getByRole("list", { name: "Payouts" })).getAllByRole("listitem");
-    expect(payouts.map((item) => item.textContent)).toEqual([
-      expect.stringMatching(/^Earliest correct response: 2\.20 USDC to 0x7099.*: paid, view the payout transaction$/i),
-      expect.stringMatching(/^Highest staked correct response: 2\.20 USDC to 0x7099.*: not paid yet$/i),
-      expect.stringMatching(/^Operations and donations: 1\.10 USDC to 0x3c44.*: kept in the treasury$/i),
+    expect(await screen.findByText("Differences found: 2")).toHaveClass("check-bad");
+    const status = screen.getByRole("status");
+    expect(status).not.toHaveTextContent(/outcomes reproduced/);
+    expect(status).not.toHaveTextContent(/matches the pot's events/);
+    expect(status).toHaveTextContent("the one pinned in Geopoem's code for this chain");
+    const items = within(within(status).getByRole("list", { name: "Differences" })).getAllByRole("listitem");
+    expect(items.map((item) => item.textContent)).toEqual([
+      "Stake 2: the site held this guess and did not reveal it",
+      "stakes: the site shows 3 stakes of 16.000000 USDC; the pot holds 3 stakes of 15.000000 USDC",
     ]);
-    expect(world.rpcRequests).toBeGreaterThan(0);
-    // The script for larger challenges or a second opinion, with the command filled in.
+  });
+
+  it("says so when it could not run, deciding nothing", async () => {
+    const run = controlled();
+    await start(run.verify);
+    await run.fail(new Error("RPC https://rpc.sepolia.example: HTTP 503"));
+    expect(
+      await screen.findByText(
+        /The check could not run: RPC https:\/\/rpc\.sepolia\.example: HTTP 503 Nothing was decided/,
+      ),
+    ).toHaveClass("check-bad");
+  });
+
+  it("points to the script beyond 10,000 stakes", () => {
+    renderWithClient(<VerifyOutcomes challenge={{ id: 7, responseCount: 10_001 }} verify={controlled().verify} />);
+    expect(screen.queryByRole("button", { name: "Verify every outcome" })).not.toBeInTheDocument();
+    expect(
+      screen.getByText(/This challenge has 10,001 stakes, more than 10,000 can be checked in a browser/),
+    ).toBeInTheDocument();
+  });
+
+  it("offers the script with the command filled in, naming the site's pot where none is pinned", () => {
+    installPublicConfig({ ...TEST_CONFIG, potAddress: POT, potDeployBlock: 12 });
+    renderWithClient(<VerifyOutcomes challenge={CHALLENGE} verify={controlled().verify} />);
     expect(screen.getByRole("link", { name: "download verify_challenge.py" })).toHaveAttribute(
       "href",
       "/verify_challenge.py",
     );
-    expect(screen.getByText(/--rpc https:\/\/rpc\.sepolia\.example --challenge 7/)).toBeInTheDocument();
+    expect(screen.getByText(/--rpc https:\/\/rpc\.sepolia\.example --challenge 7 --pot 0x5fbdb/)).toBeInTheDocument();
   });
 
-  it("shows an accessible progress bar while it runs", async () => {
-    const world = await buildChainWorld(GUESSES);
-    const server = installFakeServer();
-    server.on("POST", TEST_CONFIG.rpcUrl, (init) => world.route(TEST_CONFIG.rpcUrl, init));
-    server.on(
-      "GET",
-      `/api/responses?challengeId=${world.challenge.id}&limit=1000`,
-      () => new Promise<Response>(() => {}),
-    );
-    renderWithClient(<VerifyOutcomes challenge={world.challenge} />);
-    await userEvent.setup().click(screen.getByRole("button", { name: "Verify every outcome" }));
-    const bar = await screen.findByRole("progressbar", {
-      name: "Step 2 of 6: Reading the responses from this site: 0 of 2",
-    });
-    expect(bar).toHaveAttribute("max", "2");
-    await userEvent.setup().click(screen.getByRole("button", { name: "Cancel" }));
-    expect(screen.getByRole("button", { name: "Verify every outcome" })).toBeInTheDocument();
-  });
-
-  it("names the response whose stored stake differs from its payment", async () => {
-    const world = await serveWorld((w) => {
-      w.responses[1] = { ...w.responses[1]!, submissionStake: "30.000000" };
-    });
-    renderWithClient(<VerifyOutcomes challenge={world.challenge} />);
-    await userEvent.setup().click(screen.getByRole("button", { name: "Verify every outcome" }));
-    expect(await screen.findByText(/^Differences found: \d+$/)).toHaveClass("check-bad");
-    const items = within(screen.getByRole("list", { name: "Differences" })).getAllByRole("listitem");
-    expect(items[0]).toHaveTextContent(
-      `Response 101 (${world.responses[1]!.transactionHash}): the calldata pays 3 USDC, the site shows a stake of 30.000000`,
-    );
-  });
-
-  it("never says every outcome was reproduced when a payment is not accounted for", async () => {
-    let lost = "";
-    const world = await serveWorld();
-    lost = (await world.pay({ from: GUESSES[1]!.address, stake: "5", block: 21, txIndex: 7 })).hash;
-    renderWithClient(<VerifyOutcomes challenge={world.challenge} />);
-    await userEvent.setup().click(screen.getByRole("button", { name: "Verify every outcome" }));
-    expect(await screen.findByText("Differences found: 1")).toHaveClass("check-bad");
-    const status = screen.getByRole("status");
-    expect(status).not.toHaveTextContent(/outcomes reproduced/);
-    expect(status).not.toHaveTextContent(/matches\./);
-    expect(status).toHaveTextContent(", 1 not accounted for.");
-    expect(within(status).getByRole("list", { name: "Differences" })).toHaveTextContent(`payment ${lost} (5 USDC from`);
-  });
-
-  it("lists the exceptions the site published and says how many with the headline", async () => {
-    const world = await serveWorld();
-    const payer = GUESSES[1]!.address;
-    // Paid in time, claimed after resolution: rejected "after_resolution" (docs/protocol.md section 5).
-    const late = await world.pay({ from: payer, stake: "5", block: 21, txIndex: 7, text: "30.0444, 31.2357" });
-    world.rejected.push({
-      ...world.rejected[0]!,
-      id: 960,
-      submissionText: late.text,
-      submissionSalt: late.salt,
-      commitment: late.commitment,
-      submissionStake: "5.000000",
-      transactionHash: late.hash,
-      submitterAddress: payer,
-      rejectionCode: "after_resolution",
-    });
-    world.winners.exceptions = [
-      {
-        responseId: 960,
-        transactionHash: late.hash,
-        submitterAddress: payer,
-        submissionStake: "5.000000",
-        kind: "after_resolution",
-        recordedAt: 1795000000, // Unix seconds, as the site sends it
-      },
-    ];
-    renderWithClient(<VerifyOutcomes challenge={world.challenge} />);
-    await userEvent.setup().click(screen.getByRole("button", { name: "Verify every outcome" }));
-    expect(await screen.findByText("2 of 2 outcomes reproduced; this site published 1 exception")).toHaveClass(
-      "check-ok",
-    );
-    const status = screen.getByRole("status");
-    expect(status).toHaveTextContent(", 1 claimed after the challenge was resolved");
-    const items = within(within(status).getByRole("list", { name: "Exceptions" })).getAllByRole("listitem");
-    expect(items.map((item) => item.textContent)).toEqual([
-      `Rejected claim 960 (${late.hash}): paid in time, but the claim reached this site after the challenge was ` +
-        `resolved, so its 5.000000 USDC from ${payer} does not count toward the prizes (recorded ${formatDateTime(1795000000)}).`,
-    ]);
-    expect(status).not.toHaveTextContent("1795000000"); // a time as the page shows every time, never raw seconds
-  });
-
-  it("says plainly that a demonstration challenge never anchored guarantees nothing", async () => {
-    const world = await buildChainWorld(GUESSES, { anchored: false });
-    world.challenge = { ...world.challenge, isDemo: true };
-    const server = installFakeServer();
-    server.on("POST", TEST_CONFIG.rpcUrl, (init) => world.route(TEST_CONFIG.rpcUrl, init));
-    for (const url of [
-      `/api/responses?challengeId=7&limit=1000`,
-      `/api/responses?challengeId=7&status=rejected&limit=1000`,
-      `/api/challenges/7/unclaimed?limit=1000`,
-      `/api/challenges/7/winners`,
-    ]) {
-      server.on("GET", url, (_init, u) => world.route(u));
-    }
-    renderWithClient(<VerifyOutcomes challenge={world.challenge} />);
-    await userEvent.setup().click(screen.getByRole("button", { name: "Verify every outcome" }));
-    expect(await screen.findByText("2 of 2 outcomes reproduced")).toBeInTheDocument();
-    const status = screen.getByRole("status");
-    expect(status).toHaveTextContent(
-      "The terms of this demonstration challenge were never committed on the blockchain, so this check guarantees nothing: the site could have changed them at any time.",
-    );
-    expect(status).not.toHaveTextContent(/The terms match/);
-  });
-
-  it("says so when the RPC node cannot be read, deciding nothing", async () => {
-    const world = await buildChainWorld(GUESSES);
-    const server = installFakeServer();
-    server.on("GET", `/api/responses?challengeId=${world.challenge.id}&limit=1000`, (_init, url) => world.route(url));
-    server.on("POST", TEST_CONFIG.rpcUrl, () => new Response("busy", { status: 503 }));
-    renderWithClient(<VerifyOutcomes challenge={world.challenge} />);
-    await userEvent.setup().click(screen.getByRole("button", { name: "Verify every outcome" }));
-    expect(await screen.findByText(/The check could not run: The RPC node answered 503\./)).toBeInTheDocument();
-  });
-
-  it("points to the script beyond 10,000 responses", () => {
-    renderWithClient(<VerifyOutcomes challenge={{ ...PYRAMID, isDemo: false, responseCount: 10_001 }} />);
-    expect(screen.queryByRole("button", { name: "Verify every outcome" })).not.toBeInTheDocument();
-    expect(
-      screen.getByText(/This challenge has 10,001 responses, more than 10,000 can be checked in a browser/),
-    ).toBeInTheDocument();
-  });
-
-  it("tells a demonstration challenge's visitors that its payments cannot be checked", () => {
-    renderWithClient(<VerifyOutcomes challenge={PYRAMID} />);
-    expect(
-      screen.getByText(/This is a demonstration challenge: its sample claims carry made-up transaction hashes/),
-    ).toBeInTheDocument();
+  it("names no pot on the command line of a chain whose pot is pinned", () => {
+    installPublicConfig({ ...TEST_CONFIG, chainId: 31337, potAddress: POT });
+    renderWithClient(<VerifyOutcomes challenge={CHALLENGE} verify={controlled().verify} />);
+    expect(screen.getByText(/--challenge 7$/)).toBeInTheDocument();
   });
 });

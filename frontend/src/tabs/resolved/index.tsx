@@ -10,8 +10,8 @@ import "./resolved.css";
 export const RESOLVED_LOAD_ERROR = "Failed to load resolved challenges. Please try again later.";
 export const RESOLVED_EMPTY = "No resolved challenges available yet.";
 
-/** The Resolved Challenges tab: every resolved challenge with its revealed
- * solution; a row opens the details dialog, where the reveal can be checked. */
+/** The Resolved Challenges tab: every challenge whose solution is revealed (or that aborted), newest
+ * first; a row opens the details dialog, where the reveal can be checked. */
 export function ResolvedTab() {
   const { data, isPending, isError } = useQuery(resolvedChallengesQuery());
   const [selected, setSelected] = useState<Challenge | null>(null);
@@ -41,13 +41,15 @@ export function ResolvedTab() {
                 >
                   <span className="resolved-row-head">
                     <span className="resolved-row-title">{challenge.poemTitle}</span>
-                    <span className="badge badge-resolved">Resolved</span>
+                    <span className="badge badge-resolved">
+                      {challenge.phase === "aborted" ? "Aborted" : "Resolved"}
+                    </span>
                   </span>
                   <span className="resolved-row-facts">
                     <span>
                       Solution: <span className="mono">{challenge.solutionReveal ?? "missing"}</span>
                     </span>
-                    <span>Completed: {formatDate(challenge.resolvedTimestamp ?? challenge.startTimestamp)}</span>
+                    <span>Completed: {formatDate(challenge.guessDeadline ?? challenge.closesTimestamp)}</span>
                     <span>Total bids: {formatStake(challenge.stakedSum)} USDC</span>
                   </span>
                 </button>

@@ -49,7 +49,11 @@ describe("Sepolia Testnet tab", () => {
     });
     const { container } = renderWithClient(<SepoliaTab />);
     const text = container.textContent ?? "";
-    expect(screen.getByRole("heading", { level: 2, name: "Playing on a local test chain" })).toBeInTheDocument();
+    // Named for the chain the page is on, not for Sepolia.
+    expect(
+      screen.getByRole("heading", { level: 2, name: "Playing on Anvil (local), a development chain on this computer" }),
+    ).toBeInTheDocument();
+    expect(text).toContain(`Geopoem pot${TEST_CONFIG.potAddress}`);
     expect(screen.getAllByRole("heading", { level: 3 }).map((h) => h.textContent)).toEqual([
       "Step 1: Add the Anvil (local) network to MetaMask",
       "Step 2: Import a development account",
@@ -100,28 +104,33 @@ describe("Sepolia Testnet tab", () => {
     expect(text).not.toContain(TEST_CONFIG.usdcAddress);
   });
 
-  it("where the relay sends signed payments, keeps the four steps and marks the ETH step as needed only to pay by transaction", async () => {
+  it("where the relay sends signed stakes, keeps the four steps and marks the ETH step as needed only to pay by approval", async () => {
     servePayments(installFakeServer());
     const { container } = renderWithClient(<SepoliaTab />);
     expect(
       await screen.findByRole("heading", {
         level: 3,
-        name: "Step 3: Get test ETH from a cloud faucet (only to pay by transaction)",
+        name: "Step 3: Get test ETH from a cloud faucet (only to pay by approval)",
       }),
     ).toBeInTheDocument();
     expect(screen.getAllByRole("heading", { level: 3 }).map((h) => h.textContent)).toEqual([
       "Step 1: Configure your wallet for the Sepolia test network",
       "Step 2: Import the USDC test token",
-      "Step 3: Get test ETH from a cloud faucet (only to pay by transaction)",
+      "Step 3: Get test ETH from a cloud faucet (only to pay by approval)",
       "Step 4: Get test USDC from a stablecoin issuer's faucet",
       "Token information",
     ]);
     const text = container.textContent ?? "";
     expect(text).toContain(
-      "To pay by signature you need only test USDC (steps 1, 2 and 4); step 3's ETH is for sending the transaction yourself.",
+      "To pay by signature you need only test USDC (steps 1, 2 and 4); step 3's ETH is for paying from your wallet by approval.",
     );
-    expect(text).toContain("When you pay by signature, Geopoem pays the gas: you need only test USDC.");
-    expect(text).toContain("18 decimals; none when you pay by signature (Geopoem pays it)");
+    expect(text).toContain("When you pay by signature, Geopoem's relayer pays the gas: you need only test USDC.");
+    expect(text).toContain("18 decimals; none when you pay by signature (Geopoem's relayer pays it)");
+    expect(text).toContain("nobody, Geopoem included, can take a stake out of it");
+    expect(screen.getByRole("link", { name: TEST_CONFIG.potAddress })).toHaveAttribute(
+      "href",
+      `https://sepolia.etherscan.io/address/${TEST_CONFIG.potAddress}`,
+    );
   });
 
   it("says ETH is needed when the relay is off, as for a token without authorizations", async () => {
@@ -132,7 +141,7 @@ describe("Sepolia Testnet tab", () => {
     expect(
       screen.getByRole("heading", { level: 3, name: "Step 3: Get test ETH from a cloud faucet" }),
     ).toBeInTheDocument();
-    expect(screen.queryByText(/pay by signature/)).not.toBeInTheDocument();
+    expect(screen.queryByText(/when you pay by signature/i)).not.toBeInTheDocument();
   });
 
   it("on a local chain with the relay on, says the development account's test USDC is enough", async () => {
@@ -140,7 +149,7 @@ describe("Sepolia Testnet tab", () => {
     servePayments(installFakeServer(), PAYMENTS_OFFERED);
     renderWithClient(<SepoliaTab />);
     expect(
-      await screen.findByText("Paying by signature needs only the test USDC: Geopoem pays the gas."),
+      await screen.findByText("Paying by signature needs only the test USDC: Geopoem's relayer pays the gas."),
     ).toBeInTheDocument();
   });
 });

@@ -4,17 +4,21 @@ import { ExplorerLink } from "@/components/ExplorerLink";
 import { getPublicConfig, type PublicConfig } from "@/config";
 import "./sepolia.css";
 
-/** What a player needs on each way to pay (docs/protocol.md section 2 and 2a): where the token
- * takes signed authorizations and Geopoem's relay is on, only test USDC; ETH for gas only to send
- * the transaction yourself. Read from GET /api/payments/authorization, as the confirm dialog does. */
+/** What a player needs on each way into the pot (docs/protocol.md section 2, "Stakes"): where
+ * Geopoem's relay sends signed stakes, only test USDC; ETH for gas only to pay by approval (or to
+ * send a signed stake yourself). Read from GET /api/payments/authorization, as the confirm dialog does. */
 export const SIGNATURE_NEEDS = {
-  ethStep: " (only to pay by transaction)",
-  ethNote: "When you pay by signature, Geopoem pays the gas: you need only test USDC.",
+  ethStep: " (only to pay by approval)",
+  ethNote: "When you pay by signature, Geopoem's relayer pays the gas: you need only test USDC.",
   intro:
-    "To pay by signature you need only test USDC (steps 1, 2 and 4); step 3's ETH is for sending the transaction yourself.",
-  gas: "; none when you pay by signature (Geopoem pays it)",
-  local: "Paying by signature needs only the test USDC: Geopoem pays the gas.",
+    "To pay by signature you need only test USDC (steps 1, 2 and 4); step 3's ETH is for paying from your wallet by approval.",
+  gas: "; none when you pay by signature (Geopoem's relayer pays it)",
+  local: "Paying by signature needs only the test USDC: Geopoem's relayer pays the gas.",
 } as const;
+
+/** Where the stakes go, the same on every chain. */
+export const POT_NOTE =
+  "Every stake goes into the Geopoem pot, a contract that holds the stakes and pays the winners and refunds itself: nobody, Geopoem included, can take a stake out of it. You can pay into it by signature (USDC only: Geopoem's relayer sends it) or by approval (USDC, and ETH for gas: your wallet sends it).";
 
 function useSignatureOffered(): boolean {
   return signatureOffered(useQuery(paymentsAuthorizationQuery()).data);
@@ -126,8 +130,8 @@ function SepoliaGuide({ config, signature }: { config: PublicConfig; signature: 
           </h3>
           {signature ? <p className="hint">{SIGNATURE_NEEDS.ethNote}</p> : null}
           <p>
-            Every transaction costs a little ETH for gas, even when you send USDC. Google Cloud's Web3 faucet sends free{" "}
-            {nativeCurrency.symbol} to your address once a day:{" "}
+            Every transaction your wallet sends costs a little ETH for gas, even when it sends USDC. Google Cloud's Web3
+            faucet sends free {nativeCurrency.symbol} to your address once a day:{" "}
             <a href={ETH_FAUCET_URL} target="_blank" rel="noopener noreferrer">
               open the Google Cloud Sepolia faucet
             </a>
@@ -153,10 +157,11 @@ function SepoliaGuide({ config, signature }: { config: PublicConfig; signature: 
 }
 
 function TokenInformation({ config, signature }: { config: PublicConfig; signature: boolean }) {
-  const { chainName, chainId, nativeCurrency, usdcAddress, tokenDecimals } = config;
+  const { chainName, chainId, nativeCurrency, usdcAddress, tokenDecimals, potAddress } = config;
   return (
     <>
       <h3>Token information</h3>
+      <p className="hint">{POT_NOTE}</p>
       <dl className="fields token-info">
         <dt>Token</dt>
         <dd>USD Coin (USDC), test version</dd>
@@ -173,7 +178,11 @@ function TokenInformation({ config, signature }: { config: PublicConfig; signatu
           {tokenDecimals} (1.00 USDC is {(10 ** tokenDecimals).toLocaleString("en-US")} token units)
         </dd>
         <dt>Minimum stake</dt>
-        <dd>{config.minStake} USDC</dd>
+        <dd>{config.minStake} USDC (a challenge may ask for more)</dd>
+        <dt>Geopoem pot</dt>
+        <dd className="mono">
+          <ExplorerLink kind="address" value={potAddress} />
+        </dd>
         <dt>Gas</dt>
         <dd>
           Paid in {nativeCurrency.name} ({nativeCurrency.symbol}), {nativeCurrency.decimals} decimals
@@ -191,7 +200,7 @@ function LocalChainGuide({ config, signature }: { config: PublicConfig; signatur
   const { chainName, chainId } = config;
   return (
     <section className="tab-section sepolia-tab" aria-labelledby="sepolia-heading">
-      <h2 id="sepolia-heading">Playing on a local test chain</h2>
+      <h2 id="sepolia-heading">Playing on {chainName}, a development chain on this computer</h2>
       <p className="tab-intro">
         This Geopoem runs on {chainName}, a development chain on this computer (chain ID {chainId}), not on the Sepolia
         test network. Its ETH and USDC exist only here: Sepolia's faucets cannot fund it and no public block explorer

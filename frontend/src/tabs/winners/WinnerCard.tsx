@@ -1,23 +1,41 @@
-import type { Winner } from "@/api";
+import type { Stake } from "@/api";
 import { ExplorerLink } from "@/components/ExplorerLink";
-import { formatDateTime, formatDistance, formatUsdc, formatStake } from "@/lib/format";
+import { formatDateTime, formatDistance, formatStake, formatUsdc } from "@/lib/format";
 
-/** One of the two prize cards of the Winners' Circle: the response, its distance
- * and prize, and, once staff have paid it, the payout transaction on the explorer. */
+/** One of the two prize cards of the Winners' Circle: which prize it is, the stake, its distance,
+ * the prize, whether the pot paid it (its Paid event), and "you" when the connected wallet won. */
 export function WinnerCard({
   title,
   rule,
   winner,
   headingId,
+  prize,
+  paidIn,
+  final,
+  you,
 }: {
   title: string;
   rule: string;
-  winner: Winner;
+  winner: Stake;
   headingId: string;
+  /** USDC, or null while the winners are not fixed. */
+  prize: string | null;
+  /** The pot's payment transaction, when paid. */
+  paidIn: string | null;
+  final: boolean;
+  you: boolean;
 }) {
   return (
     <article className="card winner-card" aria-labelledby={headingId}>
-      <h4 id={headingId}>{title}</h4>
+      <h4 id={headingId}>
+        {title}
+        {you ? (
+          <>
+            {" "}
+            <span className="badge badge-active">You</span>
+          </>
+        ) : null}
+      </h4>
       <p className="winner-rule">{rule}</p>
       <dl className="fields">
         <dt>Response ID</dt>
@@ -34,22 +52,27 @@ export function WinnerCard({
         <dd>{formatDateTime(winner.submissionTimestamp)}</dd>
         <dt>Transaction</dt>
         <dd className="mono">
-          <ExplorerLink kind="tx" value={winner.transactionHash} />
+          {winner.transactionHash ? <ExplorerLink kind="tx" value={winner.transactionHash} /> : "Not known"}
         </dd>
         <dt>Submitter</dt>
         <dd className="mono">
           <ExplorerLink kind="address" value={winner.submitterAddress} />
         </dd>
         <dt>Prize</dt>
-        <dd className="winner-prize">{formatUsdc(winner.prize)} USDC</dd>
+        <dd className="winner-prize">{prize === null ? "Not fixed yet" : `${formatUsdc(prize)} USDC`}</dd>
         <dt>Payout</dt>
         <dd>
-          {winner.payoutTransactionHash ? (
-            <ExplorerLink kind="tx" value={winner.payoutTransactionHash}>
-              View the payout transaction <span className="visually-hidden">of the {title.toLowerCase()}</span>
-            </ExplorerLink>
+          {paidIn ? (
+            <>
+              Paid by the pot:{" "}
+              <ExplorerLink kind="tx" value={paidIn}>
+                view the payment <span className="visually-hidden">of the {title.toLowerCase()}</span>
+              </ExplorerLink>
+            </>
+          ) : final ? (
+            "Not paid yet: the pot pays it to the wallet that staked"
           ) : (
-            "Not paid yet"
+            "Not final yet"
           )}
         </dd>
       </dl>

@@ -74,10 +74,11 @@ describe("Winners' Circle tab", () => {
     renderWithClient(<WinnersTab />);
     const user = userEvent.setup();
     const trigger = await screen.findByRole("combobox", { name: LABEL });
-    await vi.waitFor(() => expect(trigger).toHaveTextContent("Select a challenge"));
+    // The latest is shown until the player picks another.
+    await vi.waitFor(() => expect(trigger).toHaveTextContent("Challenge #2: Sails That Never Leave"));
     await user.click(trigger);
     const options = await screen.findAllByRole("option");
-    expect(options.map((o) => o.textContent)).toEqual([
+    expect(options.map((o) => o.textContent?.replace("✓", ""))).toEqual([
       "Challenge #2: Sails That Never Leave",
       "Challenge #1: Four Thousand Summers",
     ]);
@@ -97,7 +98,8 @@ describe("Winners' Circle tab", () => {
     expect(earliest).toHaveTextContent("Staked5.00 USDC");
     expect(earliest).toHaveTextContent(`Timestamp${new Date(1795427429 * 1000).toLocaleString()}`);
     expect(earliest).toHaveTextContent("Prize33.10 USDC");
-    expect(earliest).toHaveTextContent("PayoutNot paid yet");
+    // The site says it is final; the pot shows no payment: not paid yet.
+    expect(earliest).toHaveTextContent("PayoutNot paid yet: the pot pays it to the wallet that staked");
     expect(within(earliest).getByRole("link", { name: EARLIEST_TX })).toHaveAttribute(
       "href",
       `https://sepolia.etherscan.io/tx/${EARLIEST_TX}`,
@@ -113,44 +115,26 @@ describe("Winners' Circle tab", () => {
     expect(highest).toHaveTextContent("Staked25.50 USDC");
     expect(within(highest).getByRole("link", { name: HIGHEST_TX })).toBeInTheDocument();
     expect(screen.getByText(/Site operations and student donations \(20%\): 16\.55 USDC/)).toBeInTheDocument();
-    expect(server.calls.map((c) => c.url)).toEqual([RESOLVED, "/api/challenges/1/winners"]);
-  });
-
-  it("links the payout transaction on the configured explorer once it is recorded", async () => {
-    const payout = `0x${"ab".repeat(32)}`;
-    const server = installFakeServer();
-    server.on("GET", RESOLVED, () => json([PYRAMID]));
-    server.on("GET", "/api/challenges/1/winners", () =>
-      json({
-        ...PYRAMID_WINNERS,
-        earliest: { ...PYRAMID_WINNERS.earliest!, payoutTransactionHash: payout },
-        highest: PYRAMID_WINNERS.earliest, // one response won both shares
-      }),
-    );
-    renderWithClient(<WinnersTab />);
-    await choose("Challenge #1: Four Thousand Summers");
-    const earliest = await screen.findByRole("article", { name: "Earliest Correct Response" });
-    expect(
-      within(earliest).getByRole("link", { name: "View the payout transaction of the earliest correct response" }),
-    ).toHaveAttribute("href", `https://sepolia.etherscan.io/tx/${payout}`);
-    expect(screen.getByText(/The same response won both prizes/)).toBeInTheDocument();
+    expect(server.calls.filter((c) => c.url.startsWith("/")).map((c) => c.url)).toEqual([
+      RESOLVED,
+      "/api/challenges/2/winners",
+      "/api/challenges/1/winners",
+    ]);
   });
 
   it("shows hashes and addresses without links on a chain without an explorer (a local chain)", async () => {
-    installPublicConfig({ ...TEST_CONFIG, chainId: 31337, explorerUrl: "", localChain: true });
-    const payout = `0x${"ab".repeat(32)}`;
+    installPublicConfig({ ...TEST_CONFIG, chainId: 31338, explorerUrl: "", localChain: true });
     const server = installFakeServer();
     server.on("GET", RESOLVED, () => json([PYRAMID]));
     server.on("GET", "/api/challenges/1/winners", () =>
-      json({ ...PYRAMID_WINNERS, earliest: { ...PYRAMID_WINNERS.earliest!, payoutTransactionHash: payout } }),
+      json({ ...PYRAMID_WINNERS, highest: PYRAMID_WINNERS.earliest }),
     );
     renderWithClient(<WinnersTab />);
-    await choose("Challenge #1: Four Thousand Summers");
     const earliest = await screen.findByRole("article", { name: "Earliest Correct Response" });
     expect(earliest).toHaveTextContent(`Transaction${EARLIEST_TX}`);
     expect(earliest).toHaveTextContent("Submitter0x70997970C51812dc3A010C7d01b50e0d17dc79C8");
-    expect(earliest).toHaveTextContent(`Payout${payout}`);
     expect(within(earliest).queryAllByRole("link")).toEqual([]);
+    expect(screen.getByText(/The same response won both prizes/)).toBeInTheDocument();
   });
 
   it("shows 'Loading response data...' and then the no-correct message", async () => {

@@ -3,9 +3,12 @@ import { useState } from "react";
 import { resolvedChallengesQuery, winnersQuery, type Challenge } from "@/api";
 import { Alert } from "@/components/Alert";
 import { Select } from "@/components/Select";
-import { RevealMapSection } from "@/maps/RevealMapSection";
 import { ThresholdValue } from "@/components/Threshold";
-import { formatUsdc, formatStake } from "@/lib/format";
+import { formatDateTime, formatStake, formatUsdc } from "@/lib/format";
+import { unitsToDecimal } from "@/lib/stake";
+import { RevealMapSection } from "@/maps/RevealMapSection";
+import { useConnectedAddress } from "@/wallet/WalletContext";
+import { useSettlement } from "./settlement";
 import { WinnerCard } from "./WinnerCard";
 import "./winners.css";
 
@@ -14,20 +17,23 @@ export const NO_CORRECT = "No correct responses found for this challenge.";
 export const WINNERS_LOAD_ERROR = "Failed to load the winners of this challenge. Please try again later.";
 const RESOLVED_LOAD_ERROR = "Failed to load resolved challenges. Please try again later.";
 
-/** The Winners' Circle: pick a resolved challenge, see its two prize winners as
- * the server scored them at resolution (`GET /api/challenges/{id}/winners`). */
+/** The Winners' Circle: pick a challenge whose solution is revealed (the latest by default), see its
+ * two prize winners as the pot holds them, each prize's amount and payment from the pot's events. */
 export function WinnersTab() {
   const { data, isPending, isError } = useQuery(resolvedChallengesQuery());
-  const [selectedId, setSelectedId] = useState<string | undefined>(undefined);
+  const [chosenId, setChosenId] = useState<string | undefined>(undefined);
   const challenges = data ?? [];
+  // The list is newest first: the latest is shown until the player picks another.
+  const selectedId = chosenId ?? (challenges[0] ? String(challenges[0].id) : undefined);
   const selected = challenges.find((c) => String(c.id) === selectedId) ?? null;
 
   return (
     <section className="tab-section winners-tab" aria-labelledby="winners-heading">
       <h2 id="winners-heading">Winners' Circle</h2>
       <p className="tab-intro">
-        Each resolved challenge pays 40% of its total stake to the earliest correct response and 40% to the highest
-        staked correct response; 20% goes to site operations and student donations.
+        Each challenge pays 40% of its total stake to the earliest correct response and 40% to the highest staked
+        correct response; 20% goes to site operations and student donations. The pot pays them itself, to the wallets
+        that staked; when nobody is correct, it returns every stake.
       </p>
       {isError ? (
         <Alert tone="error">{RESOLVED_LOAD_ERROR}</Alert>
@@ -44,7 +50,7 @@ export function WinnersTab() {
           }
           options={challenges.map((c) => ({ value: String(c.id), label: `Challenge #${c.id}: ${c.poemTitle}` }))}
           value={selectedId}
-          onValueChange={setSelectedId}
+          onValueChange={setChosenId}
           disabled={isPending || challenges.length === 0}
         />
       )}
@@ -53,8 +59,21 @@ export function WinnersTab() {
   );
 }
 
+const same = (a: string | null | undefined, b: string | null | undefined) =>
+  Boolean(a && b && a.toLowerCase() === b.toLowerCase());
+
 function ChallengeWinners({ challenge }: { challenge: Challenge }) {
   const { data, isPending, isError } = useQuery(winnersQuery(challenge.id));
+  const settlement = useSettlement(challenge.id).data;
+  const address = useConnectedAddress();
+  const finalized = settlement?.finalized ?? null;
+  const final = Boolean(finalized) || Boolean(data?.final);
+  // The pot's amounts when it has fixed them, else the site's.
+  const prize = (kind: 0 | 1): string | null =>
+    finalized
+      ? unitsToDecimal(kind === 0 ? finalized.earliestPrize : finalized.highestPrize)
+      : ((kind === 0 ? data?.prizes.earliest : data?.prizes.highest) ?? null);
+  const share = finalized ? unitsToDecimal(finalized.share) : (data?.prizes.share ?? null);
   return (
     <div className="winners-detail">
       <div className="card">
@@ -73,17 +92,18 @@ function ChallengeWinners({ challenge }: { challenge: Challenge }) {
           <dt>Target coordinates</dt>
           <dd className="mono">{challenge.solutionReveal ?? "Not revealed"}</dd>
           <dt>Solution SHA256 hash</dt>
-          <dd className="mono">{challenge.solutionSha256}</dd>
-          {data && (
-            <>
-              <dt>Total staked</dt>
-              <dd>
-                {formatStake(data.totalStaked)} USDC ({data.responseCount} confirmed{" "}
-                {data.responseCount === 1 ? "response" : "responses"})
-              </dd>
-            </>
-          )}
+          <dd className="mono break">{challenge.solutionSha256}</dd>
+          <dt>Total staked</dt>
+          <dd>
+            {formatStake(challenge.stakedSum)} USDC ({challenge.responseCount}{" "}
+            {challenge.responseCount === 1 ? "stake" : "stakes"})
+          </dd>
         </dl>
+        {!final && challenge.guessDeadline ? (
+          <p className="note">
+            Not final yet: a better correct guess may still be revealed until {formatDateTime(challenge.guessDeadline)}.
+          </p>
+        ) : null}
       </div>
       {isPending ? (
         <div className="loading-line" role="status">
@@ -92,27 +112,43 @@ function ChallengeWinners({ challenge }: { challenge: Challenge }) {
       ) : isError ? (
         <Alert tone="error">{WINNERS_LOAD_ERROR}</Alert>
       ) : !data.earliest || !data.highest ? (
-        <Alert>{NO_CORRECT}</Alert>
+        <Alert>
+          {NO_CORRECT}
+          {final ? " The pot returns every stake to the wallet that paid it." : ""}
+        </Alert>
       ) : (
         <>
           <div className="grid-2 winner-cards">
             <WinnerCard
               headingId={`earliest-${challenge.id}`}
               title="Earliest Correct Response"
-              rule="First to solve: the correct response that came first in chain order (block, then position in the block). Wins 40% of the total stake."
+              rule="First to solve: the correct response with the lowest sequence number in the pot (the chain order of the stakes). Wins 40% of the total stake."
               winner={data.earliest}
+              prize={prize(0)}
+              paidIn={settlement?.paid[0]?.transactionHash ?? null}
+              final={final}
+              you={same(address, data.earliest.submitterAddress)}
             />
             <WinnerCard
               headingId={`highest-${challenge.id}`}
               title="Highest Staked Correct Response"
               rule="The correct response with the largest stake; a tie goes to the earliest of the tied responses. Wins 40% of the total stake."
               winner={data.highest}
+              prize={prize(1)}
+              paidIn={settlement?.paid[1]?.transactionHash ?? null}
+              final={final}
+              you={same(address, data.highest.submitterAddress)}
             />
           </div>
           {data.earliest.id === data.highest.id && (
             <p className="note">The same response won both prizes, so its submitter receives both 40% shares.</p>
           )}
-          <p className="note">Site operations and student donations (20%): {formatUsdc(data.operations)} USDC.</p>
+          {share !== null ? (
+            <p className="note">
+              Site operations and student donations (20%): {formatUsdc(share)} USDC
+              {settlement?.paid[2] ? ", paid" : ""}.
+            </p>
+          ) : null}
         </>
       )}
       {data ? <RevealMapSection challenge={challenge} /> : null}
