@@ -43,5 +43,5 @@ def assert_gap_free(chain: Chain) -> None:
 
     nonces = list(RelayTransaction.objects.order_by("nonce").values_list("nonce", flat=True))
     assert nonces == list(range(nonces[0], nonces[0] + len(nonces))), nonces
-    on_chain = chain.w3.eth.get_transaction_count(chain.relayer, "pending")
+    on_chain = chain.w3.eth.get_transaction_count(chain.w3.to_checksum_address(chain.relayer), "pending")
     assert RelayerAccount.objects.get(address=chain.relayer).next_nonce == nonces[-1] + 1 == on_chain

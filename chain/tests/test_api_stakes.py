@@ -87,8 +87,9 @@ def test_every_answer_of_a_signed_stakes_post(chain, make_challenge, api):
     # 422 authorization_window: expiring within a minute, valid for longer than Geopoem accepts, or
     # valid only from the future.
     now = int(time.time())
-    for window in ({"valid_before": now + 30}, {"valid_before": now + 1800 + 120}, {"valid_after": now + 600}):
-        refused(post(api, challenge, sign_stake(chain, challenge, player=0, **window)), "authorization_window")
+    for valid_after, valid_before in ((0, now + 30), (0, now + 1800 + 120), (now + 600, None)):
+        signed_window = sign_stake(chain, challenge, player=0, valid_after=valid_after, valid_before=valid_before)
+        refused(post(api, challenge, signed_window), "authorization_window")
 
     # 422 from the chain's simulation: the token paused, the payer blacklisted, a wallet without USDC.
     token_as(chain, "pause")

@@ -133,7 +133,7 @@ def test_every_event_of_the_pot_is_read_with_its_fields(pot):
         1_000_000,
         2**96 - 1,
     )
-    cases = {
+    cases: dict[str, tuple[dict, dict]] = {
         "Opened": ({"challengeId": 7, "terms": terms, "termsDigest": b32("33" * 32)}, {"termsDigest": "33" * 32}),
         "Staked": (
             {"challengeId": 7, "payer": payer, "seq": 2, "amount": 2**64 - 1, "commitment": b32(COMMITMENT)},

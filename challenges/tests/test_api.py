@@ -89,8 +89,8 @@ def test_the_phases_follow_the_chain_clock_and_the_pots_events(api, make_challen
     revealing = api.get("/api/challenges/active").json()
     assert revealing["phase"] == "revealing"
     assert (revealing["solutionReveal"], revealing["solutionSalt"]) == (GIZA, challenge.solution_salt)
-    state = PotState.objects.get(challenge=challenge)
-    assert revealing["guessDeadline"] == int(state.guess_deadline.timestamp())
+    deadline = PotState.objects.get(challenge=challenge).guess_deadline
+    assert deadline is not None and revealing["guessDeadline"] == int(deadline.timestamp())
     assert [c["id"] for c in api.get("/api/challenges/resolved").json()] == [challenge.pk]
     pot_recorder.advance(challenge.guess_window_seconds)
     assert api.get(f"/api/challenges/{challenge.pk}").json()["phase"] == "final"
