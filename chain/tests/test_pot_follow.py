@@ -142,3 +142,23 @@ def test_nodes_that_hang_or_err_are_skipped_and_none_answering_changes_nothing(c
         took = time.monotonic() - started
     assert result.added >= 1 and Stake.objects.filter(challenge=challenge).count() == 1
     assert 1.0 <= took < 10, took
+
+
+def test_a_phase_the_clock_alone_moves_makes_the_public_answers_stale(
+    chain, make_challenge, api, settings, django_capture_on_commit_callbacks
+):
+    """At the solution deadline no event comes (nobody revealed the solution) and the pot's state as
+    the site stores it does not change, yet the phase does (aborted): the cached public answers must
+    go stale with that round, as with any change the follower reads (docs/protocol.md 3.6)."""
+    challenge = make_challenge(closes_at=timezone.now() + timedelta(hours=1))
+    staked(chain, challenge, api)
+    settings.RELAYER_KEY = ""  # nothing is sent: no event comes
+    with django_capture_on_commit_callbacks(execute=True):
+        chain.warp(3_600 + 60)
+        follow()
+    assert api.get(f"/api/challenges/{challenge.pk}").json()["phase"] == "closed"  # cached now
+    chain.warp(86_400)
+    with django_capture_on_commit_callbacks(execute=True):
+        result = pot_follow()
+    assert challenge.pk in result.changed
+    assert api.get(f"/api/challenges/{challenge.pk}").json()["phase"] == "aborted"
