@@ -141,10 +141,10 @@ class ResponseListCreateView(APIView):
         ],
         responses={200: StakeSerializer(many=True), 400: ERROR_SCHEMA},
     )
-    def get(self, request: Request) -> ApiResponse:
+    def get(self, request: Request) -> HttpResponse:
         """Every stake of the challenges whose solution is on chain, with the guesses the site holds, in
         order; the next page in the Link header. With `address`: that payer's stakes (docs/protocol.md
-        3.4 and 3.5)."""
+        3.4 and 3.5), with an ETag, as the page follows them."""
         challenge_id = _challenge_param(request)
         limit = pagination.read_limit(request)
         if "address" in request.query_params:
@@ -157,6 +157,10 @@ class ResponseListCreateView(APIView):
             before = pagination.read_cursor(request, "before")
             views = stakes_by_address(address=address, challenge_id=challenge_id, after_id=before, limit=limit)
             page, headers = _page(request, views, limit=limit, direction="before")
+            answer = conditional_json(request, NullableJSONRenderer().render(page))
+            for name, value in headers.items():
+                answer[name] = value
+            return answer
         else:
             after = pagination.read_cursor(request) or 0
             views = stakes_public(challenge_id=challenge_id, after_id=after, limit=limit)

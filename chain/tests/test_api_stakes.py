@@ -174,6 +174,10 @@ def test_a_stake_as_its_page_follows_it_relayed_pending_confirmed(chain, make_ch
         (signed.commitment, "authorization", "confirmed"),
     ]
     assert listed[0]["authorization"] is None and listed[0]["id"] == 2
+    # The payer's list is followed like a stake: an ETag, no-cache, 304 while nothing changed.
+    answer = api.get(f"/api/responses?address={payer}")
+    assert answer["Cache-Control"] == "no-cache" and answer["ETag"]
+    assert api.get(f"/api/responses?address={payer}", HTTP_IF_NONE_MATCH=answer["ETag"]).status_code == 304
 
 
 def test_nobody_puts_a_stake_into_another_payers_list(chain, make_challenge, api):
