@@ -1,12 +1,14 @@
-"""The load mix: players reading the page and the API, and posting claims.
+"""The load mix: players reading the page and the API, and posting signed stakes.
 
 Run by load/harness.py (never on its own against a shared server). Each simulated player opens the
 page over HTTPS behind the proxy (X-Forwarded-Proto), keeps the CSRF cookie it sets and sends it
-back in X-CSRFToken, like the real page. Every answer's status is counted; a 5xx (or no answer at
-all) is a failure. Claims answered 201 are recorded by transaction hash, so the harness can check
-them against the rows in the database: nothing lost, nothing doubled.
+back in X-CSRFToken, like the real page, and signs its stakes with a key of its own as the page's
+wallet does (docs/protocol.md section 2). Every answer's status is counted; a 5xx (or no answer at
+all) is a failure. Stakes answered 201 are recorded by commitment, so the harness can check them
+against the rows in the database: nothing lost, nothing doubled.
 
-Environment: LOAD_CHALLENGE_ID (the open challenge), LOAD_RESULTS (where the JSON summary goes).
+Environment: LOAD_CHALLENGE_ID (the open challenge), LOAD_RESULTS (where the JSON summary goes), and
+what a stake is signed for: LOAD_CHAIN_ID, LOAD_POT, LOAD_USDC, LOAD_TERMS_DIGEST.
 """
 
 import json
@@ -17,16 +19,12 @@ from collections import Counter
 
 from locust import FastHttpUser, between, events, task
 
-CHALLENGE_ID = int(os.environ.get("LOAD_CHALLENGE_ID", "1"))
+from load.signing import CHALLENGE_ID, signed_stake
+
 RESULTS = os.environ.get("LOAD_RESULTS", "load-results.json")
-ADDRESSES = [
-    "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266",
-    "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
-    "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC",
-]
 
 STATUSES: Counter = Counter()  # (method + route, status) -> count
-CREATED: list[str] = []  # transaction hashes answered 201
+CREATED: list[str] = []  # commitments answered 201
 REPLAYED: list[str] = []  # identical re-posts answered 200 (a retry after a lost answer)
 
 
@@ -52,8 +50,9 @@ class Player(FastHttpUser):
             if "csrftoken=" in cookie:
                 self.token = cookie.split("csrftoken=")[1].split(";")[0]
         self.origin = self.host.replace("http://", "https://")
-        self.last_claim: dict | None = None
-        self.known_hashes: list[str] = []
+        self.key = secrets.token_bytes(32)
+        self.last_stake: dict | None = None
+        self.known: list[str] = []
 
     def _get(self, path: str, name: str) -> None:
         with self.client.get(path, headers={"X-Forwarded-Proto": "https"}, catch_response=True, name=name) as r:
@@ -76,24 +75,17 @@ class Player(FastHttpUser):
         self._get(f"/api/responses?challengeId={CHALLENGE_ID}&limit=20", "/api/responses?challengeId")
 
     @task(2)
-    def claim_status(self) -> None:
-        tx = random.choice(self.known_hashes) if self.known_hashes else "0x" + "0" * 64
-        self._get(f"/api/responses/{tx}", "/api/responses/{hash}")
+    def stake_status(self) -> None:
+        commitment = random.choice(self.known) if self.known else "0" * 64
+        self._get(f"/api/responses/{commitment}", "/api/responses/{commitment}")
 
     @task(4)
-    def post_claim(self) -> None:
-        replay = self.last_claim is not None and random.random() < 0.1
+    def post_stake(self) -> None:
+        replay = self.last_stake is not None and random.random() < 0.1
         if replay:
-            body = self.last_claim
+            body = self.last_stake
         else:
-            body = {
-                "challengeId": CHALLENGE_ID,
-                "submissionText": f"{random.uniform(-89, 89):.6f}, {random.uniform(-179, 179):.6f}",
-                "submissionStake": random.choice(["1", "2.50", "10", "12.34"]),
-                "transactionHash": "0x" + secrets.token_hex(32),
-                "submitterAddress": random.choice(ADDRESSES),
-                "submissionSalt": secrets.token_hex(32),
-            }
+            body = signed_stake(self.key, random.choice(["1", "2.50", "10", "12.34"]))
         headers = {
             "X-Forwarded-Proto": "https",
             "Cookie": f"csrftoken={self.token}",
@@ -106,11 +98,11 @@ class Player(FastHttpUser):
         ) as r:
             _record("POST /api/responses", r)
             if r.status_code == 201:
-                CREATED.append(body["transactionHash"])
-                self.known_hashes.append(body["transactionHash"])
-                self.last_claim = body
+                CREATED.append(body["commitment"])
+                self.known.append(body["commitment"])
+                self.last_stake = body
             elif r.status_code == 200 and replay:
-                REPLAYED.append(body["transactionHash"])
+                REPLAYED.append(body["commitment"])
 
 
 @events.test_stop.add_listener

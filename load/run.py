@@ -4,7 +4,7 @@
 
 Creates the database when missing, migrates it, empties it, opens one challenge, runs the mix in
 load/locustfile.py against gunicorn with the production settings and prints the figures. Exits 1
-on any 5xx, any request without an answer, or a claim answered 201 that is not exactly one row."""
+on any 5xx, any request without an answer, or a stake answered 201 that is not exactly one row."""
 
 import argparse
 import os
@@ -46,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
     from django.core.management import call_command
 
     from challenges.services import challenge_create_published
-    from devtools.anchors import record_confirmed_anchor
+    from devtools.pot_records import PotRecorder
 
     from .harness import run_load
 
@@ -59,8 +59,9 @@ def main(argv: list[str] | None = None) -> int:
         proximity_threshold_m=150,
         solution="29.979175, 31.134258",
     )
-    # No chain behind this run (claims stay pending): the anchor is recorded as data so it is open.
-    record_confirmed_anchor(challenge)
+    # The pot's Opened event is recorded as data, so the challenge is open (no pot is deployed: the
+    # run measures the POST, load/harness.py).
+    PotRecorder().open(challenge)
     database = urlsplit(args.database_url).path.lstrip("/")
     print(
         f"load: {args.users} players for {args.seconds} s against gunicorn ({args.workers} workers, production "

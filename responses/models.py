@@ -65,6 +65,8 @@ class Guess(models.Model):
             models.UniqueConstraint(fields=["challenge", "payer", "commitment"], name="guess_one_per_commitment"),
             models.CheckConstraint(condition=Q(payer=Lower("payer")), name="guess_payer_lowercase"),
         ]
+        # The guesses of a page of stakes are found by their commitments (responses/selectors.py).
+        indexes = [models.Index(fields=["challenge", "commitment"], name="guess_commitment")]
 
     def __str__(self) -> str:
         return f"Guess of {self.payer} on challenge #{self.challenge_id}"

@@ -196,14 +196,12 @@ def stakes_by_address(*, address: str, challenge_id: int | None = None, after_id
 def stakes_public(*, challenge_id: int | None, after_id: int, limit: int) -> list[dict]:
     """Every stake of the challenges whose solution is on chain, with the guesses the site holds, in
     order (row id ascending, which is sequence order within a challenge)."""
-    stakes = (
-        Stake.objects.filter(challenge__pot__solution_block__isnull=False, pk__gt=after_id)
-        .select_related("challenge", "challenge__pot", "challenge__opening")
-        .order_by("pk")
-    )
+    stakes = Stake.objects.filter(challenge__pot__solution_block__isnull=False, pk__gt=after_id).order_by("pk")
     if challenge_id is not None:
         stakes = stakes.filter(challenge_id=challenge_id)
     rows = list(stakes[: limit + 1])
+    # Each challenge once, not joined into every stake's row (its texts and times a thousand times over).
+    challenges = Challenge.objects.select_related("pot", "opening").in_bulk({stake.challenge_id for stake in rows})
     confirmed = _confirmed_block()
     contexts: dict[int, _Context] = {}
     by_challenge: dict[int, list[Stake]] = {}
@@ -218,7 +216,7 @@ def stakes_public(*, challenge_id: int | None, after_id: int, limit: int) -> lis
     out = []
     for stake in rows:
         if stake.challenge_id not in contexts:
-            contexts[stake.challenge_id] = _Context(stake.challenge, confirmed_block=confirmed)
+            contexts[stake.challenge_id] = _Context(challenges[stake.challenge_id], confirmed_block=confirmed)
         key = (stake.challenge_id, stake.payer, stake.commitment)
         view = stake_view(contexts[stake.challenge_id], stake=stake, signed=signed.get(key), guess=guesses.get(key))
         view["_row"] = stake.pk

@@ -10,6 +10,7 @@ from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
+from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response as ApiResponse
 from rest_framework.throttling import ScopedRateThrottle
@@ -140,22 +141,26 @@ class ResponseListCreateView(APIView):
         ],
         responses={200: StakeSerializer(many=True), 400: ERROR_SCHEMA},
     )
-    def get(self, request: Request) -> ApiResponse:
+    def get(self, request: Request) -> HttpResponse:
         """Every stake of the challenges whose solution is on chain, with the guesses the site holds, in
         order; the next page in the Link header. With `address`: that payer's stakes (docs/protocol.md
-        3.4 and 3.5)."""
+        3.4 and 3.5), with an ETag, as the page follows them."""
         challenge_id = _challenge_param(request)
         limit = pagination.read_limit(request)
         if "address" in request.query_params:
             try:
                 address = address_value(request.query_params["address"])
-            except Exception:  # noqa: BLE001 - a ValidationError: the same 400 as a malformed body
-                raise ApiError(
-                    "address must be 0x followed by 40 hexadecimal characters.", errors={"address": ["Not an address."]}
-                ) from None
+            except ValidationError as exc:  # the same sentence as in a body: malformed, or a wrong checksum
+                sentence = str(exc.detail[0]) if isinstance(exc.detail, list) else "Not an address."
+                message = sentence.replace("The wallet address", "address")
+                raise ApiError(message, errors={"address": [sentence]}) from None
             before = pagination.read_cursor(request, "before")
             views = stakes_by_address(address=address, challenge_id=challenge_id, after_id=before, limit=limit)
             page, headers = _page(request, views, limit=limit, direction="before")
+            answer = conditional_json(request, NullableJSONRenderer().render(page))
+            for name, value in headers.items():
+                answer[name] = value
+            return answer
         else:
             after = pagination.read_cursor(request) or 0
             views = stakes_public(challenge_id=challenge_id, after_id=after, limit=limit)
@@ -255,6 +260,14 @@ class GuessCreateView(APIView):
 class StakeStatusView(APIView):
     @extend_schema(
         operation_id="responses_status",
+        parameters=[
+            OpenApiParameter(
+                "commitment",
+                {"type": "string", "pattern": "^[0-9a-f]{64}$"},
+                OpenApiParameter.PATH,
+                description="The guess commitment, 64 lowercase hexadecimal characters (anything else: 400).",
+            )
+        ],
         responses={200: StakeSerializer, 304: None, 400: ERROR_SCHEMA, 404: ERROR_SCHEMA},
     )
     def get(self, request: Request, commitment: str) -> HttpResponse:

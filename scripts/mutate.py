@@ -34,97 +34,44 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 REPORT_DIR = ROOT / "var" / "mutate"
 
-# Module -> the tests that guard it (chosen per module so a run stays bounded on 2 cores).
+# Module -> the tests that guard it (chosen per module so a run stays bounded on 2 cores): the pure
+# rules every implementation must share, then the services and selectors that apply them.
+PROPERTIES = "tests/reliability/test_properties.py::"
 TARGETS: dict[str, list[str]] = {
     "challenges/commitments.py": [
-        "tests/test_vectors.py",
         "tests/test_mutants_killed.py",
-        "chain/tests/test_calldata.py",
-        "responses/tests/test_api_post.py",
+        "tests/test_pot_vectors.py",
+        "tests/test_vectors.py",
     ],
     "challenges/coordinates.py": [
         "tests/test_mutants_killed.py",
         "tests/test_vectors.py",
-        "responses/tests/test_api_post.py",
-        "tests/reliability/test_properties.py::test_coordinates_truncate_toward_zero_and_round_trip",
-        "tests/reliability/test_properties.py::test_range_checked_on_the_exact_value",
-        "tests/reliability/test_properties.py::test_truncate_number_is_idempotent",
+        "tests/test_pot_vectors.py",
+        PROPERTIES + "test_coordinates_truncate_toward_zero_and_round_trip",
+        PROPERTIES + "test_range_checked_on_the_exact_value",
+        PROPERTIES + "test_truncate_number_is_idempotent",
     ],
-    "challenges/scoring.py": [
-        "tests/test_mutants_killed.py",
-        "tests/test_vectors.py",
-        "responses/tests/test_scoring.py",
-        "challenges/tests/test_selectors.py",
-        "tests/test_chain_order.py",
-        "tests/reliability/test_properties.py::test_prize_shares_never_exceed_the_pot_and_lose_under_a_unit_each",
-    ],
+    "challenges/geometry.py": ["tests/test_pot_vectors.py"],
+    "challenges/abi.py": ["tests/test_mutants_killed.py", "tests/test_pot_vectors.py"],
+    "challenges/terms.py": ["tests/test_mutants_killed.py", "tests/test_pot_vectors.py"],
+    "chain/pot/encoding.py": ["tests/test_pot_vectors.py"],
+    "chain/pot/abi.py": ["chain/tests/test_pot_abi.py"],
+    "chain/pot/errors.py": ["chain/tests/test_pot_errors.py"],
+    "chain/token/authorization.py": ["tests/test_vectors_authorization.py"],
     "challenges/selectors.py": [
         "tests/test_mutants_killed.py",
-        "responses/tests/test_scoring.py",
-        "challenges/tests/test_selectors.py",
-        "tests/test_chain_order.py",
         "challenges/tests/test_api.py",
-        "responses/tests/test_api_resolved.py",
-        "tests/test_secrets.py",
-    ],
-    "chain/calldata.py": [
-        "tests/test_mutants_killed.py",
-        "chain/tests/test_calldata.py",
-        "tests/test_vectors.py",
-        "chain/tests/test_verify.py",
-    ],
-    "responses/serializers.py": [
-        "tests/test_mutants_killed.py",
-        "responses/tests/test_api_post.py",
-        "responses/tests/test_api_read.py",
-        "tests/test_secrets.py",
-        "challenges/tests/test_api.py",
-        "responses/tests/test_api_resolved.py",
-    ],
-    "challenges/serializers.py": [
-        "challenges/tests/test_api.py",
-        "responses/tests/test_api_resolved.py",
         "tests/test_secrets.py",
         "tests/test_chain_order.py",
-        "chain/tests/test_payouts.py",
     ],
-    # Verification and the ledger, one module per job, each guarded by the same tests.
-    **dict.fromkeys(
-        (
-            "chain/checks.py",
-            "chain/verification.py",
-            "chain/ledger.py",
-            "chain/indexer.py",
-            "chain/heads.py",
-            "chain/reorgs.py",
-            "chain/sweeper.py",
-        ),
-        [
-            "tests/test_mutants_killed.py",
-            "chain/tests/test_verify.py",
-            "chain/tests/test_ledger.py",
-            "chain/tests/test_recheck_canonical.py",
-        ],
-    ),
-    # What verification and challenges/selectors.py held before the apps were layered.
-    "chain/transfers.py": [
-        "tests/test_mutants_killed.py",
-        "chain/tests/test_transfers.py",
-        "chain/tests/test_verify.py",
-        "chain/tests/test_payouts.py",
-    ],
-    "responses/selectors.py": [
-        "responses/tests/test_scoring.py",
-        "challenges/tests/test_selectors.py",
+    "challenges/serializers.py": ["challenges/tests/test_api.py", "tests/test_secrets.py"],
+    "responses/serializers.py": ["tests/test_mutants_killed.py", "tests/test_bodies.py", "tests/test_secrets.py"],
+    "responses/selectors.py": ["tests/test_secrets.py", "tests/test_chain_order.py", "tests/test_guesses.py"],
+    "responses/services.py": ["tests/test_guesses.py", "tests/test_secrets.py"],
+    "chain/pot/projection.py": [
         "tests/test_chain_order.py",
+        "tests/test_guesses.py",
         "challenges/tests/test_api.py",
-        "responses/tests/test_api_resolved.py",
-        "tests/test_secrets.py",
-    ],
-    "responses/services.py": [
-        "chain/tests/test_verify.py",
-        "chain/tests/test_recheck_canonical.py",
-        "responses/tests/test_api_post.py",
     ],
     # The players' verifier: its tests run it in the test's own process (VERIFY_IN_PROCESS, below),
     # so that the mutant is what runs; as a player runs it (`python -S`) otherwise.
@@ -137,7 +84,7 @@ TARGETS: dict[str, list[str]] = {
     ],
 }
 
-# Environment per module: chain/tests/verifier_support.py calls the verifier's main() in process.
+# Environment per module: the verifier's tests call its main() in process.
 MODULE_ENV: dict[str, dict[str, str]] = {"verify_challenge.py": {"VERIFY_IN_PROCESS": "1"}}
 
 _COMPARE_SWAPS = {

@@ -1,64 +1,116 @@
-"""The shared vectors of a stake paid by signature (tests/vectors.json, `transferAuthorizations`),
-read by the server's encoder as the page's tests read them (frontend/src/lib/authorization.test.ts):
-both produce the same digest, recover the same signer and send the same 324 bytes."""
+"""The stake a player signs (docs/protocol.md section 2: EIP-3009's ReceiveWithAuthorization to the
+pot), as the server checks it (chain/token/authorization.py): its EIP-712 digest is the one a wallet
+signs (eth_account's typed-data encoder, an implementation the server does not share), the signer
+recovered is the key that signed, and a signature the token's ECRecover refuses (the malleable twin,
+another v) is refused here too. The token's domain separator is the shared vectors' (the page's tests
+read the same file)."""
 
-import pytest
+from eth_account import Account
+from eth_account.messages import _hash_eip191_message, encode_typed_data
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from chain.authorization import (
-    RELAYED_STAKE_LENGTH,
+from chain.token.authorization import (
+    SECP256K1_N,
+    ReceiveAuthorization,
     Signature,
     TokenDomain,
-    TransferAuthorization,
-    decode_relayed_stake,
-    encode_relayed_stake,
     recover_signer,
+    signed_by,
 )
 
-
-def _cases(vectors):
-    return vectors["transferAuthorizations"]["cases"]
-
-
-def _parts(case):
-    domain = case["domain"]
-    message = case["message"]
-    token = TokenDomain(domain["name"], domain["version"], domain["chainId"], domain["verifyingContract"])
-    authorization = TransferAuthorization(
-        from_address=message["from"],
-        to_address=message["to"],
-        value=int(message["value"]),
-        valid_after=message["validAfter"],
-        valid_before=message["validBefore"],
-        nonce=message["nonce"].removeprefix("0x"),
-    )
-    return token, authorization
+UINT256 = st.integers(min_value=0, max_value=2**256 - 1)
+KEYS = st.binary(min_size=32, max_size=32).filter(lambda b: 0 < int.from_bytes(b, "big") < SECP256K1_N)
+ADDRESSES = st.binary(min_size=20, max_size=20).map(lambda b: "0x" + b.hex())
 
 
-@pytest.mark.parametrize("index", [0, 1])
-def test_digest_and_signer(vectors, index):
-    case = _cases(vectors)[index]
-    token, authorization = _parts(case)
-    assert "0x" + token.separator().hex() == case["domainSeparator"]
-    assert "0x" + authorization.struct_hash().hex() == case["structHash"]
-    assert "0x" + authorization.digest(token).hex() == case["digest"]
-    assert recover_signer(authorization, token, Signature.parse(case["signature"])) == case["signer"]
-
-
-@pytest.mark.parametrize("index", [0, 1])
-def test_relayed_call(vectors, index):
-    case = _cases(vectors)[index]
-    _, authorization = _parts(case)
-    data = encode_relayed_stake(authorization, Signature.parse(case["signature"]), challenge_id=case["challengeId"])
-    assert data == case["relayedCalldata"]
-    assert len(bytes.fromhex(data[2:])) == RELAYED_STAKE_LENGTH
-    assert decode_relayed_stake(data).challenge_id == case["challengeId"]
-
-
-def test_the_nonce_is_the_guess_commitment_of_the_signer(vectors):
-    commitments = {
-        (g["chainId"], g["challengeId"], g["submitterAddress"].lower()): g["commitment"]
-        for g in vectors["guessCommitments"]
+def typed(domain: TokenDomain, authorization: ReceiveAuthorization) -> dict:
+    """What the page passes to eth_signTypedData_v4 (frontend/src/lib/protocol/)."""
+    return {
+        "types": {
+            "EIP712Domain": [
+                {"name": "name", "type": "string"},
+                {"name": "version", "type": "string"},
+                {"name": "chainId", "type": "uint256"},
+                {"name": "verifyingContract", "type": "address"},
+            ],
+            "ReceiveWithAuthorization": [
+                {"name": "from", "type": "address"},
+                {"name": "to", "type": "address"},
+                {"name": "value", "type": "uint256"},
+                {"name": "validAfter", "type": "uint256"},
+                {"name": "validBefore", "type": "uint256"},
+                {"name": "nonce", "type": "bytes32"},
+            ],
+        },
+        "primaryType": "ReceiveWithAuthorization",
+        "domain": domain.as_json(),
+        "message": {
+            "from": authorization.from_address,
+            "to": authorization.to_address,
+            "value": authorization.value,
+            "validAfter": authorization.valid_after,
+            "validBefore": authorization.valid_before,
+            "nonce": "0x" + authorization.nonce,
+        },
     }
-    for case in _cases(vectors):
-        key = (case["domain"]["chainId"], case["challengeId"], case["message"]["from"].lower())
-        assert case["message"]["nonce"] == "0x" + commitments[key]
+
+
+def test_the_domain_separators_are_the_vectors(vectors):
+    for case in vectors["transferAuthorizations"]["cases"]:
+        domain = case["domain"]
+        token = TokenDomain(domain["name"], domain["version"], domain["chainId"], domain["verifyingContract"])
+        assert "0x" + token.separator().hex() == case["domainSeparator"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    key=KEYS,
+    to=ADDRESSES,
+    value=UINT256,
+    valid_after=UINT256,
+    valid_before=UINT256,
+    nonce=st.binary(min_size=32, max_size=32),
+    chain_id=st.integers(min_value=1, max_value=2**64),
+    token=ADDRESSES,
+    other_key=KEYS,
+)
+def test_a_wallets_signature_of_a_stake_recovers_its_signer_and_nobody_else(
+    key, to, value, valid_after, valid_before, nonce, chain_id, token, other_key
+):
+    signer = Account.from_key(key)
+    domain = TokenDomain("USD Coin", "2", chain_id, token)
+    authorization = ReceiveAuthorization(signer.address, to, value, valid_after, valid_before, nonce.hex())
+    document = typed(domain, authorization)
+    assert authorization.digest(domain) == bytes(_hash_eip191_message(encode_typed_data(full_message=document)))
+    signature = "0x" + bytes(Account.sign_typed_data(key, full_message=document).signature).hex()
+    assert recover_signer(authorization, domain, Signature.parse(signature)) == signer.address
+    assert signed_by(authorization, domain, signature)
+    if Account.from_key(other_key).address != signer.address:
+        forged = "0x" + bytes(Account.sign_typed_data(other_key, full_message=document).signature).hex()
+        assert not signed_by(authorization, domain, forged)
+    # Another payer, amount or nonce than the one signed: not this signature's.
+    for changed in (
+        ReceiveAuthorization(to, to, value, valid_after, valid_before, nonce.hex()),
+        ReceiveAuthorization(signer.address, to, (value + 1) % 2**256, valid_after, valid_before, nonce.hex()),
+        ReceiveAuthorization(signer.address, to, value, valid_after, valid_before, bytes(32).hex()),
+    ):
+        if changed != authorization:
+            assert not signed_by(changed, domain, signature)
+
+
+def test_the_malleable_twin_and_an_odd_v_are_refused_as_the_token_refuses_them():
+    key = "0x" + "11" * 32
+    domain = TokenDomain("USD Coin", "2", 31337, "0x" + "ab" * 20)
+    authorization = ReceiveAuthorization(
+        Account.from_key(key).address, "0x" + "cd" * 20, 5_000_000, 0, 2**40, "ee" * 32
+    )
+    signature = bytes(Account.sign_typed_data(key, full_message=typed(domain, authorization)).signature)
+    r, s, v = signature[:32], int.from_bytes(signature[32:64], "big"), signature[64]
+    assert signed_by(authorization, domain, "0x" + signature.hex())
+    twin = "0x" + (r + (SECP256K1_N - s).to_bytes(32, "big") + bytes([55 - v])).hex()
+    assert not signed_by(authorization, domain, twin)
+    for odd_v in (29, 2):
+        assert not signed_by(authorization, domain, "0x" + (signature[:64] + bytes([odd_v])).hex())
+    # v as 0 or 1 (some wallets): read as 27 or 28 (the relayed call carries it so: chain/pot/abi.py).
+    assert signed_by(authorization, domain, "0x" + (signature[:64] + bytes([v - 27])).hex())

@@ -128,6 +128,9 @@ class SignedStakeCall:
 def stake_with_authorization_data(call: SignedStakeCall) -> str:
     raw = bytes.fromhex(call.signature.removeprefix("0x"))
     r, s, v = raw[:32], raw[32:64], raw[64]
+    # A wallet may give v as 0 or 1 (chain/token/authorization.py reads it as 27 or 28); the token's
+    # ECRecover takes only 27 or 28.
+    v = v + 27 if v in (0, 1) else v
     return _hex(
         _selector(STAKE_WITH_AUTHORIZATION)
         + encode(

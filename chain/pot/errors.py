@@ -17,7 +17,8 @@ class Refusal:
     detail: str  # the error's name or the revert text, for logs and staff
 
 
-# The pot's named errors (contracts/GeopoemPot.sol) that a player's stake or reveal can meet.
+# The pot's named errors (contracts/GeopoemPot.sol): those a player's stake or reveal can meet, then the
+# worker's and the operator's.
 POT_ERRORS: dict[str, tuple[str, str, str]] = {
     # signature: (name, code, sentence)
     sig: (sig.split("(")[0], code, sentence)
@@ -64,6 +65,29 @@ POT_ERRORS: dict[str, tuple[str, str, str]] = {
         ("NothingToPay(uint256)", "nothing_to_pay", "There is nothing to pay."),
         ("NotRefundable(uint256)", "not_refundable", "This stake cannot be refunded."),
         ("NothingToSweep()", "nothing_to_sweep", "There is nothing to sweep."),
+        # The operator's `open` (chain/pot/opening.py shows staff the name); challenges/terms.py refuses
+        # the same terms at publish.
+        ("AlreadyOpened(uint256)", "already_opened", "This challenge id is already opened in the pot."),
+        ("CloseNotAfterOpen(uint256,uint256)", "close_not_after_open", "The close must come after the opening."),
+        ("CloseInThePast(uint256)", "close_in_the_past", "The close must be in the future."),
+        ("OpenTooLong(uint256,uint256)", "open_too_long", "A challenge can be open for at most 90 days."),
+        (
+            "SolutionDeadlineOutOfRange(uint256)",
+            "solution_deadline_out_of_range",
+            "The solution deadline must come after the close, and at most 30 days after it.",
+        ),
+        ("GuessWindowOutOfRange(uint256)", "guess_window_out_of_range", "The guess window must be 1 hour to 30 days."),
+        ("MinimumStakeTooLow(uint256,uint256)", "minimum_stake_too_low", "The minimum stake must be at least 1 USDC."),
+        (
+            "ThresholdTooLarge(uint256,uint256)",
+            "threshold_too_large",
+            "The threshold must be below half the earth's circumference.",
+        ),
+        # OpenZeppelin's, inherited by the pot.
+        ("OwnableUnauthorizedAccount(address)", "not_owner", "Only the pot's owner (the operator) may do this."),
+        ("OwnableInvalidOwner(address)", "invalid_owner", "That address cannot own the pot."),
+        ("ReentrancyGuardReentrantCall()", "reentrant_call", "The pot refuses a call from inside one of its own."),
+        ("SafeERC20FailedOperation(address)", "token_failed", "The token refused the transfer."),
     ]
 }
 SELECTORS = {"0x" + keccak(text=sig)[:4].hex(): entry for sig, entry in POT_ERRORS.items()}

@@ -93,7 +93,8 @@ def _round(client: ChainClient) -> FollowResult:
             block_time=head.time,
             confirmed_block=head.confirmed,
         )
-        result.changed |= project_challenges(touched=result.changed, start=start, head=head)
+        since = clock.block_time if clock is not None and not start_over else None
+        result.changed |= project_challenges(touched=result.changed, start=start, head=head, since=since)
     result.head = head_number
     return result
 

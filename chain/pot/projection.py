@@ -15,7 +15,9 @@ from datetime import UTC, datetime
 from django.db.models import Count, Sum
 
 from challenges.models import Challenge, ChallengeStatus, OpeningStatus, PotOpening, PotState
+from challenges.selectors import challenge_phase
 from challenges.services import opening_confirmed, opening_failed, pot_state_write
+from config.public_cache import public_answers_mark_stale
 from responses.models import PotPayment, Stake
 from responses.services import guesses_score, payments_rebuild, stakes_mark_revealed, stakes_rebuild
 
@@ -31,16 +33,17 @@ class Head:
     confirmed: int  # the highest block deep enough to count
 
 
-def project_challenges(*, touched: set[int], start: int, head: Head) -> set[int]:
+def project_challenges(*, touched: set[int], start: int, head: Head, since: datetime | None = None) -> set[int]:
     """Rebuild the projections of the challenges whose events changed (from block `start`), and the
-    state of every challenge not settled yet. Returns the challenges whose state changed."""
+    state of every challenge not settled yet. Returns the challenges whose state changed, or whose
+    phase the chain's clock alone moved since the head read before (`since`, its block time)."""
     known = set(Challenge.objects.filter(status=ChallengeStatus.PUBLISHED).values_list("pk", flat=True))
     live = set(PotState.objects.filter(settled=False, challenge_id__in=known).values_list("challenge_id", flat=True))
     changed: set[int] = set()
     for challenge_id in sorted((touched & known) | live):
         if challenge_id in touched:
             _rebuild_rows(challenge_id, start=start)
-        if _project_state(challenge_id, head=head):
+        if _project_state(challenge_id, head=head, since=since):
             changed.add(challenge_id)
     return changed | (touched & known)
 
@@ -105,7 +108,7 @@ def _best(challenge_id: int) -> tuple[int | None, int | None]:
     return min(correct), highest
 
 
-def _project_state(challenge_id: int, *, head: Head) -> bool:
+def _project_state(challenge_id: int, *, head: Head, since: datetime | None = None) -> bool:
     challenge = Challenge.objects.get(pk=challenge_id)
     state = PotState.objects.filter(challenge_id=challenge_id).first()
     opened = next(iter(_events(challenge_id, "Opened")), None)
@@ -135,6 +138,12 @@ def _project_state(challenge_id: int, *, head: Head) -> bool:
         "settled": _settled(challenge, finalized=finalized is not None, has_winner=earliest is not None, head=head),
     }
     changed = pot_state_write(challenge_id=challenge_id, values=values)
+    if not changed and since is not None:
+        # A deadline passed with no event (an abort, the guess window's end): the phase shown moved.
+        challenge.refresh_from_db()
+        if challenge_phase(challenge, now=since) != challenge_phase(challenge, now=head.time):
+            public_answers_mark_stale()
+            changed = True
     _opening(challenge_id, opened, head=head)
     guesses_score(
         challenge_id=challenge_id,

@@ -114,8 +114,17 @@ def token_domain(chain: Chain) -> dict:
     }
 
 
-def sign_receive(chain: Chain, *, key: str, amount: int, nonce: str, valid_after: int, valid_before: int) -> str:
-    """A wallet's eth_signTypedData_v4 of ReceiveWithAuthorization to the pot."""
+def sign_receive(
+    chain: Chain,
+    *,
+    key: str,
+    amount: int,
+    nonce: str,
+    valid_after: int,
+    valid_before: int,
+    to: str | None = None,
+) -> str:
+    """A wallet's eth_signTypedData_v4 of ReceiveWithAuthorization to the pot (or to `to`)."""
     payer = Account.from_key(key).address
     typed = {
         "types": {
@@ -138,7 +147,7 @@ def sign_receive(chain: Chain, *, key: str, amount: int, nonce: str, valid_after
         "domain": token_domain(chain),
         "message": {
             "from": payer,
-            "to": chain.pot,
+            "to": to or chain.pot,
             "value": amount,
             "validAfter": valid_after,
             "validBefore": valid_before,
@@ -154,14 +163,18 @@ def sign_stake(
     challenge,
     *,
     player: int = 0,
+    key: str | None = None,
     text: str = "29.979175, 31.134258",
     stake: str = "5",
+    valid_after: int = 0,
     valid_before: int | None = None,
     digest: str | None = None,
 ) -> SignedStake:
     """A player's stake as the page makes it: a fresh salt, the v2 commitment with the payer bound in,
-    the stake nonce over the challenge's terms digest (the pot's, as the page reads it), signed."""
-    payer, key = chain.players[player]
+    the stake nonce over the challenge's terms digest (the pot's, as the page reads it), signed.
+    `key`: a wallet outside chain.players."""
+    key = key or chain.players[player][1]
+    payer = Account.from_key(key).address
     salt = new_salt()
     lat, lon = micro_degrees(text)
     commitment = guess_commitment(
@@ -184,7 +197,9 @@ def sign_stake(
         amount=amount,
     )
     valid_before = valid_before or int(time.time()) + 1800
-    signature = sign_receive(chain, key=key, amount=amount, nonce=nonce, valid_after=0, valid_before=valid_before)
+    signature = sign_receive(
+        chain, key=key, amount=amount, nonce=nonce, valid_after=valid_after, valid_before=valid_before
+    )
     return SignedStake(
         payer=payer.lower(),
         key=key,
@@ -194,7 +209,119 @@ def sign_stake(
         lon_e6=lon,
         commitment=commitment,
         amount=amount,
-        valid_after=0,
+        valid_after=valid_after,
         valid_before=valid_before,
         signature=signature,
     )
+
+
+def signature_over(
+    chain: Chain,
+    challenge,
+    signed: SignedStake,
+    *,
+    key: str | None = None,
+    to: str | None = None,
+    amount: int | None = None,
+    challenge_id: int | None = None,
+    terms_digest: str | None = None,
+    commitment: str | None = None,
+) -> str:
+    """A signature of `signed`'s stake with one thing changed from what the site computes for it:
+    another signer, recipient or amount, or a nonce over another challenge, terms digest, commitment or
+    amount."""
+    nonce = stake_nonce(
+        chain_id=settings.CHAIN_ID,
+        pot=chain.pot,
+        challenge_id=challenge_id if challenge_id is not None else challenge.pk,
+        terms_digest=terms_digest or PotState.objects.get(challenge=challenge).terms_digest,
+        commitment=commitment or signed.commitment,
+        amount=amount if amount is not None else signed.amount,
+    )
+    return sign_receive(
+        chain,
+        key=key or signed.key,
+        amount=amount if amount is not None else signed.amount,
+        nonce=nonce,
+        valid_after=signed.valid_after,
+        valid_before=signed.valid_before,
+        to=to,
+    )
+
+
+def send_as(chain: Chain, key: str, *, to: str, data: str, gas: int = 400_000) -> dict:
+    """A transaction from a key's own wallet (a player sending "it yourself", a stranger, the
+    operator), signed locally, mined by anvil at once; its receipt (status 0: reverted)."""
+    from eth_utils import to_checksum_address
+
+    account = Account.from_key(key)
+    block = chain.w3.eth.get_block("latest")
+    tip = 10**9
+    tx = {
+        "type": 2,
+        "chainId": settings.CHAIN_ID,
+        "nonce": chain.w3.eth.get_transaction_count(account.address, "pending"),
+        "to": to_checksum_address(to),
+        "value": 0,
+        "data": data,
+        "gas": gas,
+        "maxFeePerGas": 2 * block["baseFeePerGas"] + tip,
+        "maxPriorityFeePerGas": tip,
+    }
+    raw = account.sign_transaction(tx).raw_transaction
+    tx_hash = chain.w3.eth.send_raw_transaction(raw)
+    return dict(chain.w3.eth.wait_for_transaction_receipt(tx_hash, timeout=30))
+
+
+def refusal_of(chain: Chain, receipt: dict):
+    """The pot's or the token's refusal a reverted transaction ended with (chain/pot/errors.py), read
+    from anvil's trace of it."""
+    from chain.pot.errors import refusal
+
+    tx_hash = "0x" + bytes(receipt["transactionHash"]).hex()
+    trace = chain.rpc("debug_traceTransaction", [tx_hash, {"tracer": "callTracer"}])
+    return refusal(trace.get("output") or "0x", trace.get("error", ""))
+
+
+def stake_call(challenge_id: int, signed: SignedStake) -> str:
+    """stakeWithAuthorization's calldata for a signed stake (chain/pot/abi.py): what anyone holding the
+    signature can send."""
+    from chain.pot import abi
+
+    return abi.stake_with_authorization_data(
+        abi.SignedStakeCall(
+            challenge_id=challenge_id,
+            commitment=signed.commitment,
+            payer=signed.payer,
+            amount=signed.amount,
+            valid_after=signed.valid_after,
+            valid_before=signed.valid_before,
+            signature=signed.signature,
+        )
+    )
+
+
+def post(api, challenge, signed: SignedStake, **changes):
+    """POST /api/responses of a signed stake, with `changes` over its body."""
+    body = signed.body(challenge.pk)
+    authorization = {**body["authorization"], **changes.pop("authorization", {})}
+    return api.post("/api/responses", {**body, **changes, "authorization": authorization}, format="json")
+
+
+def post_guess(api, challenge, signed: SignedStake, **changes):
+    return api.post("/api/responses/guess", {**signed.guess_body(challenge.pk), **changes}, format="json")
+
+
+def pot_state(chain: Chain, challenge) -> dict:
+    """The pot's own stateOf(challenge), by field name."""
+    names = [
+        "stakeCount", "pot", "guessDeadline", "earliestSeq", "highestSeq", "highestAmount", "finalized",
+        "earliestPaid", "highestPaid", "sharePaid", "aborted", "refundedStake", "refundedBond", "thresholdChordSq",
+    ]  # fmt: skip
+    return dict(zip(names, chain.pot_contract().functions.stateOf(challenge.pk).call(), strict=True))
+
+
+def token_as(chain: Chain, function: str, *args) -> None:
+    """A call of the test USDC from its deployer, who holds its roles (pauser, blacklister, minter)."""
+    tx = chain.token().functions[function](*args).transact({"from": chain.deployer})
+    chain.w3.eth.wait_for_transaction_receipt(tx, timeout=30)

@@ -1,4 +1,4 @@
-"""The chain client reads the environment's proxy settings once, when it is built (chain/client.py,
+"""The chain client reads the environment's proxy settings once, when it is built (chain/node/client.py,
 _session_for), not on every call: requests' per-call scan of os.environ cost a fifth of an RPC
 call's CPU. What a player's claim meets must not change: a proxy the environment names is still
 used, and NO_PROXY still exempts a node."""
@@ -9,7 +9,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from chain.client import ChainClient
+from chain.node.client import ChainClient
 
 
 class JsonRpcServer:

@@ -2,13 +2,9 @@
 challenge changes or its sums move. The cache here is the test settings' local-memory cache;
 config/tests/test_public_copy.py and bench/ run the same code against Redis."""
 
-from decimal import Decimal
-
 import pytest
-from django.db.models import F
 
-from challenges.models import Challenge
-from challenges.services import challenge_close
+from challenges.models import Challenge, PotState
 from config.public_cache import public_answers_mark_stale
 
 pytestmark = pytest.mark.django_db
@@ -29,13 +25,26 @@ def test_null_active_is_cached_too(api, django_assert_num_queries):
         assert api.get("/api/challenges/active").json() is None
 
 
-def test_a_challenge_change_invalidates_after_commit(api, make_challenge, django_capture_on_commit_callbacks):
+def test_a_stake_the_follower_projects_invalidates_after_commit(
+    api, make_challenge, make_stake, django_capture_on_commit_callbacks
+):
     challenge = make_challenge(title="Before")
-    assert api.get("/api/challenges/active").json()["status"] == "active"
+    assert api.get("/api/challenges/active").json()["stakedSum"] == "0.000000"
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
-        challenge_close(challenge=challenge)
+        make_stake(challenge, stake="3")
     assert callbacks, "the version is bumped on commit"
-    assert api.get("/api/challenges/active").json() is None
+    assert api.get("/api/challenges/active").json()["stakedSum"] == "3.000000"
+
+
+def test_the_close_reached_on_chain_invalidates_after_commit(
+    api, make_challenge, pot_recorder, django_capture_on_commit_callbacks
+):
+    challenge = make_challenge(title="Closing")
+    assert api.get("/api/challenges/active").json()["phase"] == "open"
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        pot_recorder.advance(int((challenge.closes_at - pot_recorder.now()).total_seconds()))
+    assert callbacks, "the follower's projection marked the answers stale"
+    assert api.get("/api/challenges/active").json()["phase"] == "closed"
 
 
 def test_nothing_is_invalidated_before_commit(api, make_challenge, django_capture_on_commit_callbacks):
@@ -50,10 +59,10 @@ def test_nothing_is_invalidated_before_commit(api, make_challenge, django_captur
 
 def test_a_bulk_update_needs_the_explicit_call(api, make_challenge, django_capture_on_commit_callbacks):
     """A write nothing marks stale stays cached; the call every such writer makes (challenges/services.py,
-    challenge_stake_moved, for the sums) shows it."""
+    pot_state_write, for the pot's sums) shows it."""
     challenge = make_challenge()
     assert api.get("/api/challenges/active").json()["stakedSum"] == "0.000000"
-    Challenge.objects.filter(pk=challenge.pk).update(staked_sum=F("staked_sum") + Decimal("5"))
+    PotState.objects.filter(challenge=challenge).update(staked_units=5_000_000)
     assert api.get("/api/challenges/active").json()["stakedSum"] == "0.000000"  # cached, as designed
     with django_capture_on_commit_callbacks(execute=True):
         public_answers_mark_stale()

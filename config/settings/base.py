@@ -102,7 +102,7 @@ TEMPLATES = [
 # SQLite under var/ is the embedded default; DATABASE_URL selects PostgreSQL.
 DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'geopoem.sqlite3'}")}
 DATABASES["default"]["ATOMIC_REQUESTS"] = False
-if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+if DATABASES["default"].get("ENGINE") == "django.db.backends.sqlite3":
     # The embedded database of `make run`: the web process, the worker and beat write at once (a
     # player's stakes, the follower every half second, the relayer). WAL lets readers go on beside
     # the one writer, IMMEDIATE takes the write lock when a transaction starts (a read lock upgraded
@@ -226,7 +226,6 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
     "ENUM_NAME_OVERRIDES": {
         "ChallengeStatusEnum": "challenges.models.ChallengeStatus",
-        "ResponseStatusEnum": "responses.models.ResponseStatus",
     },
 }
 

@@ -1,5 +1,5 @@
 """Admin security: the login is throttled (django-axes, real database handler), the admin lives at
-the path ADMIN_URL names, and the payment ledger is visible to staff, read-only."""
+the path ADMIN_URL names, and the stakes in the pot are visible to staff, read-only."""
 
 import importlib
 
@@ -107,48 +107,46 @@ def test_the_admin_path_comes_from_the_setting(client, poet):
     assert reverse("admin:index") == "/admin/"
 
 
-def test_staff_see_the_ledger_with_unclaimed_payments_read_only(client, poet, make_challenge, make_response):
-    from chain.models import Payment
+def test_staff_see_the_stakes_in_the_pot_read_only_and_never_a_signature(client, poet, make_challenge, make_stake):
+    from responses.models import SignedStake
 
     challenge = make_challenge()
-    claimed = make_response(challenge, "1, 1", "2")
-    common = {"block_hash": "0x" + "bb" * 32, "transaction_index": 0, "to_address": "0x" + "dd" * 20}
-    Payment.objects.create(
-        transaction_hash=claimed.transaction_hash,
-        log_index=0,
-        block_number=10,
-        from_address=claimed.submitter_address,
-        amount_units=2_000_000,
-        response=claimed,
-        **common,
-    )
-    orphan = Payment.objects.create(
-        transaction_hash="0x" + "ee" * 32,
-        log_index=3,
-        block_number=11,
-        from_address="0x" + "Ab" * 20,
-        amount_units=1_500_000,
-        **common,
+    stake, _ = make_stake(challenge, "1, 1", "2", payer="0x" + "ab" * 20)
+    signed = SignedStake.objects.create(
+        challenge=challenge,
+        payer="0x" + "cd" * 20,
+        amount_units=3_000_000,
+        commitment="ef" * 32,
+        nonce="12" * 32,
+        valid_after=0,
+        valid_before=1_900_000_000,
+        signature="0x" + "5c" * 64 + "1b",
     )
     client.force_login(poet)
-    url = reverse("admin:chain_payment_changelist")
-    page = client.get(url, {"claim": "unclaimed"}).content.decode()
-    assert orphan.transaction_hash in page and claimed.transaction_hash not in page
-    assert "1.500000" in page and f"https://sepolia.etherscan.io/tx/{orphan.transaction_hash}" in page
-    assert orphan.transaction_hash in client.get(url, {"q": ("0x" + "AB" * 20)}).content.decode()
-    detail = client.get(reverse("admin:chain_payment_change", args=[orphan.pk])).content.decode()
+    url = reverse("admin:responses_stake_changelist")
+    page = client.get(url).content.decode()
+    assert stake.transaction_hash in page and "2.000000" in page
+    assert stake.transaction_hash in client.get(url, {"q": "0x" + "AB" * 20}).content.decode()
+    detail = client.get(reverse("admin:responses_stake_change", args=[stake.pk])).content.decode()
     assert 'name="_save"' not in detail
-    assert client.get(reverse("admin:chain_payment_add")).status_code == 403
+    assert client.get(reverse("admin:responses_stake_add")).status_code == 403
+    signed_page = client.get(reverse("admin:responses_signedstake_change", args=[signed.pk])).content.decode()
+    assert signed.payer in signed_page and "5c" * 64 not in signed_page
 
 
-def test_every_admin_page_renders_for_staff(client, poet, make_challenge, make_response):
+def test_every_admin_page_renders_for_staff(client, poet, make_challenge, make_stake, pot_recorder):
     """Each registered model's list, and each object's page, opens without an error."""
     from django.contrib import admin
-    from responses.resolution import challenge_resolve, payouts_create
 
-    challenge = make_challenge()
-    make_response(challenge, "29.979175, 31.134258", "3")
-    payouts_create(challenge=challenge_resolve(challenge=challenge))
+    challenge = make_challenge(solution="29.979175, 31.134258")
+    stake, _ = make_stake(challenge, "29.979175, 31.134258", "3")
+    pot_recorder.advance(int((challenge.closes_at - pot_recorder.now()).total_seconds()))
+    pot_recorder.reveal_solution(challenge)
+    pot_recorder.reveal_guess(challenge, seq=1, payer=stake.payer, lat_e6=29979175, lon_e6=31134258, correct=True)
+    pot_recorder.advance(challenge.guess_window_seconds)
+    pot_recorder.finalize(challenge, earliest=1, highest=1, prize=1_200_000, share=600_000)
+    for kind in (0, 1):
+        pot_recorder.paid(challenge, kind=kind, to=stake.payer, amount=1_200_000)
     make_challenge(publish=False, title="Draft")
     client.force_login(poet)
     assert client.get(reverse("admin:index")).status_code == 200

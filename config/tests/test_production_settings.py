@@ -1,5 +1,6 @@
-"""Production settings fail closed: each required variable missing, a weak SECRET_KEY or an unsafe
-treasury makes every command refuse to start with one message naming the problem. Run as real
+"""Production settings fail closed: each required variable missing, a weak SECRET_KEY, a pot address
+that is not a checksummed one or a malformed key makes every command refuse to start with one
+message naming the problem. Run as real
 subprocesses with a controlled environment (nothing inherited from the shell but PATH)."""
 
 import os
@@ -12,7 +13,7 @@ from typing import Any
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-TREASURY = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"
+POT = "0x5FbDB2315678afecb367f032d93F642f64180aa3"
 OPERATOR_KEY = "0x" + "5e" * 32  # a key made up for this test
 
 REQUIRED = {
@@ -20,11 +21,10 @@ REQUIRED = {
     "ALLOWED_HOSTS": "geopoem.example",
     "DATABASE_URL": "postgres://postgres@127.0.0.1:5432/geopoem_deploy",
     "REDIS_URL": "redis://127.0.0.1:6379/14",
-    "TREASURY_ADDRESS": TREASURY,
     "CHAIN_RPC_URLS": "http://127.0.0.1:9",
     "CHAIN_ID": "11155111",
-    "ANCHOR_REGISTRY_ADDRESS": "0x5FbDB2315678afecb367f032d93F642f64180aa3",
-    "ANCHOR_OPERATOR_KEY": OPERATOR_KEY,
+    "POT_ADDRESS": POT,
+    "POT_OPERATOR_KEY": OPERATOR_KEY,
 }
 
 
@@ -51,9 +51,8 @@ def test_the_full_set_passes_the_deploy_check():
     assert "System check identified no issues" in result.stdout
 
 
-@pytest.mark.parametrize("name", ["DATABASE_URL", "REDIS_URL", "TREASURY_ADDRESS", "CHAIN_RPC_URLS", "CHAIN_ID",
-                                  "SECRET_KEY", "ALLOWED_HOSTS", "ANCHOR_REGISTRY_ADDRESS",
-                                  "ANCHOR_OPERATOR_KEY"])  # fmt: skip
+@pytest.mark.parametrize("name", ["DATABASE_URL", "REDIS_URL", "CHAIN_RPC_URLS", "CHAIN_ID", "SECRET_KEY",
+                                  "ALLOWED_HOSTS", "POT_ADDRESS", "POT_OPERATOR_KEY"])  # fmt: skip
 def test_each_required_variable_missing_refuses_to_start(name):
     result = manage("check", drop=(name,))
     assert result.returncode != 0
@@ -111,21 +110,6 @@ def test_a_secret_key_the_deploy_check_calls_insecure_refuses_to_start(key):
     assert key not in result.stderr  # the refusal does not print the key
 
 
-@pytest.mark.parametrize(
-    ("address", "reason"),
-    [
-        ("0x0000000000000000000000000000000000000000", "must not be the zero address"),
-        (TREASURY.lower(), "checksummed"),  # all lower case: a typo would not be caught
-        ("0x70997970C51812dc3A010C7d01b50e0d17dc79c8", "checksummed"),  # one letter's case wrong
-        ("0x1234", "checksummed"),
-    ],
-)
-def test_an_unsafe_treasury_refuses_to_start(address, reason):
-    result = manage("check", TREASURY_ADDRESS=address)
-    assert result.returncode != 0
-    assert "TREASURY_ADDRESS " + reason in result.stderr or reason in result.stderr
-
-
 def test_another_chain_needs_its_own_usdc_address():
     """The default USDC_ADDRESS is Circle's on Sepolia: on another chain it would name nothing, or
     something else."""
@@ -137,15 +121,15 @@ def test_production_uses_redis_and_postgresql_never_the_embedded_defaults():
     code = (
         "from django.conf import settings as s;"
         "print(s.DATABASES['default']['ENGINE']);print(s.CACHES['default']['BACKEND']);"
-        "print(s.CELERY_BROKER_URL);print(s.TREASURY_ADDRESS);print(s.CHAIN_RPC_URLS)"
+        "print(s.CELERY_BROKER_URL);print(s.POT_ADDRESS);print(s.CHAIN_RPC_URLS)"
     )
     result = manage("shell", "-c", code)
     assert result.returncode == 0, result.stderr
-    engine, cache, broker, treasury, rpc = result.stdout.splitlines()[-5:]
+    engine, cache, broker, pot, rpc = result.stdout.splitlines()[-5:]
     assert engine == "django.db.backends.postgresql"
     assert cache == "django.core.cache.backends.redis.RedisCache"
     assert broker == REQUIRED["REDIS_URL"]
-    assert treasury == TREASURY
+    assert pot == POT
     assert rpc == "['http://127.0.0.1:9']"
 
 
@@ -175,62 +159,64 @@ def test_build_time_collectstatic_runs_without_the_runtime_config_vars(tmp_path)
     assert manifest.exists()
     assert list(static_root.glob("hello.*.js.gz")) and list(static_root.glob("hello.*.js.br"))
     refused = manage("migrate", "--noinput", **common)
-    assert refused.returncode != 0 and "TREASURY_ADDRESS is not set" in refused.stderr
+    assert refused.returncode != 0 and "POT_ADDRESS is not set" in refused.stderr
     # A command that is not collectstatic cannot pass itself off as one.
     assert manage("check", "collectstatic", **common).returncode != 0
 
 
 @pytest.mark.parametrize(
-    ("address", "reason"),
+    "address",
     [
-        ("0x5fbdb2315678afecb367f032d93f642f64180aa3", "checksummed"),  # all lower case
-        ("0x0000000000000000000000000000000000000000", "checksummed"),
-        ("0x1234", "checksummed"),
+        POT.lower(),  # all lower case: a typo would not be caught
+        "0x5FbDB2315678afecb367f032d93F642f64180aA3",  # one letter's case wrong
+        "0x0000000000000000000000000000000000000000",
+        "0x1234",
     ],
 )
-def test_a_registry_address_that_is_not_a_checksummed_contract_address_refuses_to_start(address, reason):
-    result = manage("check", ANCHOR_REGISTRY_ADDRESS=address)
+def test_a_pot_address_that_is_not_a_checksummed_contract_address_refuses_to_start(address):
+    result = manage("check", POT_ADDRESS=address)
     assert result.returncode != 0
-    assert "ANCHOR_REGISTRY_ADDRESS must be the " + reason in result.stderr
+    assert "POT_ADDRESS must be the checksummed (EIP-55) address of the pot" in result.stderr
 
 
 @pytest.mark.parametrize("key", ["0x1234", "not a key " * 7, "0x" + "00" * 32])
 def test_a_malformed_operator_key_refuses_to_start_without_printing_it(key):
-    result = manage("check", ANCHOR_OPERATOR_KEY=key)
+    result = manage("check", POT_OPERATOR_KEY=key)
     assert result.returncode != 0
-    assert "ANCHOR_OPERATOR_KEY must be a private key" in result.stderr
+    assert "POT_OPERATOR_KEY must be a private key" in result.stderr
     assert key not in result.stderr
 
 
-def test_the_operator_key_must_not_be_the_treasurys():
-    # anvil's development account #1: the key of TREASURY above.
-    treasury_key = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d"
-    result = manage("check", ANCHOR_OPERATOR_KEY=treasury_key)
-    assert result.returncode != 0
-    assert "ANCHOR_OPERATOR_KEY must not be the treasury's key" in result.stderr
-    assert treasury_key not in result.stderr
-
-
 def test_the_relayer_key_is_optional_and_a_key_of_its_own():
-    """RELAYER_KEY empty: no relay (the page offers the direct transfer). Set: a well-formed key
-    that is neither the treasury's nor the operator's; never printed."""
+    """RELAYER_KEY empty: no relay (the page offers the stake by approval and "Send it yourself").
+    Set: a well-formed key that is not the operator's (the relayer holds gas money only); never
+    printed."""
     assert manage("check", drop=("RELAYER_KEY",)).returncode == 0
     assert manage("check", RELAYER_KEY="0x" + "7e" * 32).returncode == 0
-    treasury_key = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d"
     for key, problem in (
         ("0x1234", "RELAYER_KEY must be a private key"),
-        (treasury_key, "RELAYER_KEY must not be the treasury's key"),
-        (OPERATOR_KEY, "RELAYER_KEY must not be ANCHOR_OPERATOR_KEY"),
+        (OPERATOR_KEY, "RELAYER_KEY must not be POT_OPERATOR_KEY"),
     ):
         result = manage("check", RELAYER_KEY=key)
         assert result.returncode != 0 and problem in result.stderr, result.stderr
         assert key not in result.stderr
 
 
-def test_deploy_registry_alone_runs_before_the_registry_exists():
-    """The one command run before ANCHOR_REGISTRY_ADDRESS can be set: it gets past the settings
-    (and fails only on the chain behind the made-up RPC URL); any other command still refuses."""
-    result = manage("deploy_registry", "--timeout", "1", drop=("ANCHOR_REGISTRY_ADDRESS",))
+def test_pot_deploy_alone_runs_before_the_pot_exists():
+    """The one command run before POT_ADDRESS can be set: it gets past the settings (and fails only on
+    the chain behind the made-up RPC URL); any other command still refuses."""
+    result = manage(
+        "pot_deploy",
+        "--share-receiver",
+        POT,
+        "--sweep-receiver",
+        POT,
+        "--timeout",
+        "1",
+        drop=("POT_ADDRESS",),
+        POT_DEPLOYER_KEY="0x" + "6d" * 32,
+        CHAIN_RPC_TIMEOUT_SECONDS="1",
+    )
     assert "Production settings refuse to start" not in result.stderr
     assert "No RPC node answered" in result.stderr, result.stderr
-    assert "ANCHOR_REGISTRY_ADDRESS is not set" in manage("migrate", drop=("ANCHOR_REGISTRY_ADDRESS",)).stderr
+    assert "POT_ADDRESS is not set" in manage("migrate", drop=("POT_ADDRESS",)).stderr

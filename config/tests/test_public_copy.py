@@ -298,17 +298,15 @@ def test_a_view_answered_from_the_copy_is_what_drf_answers(redis_cache, api, mak
 
 
 def test_winners_of_several_challenges_each_have_their_answer_and_a_404_is_not_kept(
-    redis_cache, api, make_challenge, django_capture_on_commit_callbacks
+    redis_cache, api, make_challenge, pot_recorder, django_capture_on_commit_callbacks
 ):
-    from responses.resolution import challenge_resolve
-
     copy = _live_copy()
-    resolved = []
-    for title in ("One", "Two"):
-        challenge = make_challenge(title=title)
-        with django_capture_on_commit_callbacks(execute=True):
-            challenge_resolve(challenge=challenge)
-        resolved.append(challenge.pk)
+    challenges = [make_challenge(title=title) for title in ("One", "Two")]
+    with django_capture_on_commit_callbacks(execute=True):
+        pot_recorder.advance(int((challenges[-1].closes_at - pot_recorder.now()).total_seconds()))
+        for challenge in challenges:
+            pot_recorder.reveal_solution(challenge)
+    resolved = [challenge.pk for challenge in challenges]
     answers = [api.get(f"/api/challenges/{pk}/winners").json() for pk in resolved]
     assert [a["challengeId"] for a in answers] == resolved
     assert [api.get(f"/api/challenges/{pk}/winners").json()["challengeId"] for pk in resolved] == resolved

@@ -28,8 +28,8 @@ def test_the_page_loads_the_bundle_and_embeds_the_public_config(client, settings
     assert config["chainId"] == settings.CHAIN_ID
     assert config["chainIdHex"] == hex(settings.CHAIN_ID)
     assert config["usdcAddress"] == settings.USDC_ADDRESS
-    assert config["treasuryAddress"] == settings.TREASURY_ADDRESS
-    assert config["registryAddress"] is None  # unset in the tests' settings
+    assert (config["potAddress"], config["potDeployBlock"]) == (settings.POT_ADDRESS, settings.POT_DEPLOY_BLOCK)
+    assert "treasuryAddress" not in config and "registryAddress" not in config
     assert config["minStake"] == "1.00"
     assert set(config["socialLinks"]) == {"x", "instagram", "tiktok", "youtube", "facebook", "linkedin"}
     assert len(config["videoIds"]) == 2
@@ -41,10 +41,15 @@ def test_the_page_loads_the_bundle_and_embeds_the_public_config(client, settings
 def test_settings_drive_the_embedded_config(client, settings):
     settings.CHAIN_ID = 31337
     settings.USDC_ADDRESS = "0x5FbDB2315678afecb367f032d93F642f64180aa3"
-    settings.ANCHOR_REGISTRY_ADDRESS = "0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512"
+    settings.POT_ADDRESS = "0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512"
+    settings.POT_DEPLOY_BLOCK = 17
+    settings.STAKE_CLOSE_MARGIN_SECONDS = 90
     config = embedded_config(client.get("/").content.decode())
     assert (config["chainId"], config["chainIdHex"], config["usdcAddress"]) == (31337, "0x7a69", settings.USDC_ADDRESS)
-    assert config["registryAddress"] == settings.ANCHOR_REGISTRY_ADDRESS
+    assert (config["potAddress"], config["potDeployBlock"]) == (settings.POT_ADDRESS, 17)
+    assert config["stakeCloseMarginSeconds"] == 90
+    settings.POT_ADDRESS = ""
+    assert embedded_config(client.get("/").content.decode())["potAddress"] is None
 
 
 def test_the_page_gets_the_confirmations_as_a_number_of_blocks(client, settings):
@@ -97,7 +102,7 @@ def test_any_other_path_is_the_page_with_404(client, path):
     assert '<div id="root"></div>' in answer.content.decode()
 
 
-@pytest.mark.parametrize("path", ["/api/", "/api/nope", "/api/challenges/abc/winners", "/api/responses/0x12"])
+@pytest.mark.parametrize("path", ["/api/", "/api/nope", "/api/challenges/abc/winners", "/api/responses/0x12/more"])
 def test_unknown_api_paths_are_json_404(client, path):
     answer = client.get(path)
     assert answer.status_code == 404
@@ -113,14 +118,15 @@ def test_openapi_schema_lists_every_operation(client):
     assert set(schema["paths"]) == {
         "/api/challenges/active",
         "/api/challenges/resolved",
+        "/api/challenges/{challenge_id}",
         "/api/challenges/{challenge_id}/winners",
-        "/api/challenges/{challenge_id}/unclaimed",
         "/api/responses",
-        "/api/responses/{transaction_hash}",
-        "/api/responses/authorization/{commitment}",
+        "/api/responses/guess",
+        "/api/responses/{commitment}",
         "/api/payments/authorization",
     }
     assert set(schema["paths"]["/api/responses"]) == {"get", "post"}
+    assert set(schema["paths"]["/api/responses/guess"]) == {"post"}
 
 
 def test_schema_generates_without_warnings():
@@ -152,11 +158,10 @@ def test_production_settings_pass_the_deploy_check():
         # Production refuses to start without these (config/tests/test_production_settings.py).
         "DATABASE_URL": "postgres://postgres@127.0.0.1:5432/geopoem",
         "REDIS_URL": "redis://127.0.0.1:6379/0",
-        "TREASURY_ADDRESS": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
         "CHAIN_RPC_URLS": "http://127.0.0.1:9",
         "CHAIN_ID": "11155111",
-        "ANCHOR_REGISTRY_ADDRESS": "0x5FbDB2315678afecb367f032d93F642f64180aa3",
-        "ANCHOR_OPERATOR_KEY": "0x" + "5e" * 32,  # made up for this test
+        "POT_ADDRESS": "0x5FbDB2315678afecb367f032d93F642f64180aa3",
+        "POT_OPERATOR_KEY": "0x" + "5e" * 32,  # made up for this test
     }
     result = subprocess.run(
         [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],

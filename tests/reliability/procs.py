@@ -27,7 +27,7 @@ class Server:
 
 def production_env(*, database: str, redis_url: str, static_root: Path, **extra: str) -> dict:
     """The environment a production deploy would have, on loopback."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "CHAIN_", "ANCHOR_"))}
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "CHAIN_", "POT_", "RELAY"))}
     env.update(
         DJANGO_SETTINGS_MODULE="config.settings.production",
         SECRET_KEY=secrets.token_urlsafe(50),
@@ -36,13 +36,12 @@ def production_env(*, database: str, redis_url: str, static_root: Path, **extra:
         REDIS_URL=redis_url,
         STATIC_ROOT=str(static_root),
         CHAIN_RPC_URLS="http://127.0.0.1:9",
-        # Production refuses to start without a chain id and a real treasury (config/settings/production.py).
+        # Production refuses to start without a chain id, the pot and its operator key
+        # (config/settings/production.py): made up here (no chain behind the default RPC URL); a stack
+        # with a chain passes its own (tests/reliability/stack.py).
         CHAIN_ID="11155111",
-        TREASURY_ADDRESS="0x000000000000000000000000000000000000dEaD",
-        # ... nor without the terms registry and its operator key: made up here (no chain behind the
-        # default RPC URL); a stack with a chain passes its own (tests/reliability/stack.py).
-        ANCHOR_REGISTRY_ADDRESS="0x5FbDB2315678afecb367f032d93F642f64180aa3",
-        ANCHOR_OPERATOR_KEY="0x" + "5e" * 32,
+        POT_ADDRESS="0x5FbDB2315678afecb367f032d93F642f64180aa3",
+        POT_OPERATOR_KEY="0x" + "5e" * 32,
         LOG_LEVEL="INFO",
     )
     env.update(extra)

@@ -1,11 +1,14 @@
 """A whole deploy on loopback whose parts a test may stop and start again: a private PostgreSQL
 cluster (initdb in a temp dir), a private redis-server, an anvil node that keeps its chain across
-a restart (--dump-state / --load-state), gunicorn with the production settings, Celery worker and
-beat processes. Each part has its own free port and is stopped by its own PID, also when a test
-fails; nothing here touches the machine's shared PostgreSQL or Redis.
+a restart (--dump-state / --load-state) with the test USDC behind its proxy and the pot
+(scripts/devchain.py's deploy, the local chain's pinned pot), gunicorn with the production settings,
+Celery worker and beat processes (the follower, the relayer and its watcher). Each part has its own
+free port and is stopped by its own PID, also when a test fails; nothing here touches the machine's
+shared PostgreSQL or Redis.
 
 The test process reads the private database with plain SQL (psycopg, a fresh connection per read,
-so a restarted server is simply reconnected to) and talks to the server over HTTP like a browser."""
+so a restarted server is simply reconnected to) and talks to the server over HTTP like a browser;
+its players sign their stakes with keys of their own, as the page's wallet does."""
 
 from __future__ import annotations
 
@@ -24,17 +27,16 @@ from celery import Celery
 from eth_account import Account
 from web3 import HTTPProvider, Web3
 
-from chain.calldata import encode_stake_transfer
-from chain.contracts import deploy, mint
-from challenges.commitments import guess_commitment_v1, new_salt
+from chain.pot.encoding import stake_nonce
+from chain.token.authorization import ReceiveAuthorization, TokenDomain
 from devtools import processes
-from devtools.workers import anvil_chain_settings
+from scripts import devchain
 
 from . import procs
 
 ANVIL_CHAIN_ID = processes.ANVIL_CHAIN_ID
-# The registry's owner on the stack's chain: made up for these tests, given ETH only.
-OPERATOR_KEY = "0x" + "5e" * 32
+# The stack's players: keys made up for these tests, minted USDC (never ETH: the relayer pays).
+PLAYER_KEYS = ["0x" + bytes([0x31 + n]).hex() * 32 for n in range(4)]
 
 
 class Anvil:
@@ -85,8 +87,10 @@ class Redis:
 
 
 @dataclass
-class Claim:
-    tx_hash: str
+class Signed:
+    """A signed stake as the page posts it (docs/protocol.md 3.1), named by its commitment."""
+
+    commitment: str
     body: dict
     stake: Decimal
 
@@ -128,21 +132,28 @@ class Stack:
         self._deploy()
         mark("anvil")
         psycopg.connect(self.pg.url(), autocommit=True).execute("CREATE DATABASE geopoem").close()
+        chain = devchain.chain_env(self.info, self.anvil.url)
         self.env = procs.production_env(
             database=self.pg.url("geopoem"),
             redis_url=self.redis.url,
             static_root=Path(self.collected["STATIC_ROOT"]),
-            **anvil_chain_settings(
-                rpc_url=self.anvil.url,
-                usdc=self.usdc,
-                treasury=self.treasury,
-                rpc_timeout_seconds="2",
-                registry=self.registry,
-                operator_key=OPERATOR_KEY,
-            ),
-            # Retries within a second or so.
-            CHAIN_VERIFY_RETRY_BASE_SECONDS="0.2",
-            CHAIN_VERIFY_RETRY_MAX_SECONDS="1",
+            **{
+                name: chain[name]
+                for name in (
+                    "CHAIN_ID",
+                    "CHAIN_RPC_URLS",
+                    "USDC_ADDRESS",
+                    "POT_ADDRESS",
+                    "POT_DEPLOY_BLOCK",
+                    "POT_OPERATOR_KEY",
+                    "RELAYER_KEY",
+                )
+            },  # fmt: skip
+            CHAIN_CONFIRMATIONS="2",
+            CHAIN_RPC_TIMEOUT_SECONDS="2",
+            # A call left queued (its message lost with a broker) is queued again after 2 s.
+            RELAY_SWEEP_STALE_SECONDS="2",
+            RELAY_WATCH_INTERVAL_SECONDS="1",
             THROTTLE_RESPONSE_CREATE="10000/min",
             LOG_LEVEL="INFO",
             **settings,
@@ -155,16 +166,16 @@ class Stack:
             self.manage(
                 "shell",
                 "-c",
-                "from challenges.services import challenge_create, challenge_publish\n"
-                "c = challenge_publish(challenge=challenge_create(poem_title='Faults', poem_text='<p>A poem</p>', "
-                "instructions_text='<p>Guess</p>', proximity_threshold_m=150, solution='29.979175, 31.134258'))\n"
+                "from challenges.services import challenge_create_published\n"
+                "c = challenge_create_published(poem_title='Faults', poem_text='<p>A poem</p>', "
+                "instructions_text='<p>Guess</p>', proximity_threshold_m=150, solution='29.979175, 31.134258')\n"
                 "print(c.pk)",
             ).split()[-1]
         )
-        self._anchor()
+        self._open()
         log = self.workdir / "gunicorn.log"
         self.logs.append(log)
-        mark("challenge anchored")
+        mark("challenge opened")
         self.url = self.exits.enter_context(procs.gunicorn(self.env, workers=2, log=log))
         mark("gunicorn")
 
@@ -177,33 +188,41 @@ class Stack:
         return done.stdout
 
     def _deploy(self) -> None:
+        """The local chain's deploy (scripts/devchain.py): the proxied test USDC, the pot through the
+        CREATE2 factory, ETH for the operator and the relayer, USDC for the stack's players."""
         self.w3 = Web3(HTTPProvider(self.anvil.url, request_kwargs={"timeout": 10}))
-        accounts = self.w3.eth.accounts
-        deployer, self.treasury, self.player = accounts[0], accounts[1], accounts[2]
-        self.usdc = deploy(self.w3, "TestUSDC", sender=deployer)
-        mint(self.w3, self.usdc, self.player, 1_000_000 * 10**6, sender=deployer)
-        # The terms registry, owned by an operator key that holds ETH only.
-        operator = Account.from_key(OPERATOR_KEY).address
-        self.w3.provider.make_request("anvil_setBalance", [operator, hex(10 * 10**18)])
-        self.registry = deploy(self.w3, "TermsRegistry", operator, sender=deployer)
+        self.players = [Account.from_key(key) for key in PLAYER_KEYS]
+        self.info = devchain.setup_chain(self.anvil.url, mint_to=[p.address for p in self.players])
+        self.usdc, self.pot = self.info["usdcAddress"], self.info["potAddress"]
 
-    def _anchor(self) -> None:
-        """The published challenge's terms anchored on this chain by the worker's own step
-        (chain/anchors.py), run once here before any worker of a test starts: the challenge accepts
-        claims only once its anchor is confirmed (docs/protocol.md section 6). anvil mines on each
-        transaction, so a block is mined to give the anchor its second confirmation."""
+    def _open(self) -> None:
+        """The published challenge's `open` sent by the worker's own step (chain/pot/opening.py) and
+        confirmed by the follower (chain/pot/follow.py), run once here before any worker of a test
+        starts: players can stake only once it is confirmed. anvil mines on each transaction, so a
+        block is mined for the open's second confirmation."""
         out = self.manage(
             "shell",
             "-c",
-            "from chain.anchors import AnchorPending, anchor_advance\n"
-            "from chain.client import get_client\n"
+            "from chain.node.client import get_client\n"
+            "from chain.pot.follow import pot_follow\n"
+            "from chain.pot.opening import OpeningPending, opening_advance\n"
+            "from challenges.models import PotOpening\n"
             "for _ in range(10):\n"
             "    try:\n"
-            f"        print(anchor_advance(challenge_id={self.challenge_id})); break\n"
-            "    except AnchorPending:\n"
-            "        get_client().w3.provider.make_request('anvil_mine', ['0x1'])\n",
+            f"        opening_advance(challenge_id={self.challenge_id})\n"
+            "    except OpeningPending:\n"
+            "        pass\n"
+            "    get_client().w3.provider.make_request('anvil_mine', ['0x1'])\n"
+            "    pot_follow()\n"
+            f"    status = PotOpening.objects.get(challenge_id={self.challenge_id}).status\n"
+            "    if status == 'confirmed':\n"
+            "        break\n"
+            "print(status)",
         )
         assert out.split()[-1] == "confirmed", out
+        (self.terms_digest,) = self.sql(
+            "SELECT terms_digest FROM challenges_potstate WHERE challenge_id = %s", self.challenge_id
+        )[0]
 
     def worker(self, name: str, **env: str) -> subprocess.Popen:
         """A Celery worker as the Procfile runs it (production settings, acks_late, prefetch 1), solo
@@ -229,55 +248,35 @@ class Stack:
 
     # --- The chain and the API, as a player's browser and wallet use them --------------------
 
-    def pay(self, stake: str = "2.5", *, challenge_id: int | None = None, wait: bool = True) -> Claim:
-        """Send the stake transfer a player's wallet sends for a guess (anvil mines it at once: one
-        confirmation of the two required) and return the claim that goes with it."""
-        challenge_id = challenge_id or self.challenge_id
-        text = "29.979175, 31.134258"
-        salt = new_salt()
-        commitment = guess_commitment_v1(
-            chain_id=ANVIL_CHAIN_ID, challenge_id=challenge_id, submitter_address=self.player, text=text, salt=salt
-        )
-        data = encode_stake_transfer(
-            treasury=self.treasury,
-            amount_units=int(Decimal(stake) * 10**6),
-            commitment=commitment,
-            challenge_id=challenge_id,
-            timestamp=int(time.time()),
-        )
-        tx_hash = self.w3.eth.send_transaction(
-            {"from": self.player, "to": self.usdc, "data": data, "value": 0, "gas": 200_000}
-        )
-        if wait:
-            assert self.w3.eth.wait_for_transaction_receipt(tx_hash, timeout=30)["status"] == 1
-        tx = "0x" + bytes(tx_hash).hex()
+    def sign(self, stake: str = "2.5", *, player: int = 0) -> Signed:
+        """A stake as the page signs it: the stake nonce over the challenge's terms digest with a
+        commitment (random here: nothing in these tests reveals a guess), the player's
+        ReceiveWithAuthorization to the pot, valid 30 minutes."""
+        account = self.players[player]
+        commitment = secrets.token_hex(32)
+        amount = int(Decimal(stake).scaleb(6))
+        nonce = stake_nonce(
+            chain_id=ANVIL_CHAIN_ID, pot=self.pot, challenge_id=self.challenge_id, terms_digest=self.terms_digest,
+            commitment=commitment, amount=amount,
+        )  # fmt: skip
+        valid_before = int(time.time()) + 1800
+        domain = TokenDomain("Test USD Coin", "2", ANVIL_CHAIN_ID, self.usdc)
+        digest = ReceiveAuthorization(account.address, self.pot, amount, 0, valid_before, nonce).digest(domain)
+        signed = Account.unsafe_sign_hash(digest, account.key)
+        signature = "0x" + signed.r.to_bytes(32, "big").hex() + signed.s.to_bytes(32, "big").hex() + f"{signed.v:02x}"
         body = {
-            "challengeId": challenge_id,
-            "submissionText": text,
+            "challengeId": self.challenge_id,
+            "submitterAddress": account.address,
             "submissionStake": stake,
-            "transactionHash": tx,
-            "submitterAddress": self.player,
-            "submissionSalt": salt,
+            "commitment": commitment,
+            "authorization": {"validAfter": 0, "validBefore": valid_before, "signature": signature},
         }
-        return Claim(tx, body, Decimal(stake))
-
-    def pay_in_one_block(self, *stakes: str) -> list[Claim]:
-        """Several payments mined together in one new block (automine off meanwhile), so that all of
-        them are exactly one confirmation deep: pending until the next block."""
-        self.w3.provider.make_request("evm_setAutomine", [False])
-        try:
-            claims = [self.pay(stake, wait=False) for stake in stakes]
-            self.mine(1)
-        finally:
-            self.w3.provider.make_request("evm_setAutomine", [True])
-        for claim in claims:
-            assert self.w3.eth.wait_for_transaction_receipt(claim.tx_hash, timeout=30)["status"] == 1
-        return claims
+        return Signed(commitment, body, Decimal(stake))
 
     def mine(self, blocks: int = 1) -> None:
         self.w3.provider.make_request("anvil_mine", [hex(blocks)])
 
-    def post(self, claim: Claim) -> requests.Response:
+    def post(self, signed: Signed) -> requests.Response:
         https = {"X-Forwarded-Proto": "https"}
         page = requests.get(self.url + "/", headers=https, timeout=30)
         assert page.status_code == 200, page.status_code
@@ -289,11 +288,11 @@ class Stack:
             "Referer": self.url.replace("http://", "https://") + "/",
             "Content-Type": "application/json",
         }
-        return requests.post(self.url + "/api/responses", data=json.dumps(claim.body), headers=headers, timeout=30)
+        return requests.post(self.url + "/api/responses", data=json.dumps(signed.body), headers=headers, timeout=30)
 
-    def send_verify(self, response_id: int) -> None:
-        """What the POST's on-commit hook sends: one verify_response message on the broker."""
-        Celery(broker=self.redis.url, set_as_current=False).send_task("chain.verify_response", args=[response_id])
+    def send_relay(self) -> None:
+        """What the POST's on-commit hook sends: one relay_send message on the broker."""
+        Celery(broker=self.redis.url, set_as_current=False).send_task("chain.relay_send", queue="relay")
 
     # --- The private database, read with plain SQL --------------------------------------------
 
@@ -301,32 +300,63 @@ class Stack:
         with psycopg.connect(self.pg.url("geopoem"), autocommit=True, connect_timeout=5) as conn:
             return conn.execute(query, params).fetchall()
 
-    def statuses(self, claims: list[Claim]) -> dict[str, str]:
+    def relay_statuses(self, stakes: list[Signed]) -> dict[str, str]:
+        """The relay status of each signed stake the site stored, by commitment."""
         rows = self.sql(
-            "SELECT transaction_hash, status FROM responses_response WHERE transaction_hash = ANY(%s)",
-            [c.tx_hash for c in claims],
+            "SELECT commitment, relay_status FROM responses_signedstake WHERE commitment = ANY(%s)",
+            [s.commitment for s in stakes],
         )
         return dict(rows)
 
-    def pot(self) -> tuple[Decimal, int]:
-        query = "SELECT staked_sum, response_count FROM challenges_challenge WHERE id = %s"
+    def in_pot(self, stakes: list[Signed]) -> dict[str, int]:
+        """How many Staked events of the pot the follower holds for each commitment (0: none)."""
+        rows = self.sql(
+            "SELECT commitment, count(*) FROM responses_stake WHERE commitment = ANY(%s) GROUP BY commitment",
+            [s.commitment for s in stakes],
+        )
+        return {s.commitment: dict(rows).get(s.commitment, 0) for s in stakes}
+
+    def pot_state(self) -> tuple[Decimal, int]:
+        """The confirmed pot as the site shows it: staked units and stake count."""
+        query = "SELECT staked_units, stake_count FROM challenges_potstate WHERE challenge_id = %s"
         (row,) = self.sql(query, self.challenge_id)
         return row
 
-    def payments(self, claims: list[Claim]) -> int:
-        (row,) = self.sql(
-            "SELECT count(*) FROM chain_payment WHERE transaction_hash = ANY(%s)", [c.tx_hash for c in claims]
-        )
-        return row[0]
+    def on_chain(self) -> tuple[int, int]:
+        """The pot's own stateOf(challenge): stake count and pot, read from the node."""
+        pot = self.w3.eth.contract(address=self.pot, abi=_POT_ABI)
+        state = pot.functions.stateOf(self.challenge_id).call()
+        return state[0], state[1]
 
-    def wait_decided(self, claims: list[Claim], *, within: float = 45.0) -> dict[str, str]:
+    def wait_in_pot(self, stakes: list[Signed], *, within: float = 45.0) -> None:
+        """Until the follower holds every stake in the pot, each once, confirmed (blocks are mined
+        meanwhile: anvil mines only on a transaction)."""
         deadline = time.monotonic() + within
         while time.monotonic() < deadline:
-            states = self.statuses(claims)
-            if len(states) == len(claims) and "pending" not in states.values():
-                return states
-            time.sleep(0.2)
-        raise AssertionError(f"still pending after {within} s: {self.statuses(claims)}\n{self.tail()}")
+            counts = self.in_pot(stakes)
+            confirmed = self.sql(
+                "SELECT count(*) FROM responses_stake s, challenges_chainclock c "
+                "WHERE s.commitment = ANY(%s) AND s.block_number <= c.confirmed_block",
+                [s.commitment for s in stakes],
+            )[0][0]
+            if all(n == 1 for n in counts.values()) and confirmed == len(stakes):
+                return
+            assert all(n <= 1 for n in counts.values()), counts
+            self.mine(1)
+            time.sleep(0.3)
+        raise AssertionError(
+            f"not all in the pot after {within} s: {self.in_pot(stakes)}, relay {self.relay_statuses(stakes)}\n"
+            + self.tail()
+        )
+
+
+def _pot_abi() -> list:
+    from chain.node.contracts import load_artifact
+
+    return load_artifact("GeopoemPot")["abi"]
+
+
+_POT_ABI = _pot_abi()
 
 
 def unique_hex() -> str:

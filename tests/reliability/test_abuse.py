@@ -1,9 +1,12 @@
 """Abuse, against the real server: gunicorn with the production settings, 2 worker processes,
 Redis as the shared cache (so the throttle holds across workers), PostgreSQL.
 
-In-process versions of some of these live beside the code (responses/tests, challenges/tests);
+In-process versions of some of these live beside the code (tests/test_bodies.py, challenges/tests);
 these prove the same promises hold in the deployed shape, where a mistake in middleware order,
-proxy headers, cookie flags or a per-process cache would break them."""
+proxy headers, cookie flags or a per-process cache would break them. No node answers this server
+(procs.production_env), so a well-formed signed stake gets as far as the chain's check of its
+signature and answers 503 there: what these tests need is that it got past the throttle, CSRF and
+the body's rules."""
 
 import logging
 import secrets
@@ -16,13 +19,14 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 
 from config.log_redaction import MASK, RedactingFormatter
-from responses.models import Response
+from responses.models import SignedStake
 
 from .conftest import REDIS_DB_URL
 
 pytestmark = [pytest.mark.integration, pytest.mark.postgresql]
 
 ADDRESS = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"
+PAST_THE_BODY = 503  # the chain's check, where no node answers (the module's docstring)
 
 
 class Browser:
@@ -47,19 +51,19 @@ class Browser:
             **extra,
         }
 
-    def claim(self, challenge_id: int, **overrides) -> dict:
+    def stake(self, challenge_id: int, **overrides) -> dict:
+        """A signed stake's body (docs/protocol.md 3.1), well-formed."""
         data = {
             "challengeId": challenge_id,
-            "submissionText": "29.979175, 31.134258",
-            "submissionStake": "2.50",
-            "transactionHash": "0x" + secrets.token_hex(32),
             "submitterAddress": ADDRESS,
-            "submissionSalt": secrets.token_hex(32),
+            "submissionStake": "2.50",
+            "commitment": secrets.token_hex(32),
+            "authorization": {"validAfter": 0, "validBefore": 1_900_000_000, "signature": "0x" + secrets.token_hex(65)},
         }
         data.update(overrides)
         return data
 
-    def post_claim(self, data: dict, **headers: str) -> requests.Response:
+    def post_stake(self, data: dict, **headers: str) -> requests.Response:
         return requests.post(self.url + "/api/responses", json=data, headers=self.headers(**headers), timeout=10)
 
 
@@ -69,25 +73,32 @@ def open_challenge(transactional_db, make_challenge):
     return make_challenge(title="Abuse")
 
 
-def test_claims_are_throttled_across_workers(production_server, open_challenge):
+def test_stakes_are_throttled_across_workers(production_server, open_challenge):
     browser = Browser(production_server.url)
     rate = int(settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["response_create"].split("/")[0])
-    codes = [browser.post_claim(browser.claim(open_challenge.pk)).status_code for _ in range(rate + 3)]
+    codes = [browser.post_stake(browser.stake(open_challenge.pk)).status_code for _ in range(rate + 3)]
     # Two gunicorn workers answer these; the count lives in Redis, so the limit is per client, not per worker.
-    assert codes == [201] * rate + [429] * 3
-    assert Response.objects.count() == rate
-    last = browser.post_claim(browser.claim(open_challenge.pk))
+    assert codes == [PAST_THE_BODY] * rate + [429] * 3
+    last = browser.post_stake(browser.stake(open_challenge.pk))
     assert last.json() == {
         "message": "Too many submissions from this client; please wait a minute and try again.",
         "errors": {},
     }
+    # The guesses' POST counts in the same scope: a client throttled on stakes is throttled there too.
+    guess = {"challengeId": open_challenge.pk, "submitterAddress": ADDRESS, "commitment": "ab" * 32,
+             "submissionText": "1, 1", "submissionSalt": "cd" * 32}  # fmt: skip
+    answer = requests.post(
+        production_server.url + "/api/responses/guess", json=guess, headers=browser.headers(), timeout=10
+    )
+    assert answer.status_code == 429
+    assert not SignedStake.objects.exists()
 
 
 def test_a_cross_site_html_form_post_is_refused(production_server, open_challenge):
     """The attacker's page can submit a form to us with the victim's cookies, but cannot read the
     CSRF cookie, and its Origin is its own."""
     browser = Browser(production_server.url)
-    form = {k: str(v) for k, v in browser.claim(open_challenge.pk).items()}
+    form = {k: str(v) for k, v in browser.stake(open_challenge.pk).items()}
     answer = requests.post(
         production_server.url + "/api/responses",
         data=form,
@@ -101,7 +112,7 @@ def test_a_cross_site_html_form_post_is_refused(production_server, open_challeng
     )
     assert answer.status_code == 403
     assert answer.json()["message"].startswith("CSRF check failed")
-    assert not Response.objects.exists()
+    assert not SignedStake.objects.exists()
 
 
 def test_a_text_plain_post_is_refused(production_server, open_challenge):
@@ -110,7 +121,7 @@ def test_a_text_plain_post_is_refused(production_server, open_challenge):
     browser = Browser(production_server.url)
     import json
 
-    body = json.dumps(browser.claim(open_challenge.pk))
+    body = json.dumps(browser.stake(open_challenge.pk))
     cross_site = requests.post(
         production_server.url + "/api/responses",
         data=body,
@@ -126,32 +137,32 @@ def test_a_text_plain_post_is_refused(production_server, open_challenge):
     )
     assert same_site.status_code == 415
     assert set(same_site.json()) == {"message", "errors"}
-    assert not Response.objects.exists()
+    assert not SignedStake.objects.exists()
 
 
 def test_a_right_token_from_a_foreign_origin_is_refused(production_server, open_challenge):
     browser = Browser(production_server.url)
-    answer = browser.post_claim(browser.claim(open_challenge.pk), Origin="https://evil.example")
+    answer = browser.post_stake(browser.stake(open_challenge.pk), Origin="https://evil.example")
     assert answer.status_code == 403
-    assert not Response.objects.exists()
+    assert not SignedStake.objects.exists()
 
 
 def test_request_bodies_are_bounded(production_server, open_challenge):
     browser = Browser(production_server.url)
-    big = browser.claim(open_challenge.pk, submissionText="1, 1" + " " * (1024 * 1024))
-    answer = browser.post_claim(big)
+    big = browser.stake(open_challenge.pk, submissionStake="1" + " " * (1024 * 1024))
+    answer = browser.post_stake(big)
     assert answer.status_code == 413
     assert answer.json()["message"] == "The request body is larger than 16 KiB."
 
     def chunks():
         yield b'{"challengeId": 1, '
-        yield b'"submissionText": "1, 1"}'
+        yield b'"submissionStake": "1"}'
 
     chunked = requests.post(
         production_server.url + "/api/responses", data=chunks(), headers=browser.headers(), timeout=10
     )
     assert chunked.status_code == 413  # no Content-Length: the API never needs a streamed body
-    assert not Response.objects.exists()
+    assert not SignedStake.objects.exists()
 
 
 def test_admin_login_is_throttled_on_the_real_server(production_server, transactional_db):
@@ -181,16 +192,23 @@ def test_admin_login_is_throttled_on_the_real_server(production_server, transact
 
 
 def test_the_server_log_holds_no_secret(production_server, open_challenge):
-    """After claims (valid and invalid) and errors, the server's log holds neither the salts
-    posted nor the SECRET_KEY."""
+    """After stakes (well-formed and not) and errors, and a guess posted, the server's log holds
+    neither the signatures, the guess and its salt, nor the SECRET_KEY."""
     browser = Browser(production_server.url)
-    good = browser.claim(open_challenge.pk)
-    bad = browser.claim(open_challenge.pk, submitterAddress="0x123")
-    assert browser.post_claim(good).status_code == 201
-    assert browser.post_claim(bad).status_code == 400
+    good = browser.stake(open_challenge.pk)
+    bad = browser.stake(open_challenge.pk, submitterAddress="0x123")
+    assert browser.post_stake(good).status_code == PAST_THE_BODY
+    assert browser.post_stake(bad).status_code == 400
+    guess = {"challengeId": open_challenge.pk, "submitterAddress": ADDRESS, "commitment": good["commitment"],
+             "submissionText": "12.345678, 98.765432", "submissionSalt": secrets.token_hex(32)}  # fmt: skip
+    answer = requests.post(
+        production_server.url + "/api/responses/guess", json=guess, headers=browser.headers(), timeout=10
+    )
+    assert answer.status_code == 422  # it opens no commitment of this payer
     text = production_server.log.read_text()
     assert "Bad Request: /api/responses" in text  # the log is the server's, and it did log
-    for secret in (good["submissionSalt"], bad["submissionSalt"], production_server.env["SECRET_KEY"]):
+    secrets_posted = [good["authorization"]["signature"][2:66], bad["authorization"]["signature"][2:66]]
+    for secret in (*secrets_posted, guess["submissionSalt"], "12.345678", production_server.env["SECRET_KEY"]):
         assert secret not in text
 
 

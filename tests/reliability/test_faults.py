@@ -1,13 +1,13 @@
 """Faults under the deployed shape (tests/reliability/stack.py): gunicorn with the production
-settings, a Celery worker and beat, a private PostgreSQL cluster, a private redis-server and anvil,
-all on free loopback ports and stopped by their PIDs. Each test breaks one part for real (a process
-stopped, a server restarted, a node that hangs or answers errors), posts claims through the API
-like the page does, and checks the outcome in the database: every claim decided exactly once, none
-rejected because of the fault, the stake counted once, no claim lost.
+settings, a Celery worker and beat (the follower, the relayer and its watcher), a private PostgreSQL
+cluster, a private redis-server and anvil with the pot, all on free loopback ports and stopped by
+their PIDs. Each test breaks one part for real (a process stopped, a server restarted, a node that is
+down), posts signed stakes through the API like the page does, and checks the outcome in the
+database and on the chain: every stake in the pot exactly once, none lost, none sent twice.
 
-Related tests elsewhere (not repeated here): chain/tests/test_verify.py
-::test_two_concurrent_verifications_count_the_stake_once (two threads racing payment_verify at a
-barrier) and chain/tests/test_verify.py::test_verifying_twice_counts_the_stake_once."""
+Related tests elsewhere (not repeated here): chain/tests/test_pot_follow.py (nodes that hang or answer
+errors before the working one: the follower fails over, and reads nothing as "gone" when none answers)
+and chain/tests/test_relayer_send.py (two senders at a barrier share one nonce sequence)."""
 
 from __future__ import annotations
 
@@ -15,20 +15,13 @@ import socket
 import threading
 import time
 from contextlib import ExitStack
-from decimal import Decimal
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 import requests
 
-from chain.client import ChainClient, ChainUnavailable
-from chain.verification import Outcome, payment_verify
 from devtools import processes
-from devtools.anchors import record_confirmed_anchor
-from responses.models import ResponseStatus
-from responses.services import response_create
 
-from .stack import ANVIL_CHAIN_ID, Stack
+from .stack import Stack
 
 pytestmark = [
     pytest.mark.integration,
@@ -53,47 +46,60 @@ def stack(production_server, tmp_path_factory):
         yield deploy
 
 
-def post_all(stack: Stack, claims) -> list[int]:
-    ids = []
-    for claim in claims:
-        answer = stack.post(claim)
-        assert answer.status_code == 201, (answer.status_code, answer.text[:500])
-        assert answer.json()["status"] == "pending"
-        ids.append(answer.json()["id"])
-    return ids
+def post_all(stack: Stack, stakes, *, allowed=(201,), again: bool = True) -> dict[str, int]:
+    """Each stake's POST status, by commitment; each must be one of `allowed`. A 503 (the token's
+    domain not known and no node answered: "may pass") is posted again after a second, as the page
+    does, unless `again` is off."""
+    codes = {}
+    for signed in stakes:
+        for _ in range(10):
+            answer = stack.post(signed)
+            if answer.status_code != 503 or not again:
+                break
+            time.sleep(1)
+        assert answer.status_code in allowed, (answer.status_code, answer.text[:500])
+        codes[signed.commitment] = answer.status_code
+    return codes
 
 
-def assert_confirmed_once(stack: Stack, claims, pot_before) -> None:
-    states = stack.wait_decided(claims)
-    assert set(states.values()) == {"confirmed"}, states
-    staked, count = stack.pot()
-    assert staked - pot_before[0] == sum(c.stake for c in claims)
-    assert count - pot_before[1] == len(claims)
-    assert stack.payments(claims) == len(claims)
+def assert_in_pot_once(stack: Stack, stakes, before) -> None:
+    """Every stake in the pot once, confirmed, the site's pot and the contract's moved by exactly them."""
+    stack.wait_in_pot(stakes)
+    units, count = stack.pot_state()
+    assert units - before[0] == sum(int(s.stake * 10**6) for s in stakes)
+    assert count - before[1] == len(stakes)
+    chain_count, chain_pot = stack.on_chain()
+    assert (chain_count, chain_pot) == (count, units), "the site shows the pot's own count and sum"
 
 
 # --- The RPC node --------------------------------------------------------------------------------
 
 
-def test_rpc_node_unreachable_then_back_claims_wait_and_confirm(stack):
-    pot = stack.pot()
-    claims = [stack.pay("1.5"), stack.pay("2")]
-    stack.mine(1)  # deep enough: only the missing node stands between the claims and confirmation
+def test_rpc_node_unreachable_then_back_stakes_wait_and_reach_the_pot(stack):
+    """The node goes away while stakes arrive: a web process that knows the token's domain stores
+    each stake (its simulation finds no node: the relayer checks again before it spends gas); one
+    that has not read it yet answers 503, and the page posts again. The relayer's sends wait; once
+    the node is back every stake reaches the pot once."""
+    warm = [stack.sign("1")]
+    post_all(stack, warm)  # a web process has read the domain
+    stack.wait_in_pot(warm)
+    before = stack.pot_state()
+    stakes = [stack.sign("1.5"), stack.sign("2", player=1)]
     stack.anvil.stop()
     try:
         with socket.socket() as s:
             assert s.connect_ex(("127.0.0.1", stack.anvil.port)) != 0, "the node still answers"
-        post_all(stack, claims)
-        # The worker tries, finds no node, and keeps the claims pending (retry with backoff, sweeper).
+        codes = post_all(stack, stakes, allowed=(201, 503), again=False)
+        # The relayer tries, finds no node, and keeps the stakes queued (its watcher's sweep queues it again).
         deadline = time.monotonic() + 30
         while "no RPC node answered" not in stack.tail(20000):
             assert time.monotonic() < deadline, stack.tail()
             time.sleep(0.2)
-        time.sleep(2)
-        assert set(stack.statuses(claims).values()) == {"pending"}
+        assert set(stack.relay_statuses(stakes).values()) <= {"queued"}
     finally:
         stack.anvil.start()  # the same chain (state dumped on SIGTERM, loaded on start)
-    assert_confirmed_once(stack, claims, pot)
+    post_all(stack, [s for s in stakes if codes[s.commitment] == 503])  # the page posts again
+    assert_in_pot_once(stack, stakes, before)
     FAULTS_SURVIVED.append("RPC node unreachable, then back")
 
 
@@ -128,235 +134,117 @@ class SilentServer:
             conn.close()
 
 
-def _answering(status: int, body: bytes) -> ThreadingHTTPServer:
-    """An HTTP server that answers every POST with `status` and `body`: a node that errs."""
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            self.rfile.read(int(self.headers.get("Content-Length", 0)))
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-            self.server.hits += 1
-
-        def log_message(self, *args) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.hits = 0
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server
-
-
-@pytest.fixture
-def bad_nodes():
-    """Four RPC URLs that do not work, each in its own way, on real loopback sockets."""
-    hang = SilentServer()
-    servers = {
-        "http_503": _answering(503, b'{"message": "upstream unavailable"}'),
-        "rpc_error": _answering(
-            200, b'{"jsonrpc": "2.0", "id": 0, "error": {"code": -32603, "message": "internal error"}}'
-        ),
-        "garbage": _answering(200, b"<html>not json</html>"),
-    }
-    urls = [hang.url] + [f"http://127.0.0.1:{s.server_address[1]}" for s in servers.values()]
-    try:
-        yield hang, servers, urls
-    finally:
-        hang.close()
-        for server in servers.values():
-            server.shutdown()
-            server.server_close()
-
-
-@pytest.fixture
-def anvil_settings(stack, settings):
-    settings.CHAIN_ID = ANVIL_CHAIN_ID
-    settings.USDC_ADDRESS = stack.usdc
-    settings.TREASURY_ADDRESS = stack.treasury
-    settings.CHAIN_CONFIRMATIONS = "2"
-    return settings
-
-
-def _claim_here(stack, make_challenge, stake: str):
-    """A paid claim stored in this process's test database (the stack's anvil holds the payment)."""
-    # Anchored at the stack's head, as the worker would record it: a made-up anchor block above the
-    # chain's height would reject the stake as `early` whenever this test runs on a young chain.
-    challenge = make_challenge(title="Failover", anchored=False)
-    record_confirmed_anchor(challenge, block_number=ChainClient([stack.anvil.url], timeout=10.0).block_number())
-    claim = stack.pay(stake, challenge_id=challenge.pk)
-    stack.mine(1)
-    body = claim.body
-    response = response_create(
-        challenge_id=challenge.pk,
-        submission_text=body["submissionText"],
-        submission_stake=claim.stake,
-        transaction_hash=claim.tx_hash,
-        submitter_address=body["submitterAddress"],
-        submission_salt=body["submissionSalt"],
-    ).response
-    return challenge, response
-
-
-def test_rpc_nodes_that_hang_or_answer_errors_are_timed_out_and_skipped_for_the_next_url(
-    stack, bad_nodes, anvil_settings, make_challenge
-):
-    """CHAIN_RPC_URLS lists a node that hangs, one that answers HTTP 503, one that answers a JSON-RPC
-    error and one that answers garbage, then the working node. A verification reads all its answers
-    from one node (chain/client.py, on_one_node): its pass waits out the hanging node's timeout once
-    (1 s, never longer), skips each erring node once and is answered entirely by the last. The claim
-    confirms; its stake is counted once."""
-    hang, servers, urls = bad_nodes
-    challenge, response = _claim_here(stack, make_challenge, "3")
-    client = ChainClient([*urls, stack.anvil.url], timeout=1.0)
-    started = time.monotonic()
-    outcome = payment_verify(response_id=response.pk, client=client)
-    took = time.monotonic() - started
-    assert outcome == Outcome(status=ResponseStatus.CONFIRMED, changed=True)
-    calls = hang.accepted  # one connection per RPC call: the pass's first call only, then it moved on
-    assert calls == 1
-    assert all(server.hits == 1 for server in servers.values())
-    assert calls * 1.0 <= took < calls * 1.0 + 10, took  # each hung call cut at the timeout
-    challenge.refresh_from_db()
-    assert (challenge.staked_sum, challenge.response_count) == (Decimal("3"), 1)
-    print(f"\nfailover: {calls} RPC calls through 4 bad nodes (1 s timeout) confirmed the claim in {took:.1f} s")
-    FAULTS_SURVIVED.append("RPC nodes that hang or answer errors (timeouts, failover)")
-
-
-def test_with_only_bad_nodes_the_claim_waits_and_is_never_rejected(stack, bad_nodes, anvil_settings, make_challenge):
-    """No URL answers: the verification says "try later" (ChainUnavailable, which the task retries)
-    and the claim stays pending, never rejected for the node's fault."""
-    _hang, _servers, urls = bad_nodes
-    _challenge, response = _claim_here(stack, make_challenge, "2")
-    with pytest.raises(ChainUnavailable, match="no RPC node answered"):
-        payment_verify(response_id=response.pk, client=ChainClient(urls, timeout=1.0))
-    response.refresh_from_db()
-    assert (response.status, response.rejection_code) == (ResponseStatus.PENDING, "")
-
-
 # --- PostgreSQL --------------------------------------------------------------------------------
 
 
 def test_postgres_restarted_under_a_running_worker(stack):
-    """Claims wait for depth (the worker re-checks them every second) while PostgreSQL is stopped
-    and started again under the worker: the worker stays up, and every claim confirms once."""
-    pot = stack.pot()
-    claims = stack.pay_in_one_block("5", "6")  # one confirmation of two: pending, re-checked
-    post_all(stack, claims)
+    """PostgreSQL is stopped and started again under the worker while its beat follows the pot and
+    its relayer sends: the worker stays up, and the stakes posted before and after reach the pot once."""
+    before = stack.pot_state()
+    stakes = [stack.sign("5"), stack.sign("6", player=1)]
+    post_all(stack, stakes)
     worker = stack.workers["main"]
-    before = {tx: updated for tx, updated in stack.sql(
-        "SELECT transaction_hash, updated_at FROM responses_response WHERE transaction_hash = ANY(%s)",
-        [c.tx_hash for c in claims])}  # fmt: skip
-    deadline = time.monotonic() + 20
-    while True:  # the worker has looked at both (touched: not deep enough) before the restart
-        now = dict(stack.sql(
-            "SELECT transaction_hash, updated_at FROM responses_response WHERE transaction_hash = ANY(%s)",
-            [c.tx_hash for c in claims]))  # fmt: skip
-        if all(now[tx] != before[tx] for tx in before):
-            break
-        assert time.monotonic() < deadline, stack.tail()
-        time.sleep(0.1)
     log = stack.workdir / "worker-main.log"
     seen = len(log.read_text())
     stack.pg.stop()  # -m fast: the worker's connection is cut
-    time.sleep(3)  # retries and sweeps fail against the stopped server meanwhile
+    time.sleep(3)  # the follower's rounds and the relayer's watch fail against the stopped server meanwhile
     stack.pg.start()
     assert worker.poll() is None, stack.tail()
-    # The worker's tasks really hit the stopped database (those messages are gone: only the sweeper
-    # can bring their claims back).
+    # The worker's tasks really hit the stopped database.
     assert "OperationalError" in log.read_text()[seen:], stack.tail()
-    stack.mine(1)  # now deep enough
-    assert_confirmed_once(stack, claims, pot)
+    assert_in_pot_once(stack, stakes, before)
     assert worker.poll() is None  # the same worker process did it
-    # And the restarted database serves new claims as before.
-    later = [stack.pay("7")]
-    stack.mine(1)
-    pot = stack.pot()
+    # And the restarted database serves new stakes as before.
+    later = [stack.sign("7", player=2)]
+    before = stack.pot_state()
     post_all(stack, later)
-    assert_confirmed_once(stack, later, pot)
+    assert_in_pot_once(stack, later, before)
     FAULTS_SURVIVED.append("PostgreSQL restarted under a running worker")
 
 
 # --- Redis (cache and broker) ----------------------------------------------------------------
 
 
-def test_redis_stopped_while_claims_arrive(stack):
-    """Redis is the cache (the claim throttle, the public answers) and the broker. With it stopped,
-    POSTs still answer 201 and store the claim, and the active challenge still loads; once it is
-    back (empty: the messages are gone), the sweeper on beat re-queues the stored claims and the
-    worker confirms them."""
-    pot = stack.pot()
-    claims = [stack.pay("1"), stack.pay("1.25"), stack.pay("8")]
-    stack.mine(1)
+def test_redis_stopped_while_stakes_arrive(stack):
+    """Redis is the cache (the stake throttle, the public answers) and the broker. With it stopped,
+    POSTs still answer 201 and store the stake, and the active challenge still loads; once it is back
+    (empty: the sender's messages are gone), the relayer's watcher on beat queues the sender again for
+    the calls left queued, and every stake reaches the pot once."""
+    before = stack.pot_state()
+    stakes = [stack.sign("1"), stack.sign("1.25", player=1), stack.sign("8", player=2)]
     stack.redis.stop()
     try:
         with socket.socket() as s:
             assert s.connect_ex(("127.0.0.1", stack.redis.port)) != 0, "redis still answers"
         started = time.monotonic()
-        post_all(stack, claims)
+        post_all(stack, stakes)
         took = time.monotonic() - started
-        assert set(stack.statuses(claims).values()) == {"pending"}
+        assert set(stack.relay_statuses(stakes).values()) == {"queued"}
         # The page's reads still answer, from the database (the public cache is skipped).
         active = requests.get(stack.url + "/api/challenges/active", headers={"X-Forwarded-Proto": "https"}, timeout=30)
         assert active.status_code == 200 and active.json()["id"] == stack.challenge_id, active.text[:300]
     finally:
         stack.redis.start()
-    print(f"\nredis down: {len(claims)} POSTs answered 201 in {took:.1f} s")
-    assert_confirmed_once(stack, claims, pot)
-    FAULTS_SURVIVED.append("Redis stopped while claims arrive")
+    print(f"\nredis down: {len(stakes)} POSTs answered 201 in {took:.1f} s")
+    assert_in_pot_once(stack, stakes, before)
+    FAULTS_SURVIVED.append("Redis stopped while stakes arrive")
 
 
-def test_a_redis_that_hangs_does_not_hang_the_claims(stack):
+def test_a_redis_that_hangs_does_not_hang_the_stakes(stack):
     """Redis accepts connections but never answers. Every Redis socket has a timeout (settings), so
-    each POST still answers 201 well within gunicorn's 30 s worker timeout and stores the claim;
-    once Redis answers again the sweeper re-queues the claims and the worker confirms them."""
-    pot = stack.pot()
-    claims = [stack.pay("1.5"), stack.pay("2")]
-    stack.mine(1)
+    each POST still answers 201 well within gunicorn's 30 s worker timeout and stores the stake; once
+    Redis answers again the relayer's watcher queues the sender for them and they reach the pot."""
+    before = stack.pot_state()
+    stakes = [stack.sign("1.5"), stack.sign("2", player=1)]
     stack.redis.stop()
     silent = SilentServer(stack.redis.port)
     try:
         took = []
-        for claim in claims:
+        for signed in stakes:
             started = time.monotonic()
-            post_all(stack, [claim])
+            post_all(stack, [signed])
             took.append(time.monotonic() - started)
-        assert set(stack.statuses(claims).values()) == {"pending"}
+        assert set(stack.relay_statuses(stakes).values()) == {"queued"}
         assert max(took) < 20, took
     finally:
         silent.close()
         stack.redis.start()
     print(f"\nredis hung: POSTs answered 201 in {', '.join(f'{t:.1f}' for t in took)} s")
-    assert_confirmed_once(stack, claims, pot)
-    FAULTS_SURVIVED.append("Redis hung (accepts, never answers) while claims arrive")
+    assert_in_pot_once(stack, stakes, before)
+    FAULTS_SURVIVED.append("Redis hung (accepts, never answers) while stakes arrive")
 
 
 # --- Two workers -----------------------------------------------------------------------------
 
 
-def test_two_workers_verifying_the_same_claims_at_once_count_each_stake_once(stack):
-    """A second worker process; every claim's verification queued three times (the POST's own and
-    two more, as a sweeper and a retry would), so both workers verify the same claims when the block
-    that makes them deep enough arrives."""
+def test_two_workers_sending_the_same_calls_at_once_send_each_stake_once(stack):
+    """A second worker process; the sender queued three times for every stake (the POST's own and two
+    more, as the watcher's sweep would), so both workers' senders run over the same queue. The
+    relayer's account row is the lock: each stake goes out once, under consecutive nonces."""
     stack.worker("second")
     try:
-        pot = stack.pot()
-        claims = stack.pay_in_one_block("1", "2", "3", "4", "5", "6")
-        ids = post_all(stack, claims)  # not deep enough yet: both workers keep re-checking them
-        for response_id in ids:
-            stack.send_verify(response_id)
-            stack.send_verify(response_id)
-        time.sleep(1)
-        stack.mine(1)
-        assert_confirmed_once(stack, claims, pot)
+        before = stack.pot_state()
+        nonces_before = stack.sql("SELECT count(*) FROM chain_relaytransaction")[0][0]
+        stakes = [stack.sign(str(n), player=n % 4) for n in range(1, 7)]
+        post_all(stack, stakes)
+        for _ in stakes:
+            stack.send_relay()
+            stack.send_relay()
+        assert_in_pot_once(stack, stakes, before)
+        rows = stack.sql(
+            "SELECT t.nonce, c.key FROM chain_relaytransaction t JOIN chain_potcall c ON c.id = t.call_id "
+            "WHERE c.kind = 'stake' ORDER BY t.nonce"
+        )[nonces_before:]
+        keys = [key for _, key in rows]
+        assert len(keys) == len(set(keys)) == len(stakes), rows  # one transaction per stake
+        nonces = [nonce for nonce, _ in rows]
+        assert nonces == list(range(nonces[0], nonces[0] + len(nonces))), nonces
         logs = {name: (stack.workdir / f"worker-{name}.log").read_text() for name in ("main", "second")}
         for name, text in logs.items():
-            assert "chain.verify_response" in text and "succeeded" in text, f"worker {name} verified nothing"
+            assert "chain.relay_send" in text and "succeeded" in text, f"worker {name} ran no sender"
     finally:
         processes.stop(stack.workers.pop("second"))
-    FAULTS_SURVIVED.append("two workers verifying the same claims at once")
+    FAULTS_SURVIVED.append("two workers sending the same calls at once")
 
 
 # --- /healthz ----------------------------------------------------------------------------------

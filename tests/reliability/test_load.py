@@ -1,8 +1,8 @@
 """The short load run CI keeps (the long one is `make load`, load/run.py): gunicorn with the
 production settings (4 worker processes, PostgreSQL, Redis DB 7 as cache and broker), warmed up, then
-under locust's mix of page and API reads and claim POSTs for 8 seconds. No answer may be a 5xx or missing, and
-every claim answered 201 must be exactly one row in the database (identical re-posts answer 200 and
-add none)."""
+under locust's mix of page and API reads and signed stakes' POSTs for 8 seconds, each checked on an
+anvil node (load/harness.py). No answer may be a 5xx or missing, and every stake answered 201 must be
+exactly one row in the database (identical re-posts answer 200 and add none)."""
 
 import pytest
 
@@ -34,11 +34,11 @@ def test_a_short_load_run_answers_no_5xx_and_every_201_is_exactly_one_row(
     LOAD_FIGURES.append(figures)
     print(figures.report())
     # No throughput floor: the machine is shared and the figure varies with what else runs; the
-    # run must only have really posted claims (each player opens the page first, then the mix).
+    # run must only have really posted stakes (each player opens the page first, then the mix).
     assert figures.requests > LOAD_USERS and figures.created, figures.report()
     assert figures.server_errors == 0, figures.report()
     assert figures.no_answer == 0, figures.report()
     assert figures.reconciled, figures.report()
     assert figures.rows == len(figures.created) + len(figures.warmup)
-    # Claims stay pending without a chain: nothing may have been counted into the pot.
+    # No relayer: no stake reached the pot, so nothing may have been counted into it.
     assert (figures.staked_sum, figures.response_count) == ("0.000000", 0)
