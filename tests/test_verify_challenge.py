@@ -270,12 +270,15 @@ def test_the_page_pins_the_same_pots():
     source = (Path(__file__).resolve().parents[1] / "frontend" / "src" / "config.ts").read_text()
     table = source[source.index("export const PINNED_POTS") :]
     table = table[: table.index("};")]
-    page = {
-        int(chain): (address, int(block))
-        for chain, address, block in re.findall(
-            r'(\d+): \{ address: "(0x[0-9a-fA-F]{40})", deployBlock: (\d+) \}', table
-        )
-    }
+    pot = r'\{ address: "(0x[0-9a-fA-F]{40})", deployBlock: (\d+) \}'
+    # An entry is written in place or names a constant of the same file (LOCAL_POT).
+    named = dict(
+        (name, (address, int(block)))
+        for name, address, block in re.findall(rf"export const (\w+): PinnedPot = {pot}", source)
+    )
+    page = {int(chain): (address, int(block)) for chain, address, block in re.findall(rf"(\d+): {pot}", table)}
+    page |= {int(chain): named[name] for chain, name in re.findall(r"(\d+): (\w+),", table)}
+    assert page, "no pin read from frontend/src/config.ts"
     assert page == v.PINNED_POTS
     protocol = (Path(__file__).resolve().parents[1] / "docs" / "protocol.md").read_text()
     for chain_id, (address, block) in v.PINNED_POTS.items():
