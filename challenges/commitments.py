@@ -1,11 +1,11 @@
 """Salted SHA-256 commitments (docs/protocol.md section 1). The salt keeps a 6-decimal coordinate from
-being brute-forced off a public chain; the bound chain, challenge and sender stop a commitment
-from being replayed elsewhere. After resolution anyone can recompute both.
+being brute-forced off a public chain; the bound chain, pot, challenge and payer stop a commitment
+from being replayed elsewhere or by someone else. After the reveal anyone can recompute both.
 
-Version 2 (guess_commitment, solution_commitment) is what the pot recomputes from a reveal
-(contracts/GeopoemPot.sol, guessCommitment and solutionCommitment): sha256 of ABI-encoded integers,
-not of the decimal text, because the contract cannot parse text cheaply but can encode integers. The
-v1 text commitments stay for the callers of the treasury design until those go."""
+They are what the pot recomputes from a reveal (contracts/GeopoemPot.sol, guessCommitment and
+solutionCommitment): sha256 of ABI-encoded integers, not of the decimal text, because the contract
+cannot parse text cheaply but can encode integers. The terms hash is over text: the pot only keeps
+it, and the page recomputes it from what the API serves."""
 
 import hashlib
 import re
@@ -72,16 +72,6 @@ def solution_commitment(*, chain_id: int, pot: str, challenge_id: int, lat_e6: i
         _salt_word(salt),
     )
     return hashlib.sha256(b"".join(words)).hexdigest()
-
-
-def guess_commitment_v1(*, chain_id: int, challenge_id: int, submitter_address: str, text: str, salt: str) -> str:
-    """The treasury design's text commitment; goes with its callers."""
-    return _sha256_hex(f"geopoem:guess:v1|{chain_id}|{challenge_id}|{submitter_address.lower()}|{text}|{salt}")
-
-
-def solution_commitment_v1(*, challenge_id: int, text: str, salt: str) -> str:
-    """The treasury design's text commitment; goes with its callers."""
-    return _sha256_hex(f"geopoem:solution:v1|{challenge_id}|{text}|{salt}")
 
 
 def terms_commitment(*, challenge_id: int, poem_title: str, poem_text: str, instructions_text: str) -> str:

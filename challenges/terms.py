@@ -6,13 +6,16 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from eth_utils import keccak
 
 from .abi import bytes32_word, uint_word
 from .commitments import terms_commitment
-from .models import Challenge
 from .money import token_units
+
+if TYPE_CHECKING:  # the rules stay importable without Django set up (tests/pot_vectors.py)
+    from .models import Challenge
 
 # The pot's constants (contracts/GeopoemPot.sol, contracts/GeoMath.sol).
 MAX_OPEN_SECONDS = 90 * 86_400

@@ -12,7 +12,7 @@ const here = __dirname;
 // and mainnet all run. The older contracts stay on Paris, as their bytecode always was (TestUSDC's
 // header says why it avoids `mcopy`).
 const groups = [
-  { evmVersion: "paris", sources: ["TestUSDC.sol", "TestUSDCProxy.sol", "TestDoubles.sol", "TermsRegistry.sol"] },
+  { evmVersion: "paris", sources: ["TestUSDC.sol", "TestUSDCProxy.sol", "TestDoubles.sol"] },
   { evmVersion: "cancun", sources: ["GeoMath.sol", "GeopoemPot.sol"] },
 ];
 

@@ -11,6 +11,7 @@ from django.conf import settings
 from django.db.models import QuerySet
 
 from challenges.models import Challenge, PotState
+from challenges.scoring import prize_split
 from challenges.selectors import Phase, chain_clock, chain_now, challenge_phase
 
 from .models import Guess, PaymentKind, PotPayment, RelayStatus, SignedStake, Stake
@@ -253,7 +254,7 @@ def challenge_winners(*, challenge: Challenge) -> dict:
         )
 
     pot = int(state.staked_units) if state is not None else 0
-    prize = pot * 40 // 100
+    prize, share = prize_split(pot)
     has_winner = state is not None and state.earliest_seq is not None and context.phase != Phase.ABORTED
     payments = PotPayment.objects.filter(challenge_id=challenge.pk)
     return {
@@ -266,7 +267,7 @@ def challenge_winners(*, challenge: Challenge) -> dict:
         "prizes": {
             "earliest": usdc(prize if has_winner else 0),
             "highest": usdc(prize if has_winner else 0),
-            "share": usdc(pot - 2 * prize if has_winner else 0),
+            "share": usdc(share if has_winner else 0),
         },
         "payments": [
             {

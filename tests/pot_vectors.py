@@ -1,6 +1,7 @@
-"""Writes the "geometry" and "potEncodings" sections of tests/vectors.json from the Python rules
-(challenges/geometry.py, challenges/commitments.py, chain/pot/encoding.py), leaving every other section
-as it is. Run after a change of those rules: `.venv/bin/python -m tests.pot_vectors`.
+"""Writes the "geometry", "potEncodings" and "receiveAuthorizations" sections of tests/vectors.json
+from the Python rules (challenges/geometry.py, challenges/commitments.py, chain/pot/encoding.py) and
+eth_account, leaving the other sections as they are (and removing the treasury design's). Run after a
+change of those rules: `.venv/bin/python -m tests.pot_vectors`.
 
 The values are the Python's; they are pinned to the contract's own answers by
 tests/test_pot_vectors_on_chain.py (GeopoemPot and GeoMath on anvil) and to the TypeScript by
@@ -382,16 +383,107 @@ def pot_encodings(rng: random.Random) -> dict:
     }
 
 
+# anvil's well-known accounts #1 and #2: the vectors' signers (test keys, public by design).
+SIGNER_KEYS = (
+    "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d",
+    "0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdfc02a2",
+)
+# Circle's USDC on Sepolia as its contract names itself, and the local test token behind its proxy.
+TOKEN_DOMAINS = (
+    {"name": "USDC", "version": "2", "chainId": SEPOLIA_CHAIN_ID,
+     "verifyingContract": "0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238"},
+    {"name": "USD Coin", "version": "2", "chainId": ANVIL_CHAIN_ID,
+     "verifyingContract": "0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512"},
+)  # fmt: skip
+
+
+def receive_authorizations(nonces: list[dict]) -> dict:
+    """The EIP-712 typed data a player signs to stake (docs/protocol.md section 2, "What the player
+    signs"), its digest and a signature, made with eth_account: an implementation neither the server
+    (chain/token/authorization.py) nor the page (frontend/src/lib/authorization.ts) shares."""
+    from eth_account import Account
+    from eth_account.messages import _hash_eip191_message, encode_typed_data
+
+    cases = []
+    for domain, key in zip(TOKEN_DOMAINS, SIGNER_KEYS, strict=True):
+        stake = next(n for n in nonces if n["chainId"] == domain["chainId"])
+        message = {
+            "from": Account.from_key(key).address,
+            "to": stake["pot"],
+            "value": int(stake["amount"]),
+            "validAfter": 0,
+            "validBefore": 1_767_227_400,
+            "nonce": "0x" + stake["nonce"],
+        }
+        document = {
+            "types": {
+                "EIP712Domain": [
+                    {"name": "name", "type": "string"},
+                    {"name": "version", "type": "string"},
+                    {"name": "chainId", "type": "uint256"},
+                    {"name": "verifyingContract", "type": "address"},
+                ],
+                "ReceiveWithAuthorization": [
+                    {"name": name, "type": kind}
+                    for name, kind in (
+                        ("from", "address"),
+                        ("to", "address"),
+                        ("value", "uint256"),
+                        ("validAfter", "uint256"),
+                        ("validBefore", "uint256"),
+                        ("nonce", "bytes32"),
+                    )
+                ],  # fmt: skip
+            },
+            "primaryType": "ReceiveWithAuthorization",
+            "domain": domain,
+            "message": message,
+        }
+        signable = encode_typed_data(full_message=document)
+        cases.append(
+            {
+                "domain": domain,
+                "message": message | {"value": str(message["value"])},
+                "domainSeparator": "0x" + bytes(signable.header).hex(),
+                "digest": "0x" + bytes(_hash_eip191_message(signable)).hex(),
+                "signerKey": key,
+                "signature": "0x" + bytes(Account.sign_message(signable, key).signature).hex(),
+            }
+        )
+    return {
+        "_about": (
+            'docs/protocol.md section 2, "What the player signs": EIP-3009\'s ReceiveWithAuthorization from the '
+            "player to the pot, for the stake's amount, with the stake nonce of potEncodings.stakeNonces, under the "
+            "token's EIP-712 domain. `value` is a decimal string; the digest and signature are eth_account's "
+            "(RFC 6979, so the same on every run)."
+        ),
+        "cases": cases,
+    }
+
+
 def build() -> dict:
     rng = random.Random(SEED)
-    return {"geometry": geometry(rng), "potEncodings": pot_encodings(rng)}
+    shapes = geometry(rng)  # first: the seed's draws are taken in this order
+    encodings = pot_encodings(rng)
+    return {
+        "geometry": shapes,
+        "potEncodings": encodings,
+        "receiveAuthorizations": receive_authorizations(encodings["stakeNonces"]),
+    }
+
+
+# The treasury design's sections, gone with it: main() removes them from the file.
+RETIRED = ("guessCommitments", "solutionCommitments", "calldata", "prizeSplits", "distances", "exceptions",
+           "transferAuthorizations")  # fmt: skip
 
 
 def main() -> None:
     vectors = json.loads(VECTORS_PATH.read_text())
+    for name in RETIRED:
+        vectors.pop(name, None)
     vectors.update(build())
     VECTORS_PATH.write_text(json.dumps(vectors, indent=2, ensure_ascii=False) + "\n")
-    print(f"wrote geometry and potEncodings to {VECTORS_PATH}")
+    print(f"wrote geometry, potEncodings and receiveAuthorizations to {VECTORS_PATH}")
 
 
 if __name__ == "__main__":

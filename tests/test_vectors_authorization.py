@@ -2,8 +2,8 @@
 pot), as the server checks it (chain/token/authorization.py): its EIP-712 digest is the one a wallet
 signs (eth_account's typed-data encoder, an implementation the server does not share), the signer
 recovered is the key that signed, and a signature the token's ECRecover refuses (the malleable twin,
-another v) is refused here too. The token's domain separator is the shared vectors' (the page's tests
-read the same file)."""
+another v) is refused here too. The shared vectors' signed stakes (receiveAuthorizations) are checked
+here and by the page's tests."""
 
 from eth_account import Account
 from eth_account.messages import _hash_eip191_message, encode_typed_data
@@ -56,11 +56,26 @@ def typed(domain: TokenDomain, authorization: ReceiveAuthorization) -> dict:
     }
 
 
-def test_the_domain_separators_are_the_vectors(vectors):
-    for case in vectors["transferAuthorizations"]["cases"]:
-        domain = case["domain"]
-        token = TokenDomain(domain["name"], domain["version"], domain["chainId"], domain["verifyingContract"])
-        assert "0x" + token.separator().hex() == case["domainSeparator"]
+def test_the_signed_stakes_of_the_vectors(vectors):
+    """The page's tests read the same cases (frontend/src/lib/authorization.test.ts)."""
+    cases = vectors["receiveAuthorizations"]["cases"]
+    assert len(cases) >= 2
+    for case in cases:
+        d = case["domain"]
+        domain = TokenDomain(d["name"], d["version"], d["chainId"], d["verifyingContract"])
+        message = case["message"]
+        authorization = ReceiveAuthorization(
+            message["from"],
+            message["to"],
+            int(message["value"]),
+            message["validAfter"],
+            message["validBefore"],
+            message["nonce"].removeprefix("0x"),
+        )
+        assert "0x" + domain.separator().hex() == case["domainSeparator"]
+        assert "0x" + authorization.digest(domain).hex() == case["digest"]
+        assert recover_signer(authorization, domain, Signature.parse(case["signature"])) == message["from"]
+        assert Account.from_key(case["signerKey"]).address == message["from"]
 
 
 @settings(max_examples=60, deadline=None)

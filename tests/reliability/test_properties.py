@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from challenges.coordinates import CoordinateError, parse_coordinates, truncate_number
-from challenges.scoring import TOKEN_UNIT, prize_split
+from challenges.scoring import prize_split
 
 digits = st.text(alphabet="0123456789", min_size=1, max_size=12)
 fraction = st.text(alphabet="0123456789", min_size=0, max_size=12)
@@ -93,19 +93,13 @@ def test_truncate_number_is_idempotent(number):
     assert truncate_number(once) == once
 
 
-# Pots from one token unit up to a billion USDC, always whole token units (6 decimals).
-pots = st.integers(min_value=0, max_value=10**15).map(lambda units: Decimal(units) * TOKEN_UNIT)
-
-
+# Pots from nothing up to a billion USDC, in token units.
 @settings(max_examples=1000, deadline=None)
-@given(total=pots)
-def test_prize_shares_never_exceed_the_pot_and_lose_under_a_unit_each(total):
-    split = prize_split(total)
-    shares = [(split.earliest, Decimal("0.40")), (split.highest, Decimal("0.40")), (split.operations, Decimal("0.20"))]
-    for share, fraction in shares:
-        exact = total * fraction
-        # Rounded down to whole token units: never more than the exact share, less than a unit short.
-        assert share == share.quantize(TOKEN_UNIT)
-        assert 0 <= exact - share < TOKEN_UNIT
-    assert split.earliest + split.highest + split.operations <= total
-    assert 0 <= split.unallocated < 3 * TOKEN_UNIT
+@given(pot=st.integers(min_value=0, max_value=10**15))
+def test_prizes_are_40_percent_rounded_down_and_the_share_takes_the_rest(pot):
+    prize, share = prize_split(pot)
+    # Each prize: never more than 40 %, less than a unit short of it.
+    assert 0 <= pot * 40 - prize * 100 < 100
+    # Nothing is left over, and the share is at least its 20 %.
+    assert 2 * prize + share == pot
+    assert share * 100 >= pot * 20

@@ -1,5 +1,6 @@
 import { TypedDataEncoder, Wallet } from "ethers";
 import { describe, expect, it } from "vitest";
+import vectors from "../../../tests/vectors.json";
 import { normalizeSignature, receiveAuthorizationTypedData, splitSignature } from "./authorization";
 
 // The typed data of a stake by signature (docs/protocol.md section 2, "What the player signs"). That
@@ -40,6 +41,24 @@ describe("the typed data a player signs", () => {
       nonce: `0x${"ab".repeat(32)}`,
     });
     expect(typed.primaryType).toBe("ReceiveWithAuthorization");
+  });
+});
+
+describe("the shared vectors' signed stakes (tests/vectors.json, receiveAuthorizations)", () => {
+  it.each(vectors.receiveAuthorizations.cases)("hash and sign as eth_account does on chain $domain.chainId", async (v) => {
+    const typed = receiveAuthorizationTypedData(v.domain, {
+      from: v.message.from,
+      to: v.message.to,
+      value: BigInt(v.message.value),
+      validAfter: v.message.validAfter,
+      validBefore: v.message.validBefore,
+      nonce: v.message.nonce.slice(2),
+    });
+    const { EIP712Domain: _domain, ...types } = typed.types;
+    const mutable = { ReceiveWithAuthorization: [...types.ReceiveWithAuthorization] };
+    expect(TypedDataEncoder.hashDomain(typed.domain)).toBe(v.domainSeparator);
+    expect(TypedDataEncoder.hash(typed.domain, mutable, typed.message)).toBe(v.digest);
+    expect(await new Wallet(v.signerKey).signTypedData(typed.domain, mutable, typed.message)).toBe(v.signature);
   });
 });
 
