@@ -45,21 +45,24 @@ describe("the typed data a player signs", () => {
 });
 
 describe("the shared vectors' signed stakes (tests/vectors.json, receiveAuthorizations)", () => {
-  it.each(vectors.receiveAuthorizations.cases)("hash and sign as eth_account does on chain $domain.chainId", async (v) => {
-    const typed = receiveAuthorizationTypedData(v.domain, {
-      from: v.message.from,
-      to: v.message.to,
-      value: BigInt(v.message.value),
-      validAfter: v.message.validAfter,
-      validBefore: v.message.validBefore,
-      nonce: v.message.nonce.slice(2),
-    });
-    const { EIP712Domain: _domain, ...types } = typed.types;
-    const mutable = { ReceiveWithAuthorization: [...types.ReceiveWithAuthorization] };
-    expect(TypedDataEncoder.hashDomain(typed.domain)).toBe(v.domainSeparator);
-    expect(TypedDataEncoder.hash(typed.domain, mutable, typed.message)).toBe(v.digest);
-    expect(await new Wallet(v.signerKey).signTypedData(typed.domain, mutable, typed.message)).toBe(v.signature);
-  });
+  it.each(vectors.receiveAuthorizations.cases)(
+    "hash and sign as eth_account does on chain $domain.chainId",
+    async (v) => {
+      const typed = receiveAuthorizationTypedData(v.domain, {
+        from: v.message.from,
+        to: v.message.to,
+        value: BigInt(v.message.value),
+        validAfter: v.message.validAfter,
+        validBefore: v.message.validBefore,
+        nonce: v.message.nonce.slice(2),
+      });
+      const { EIP712Domain: _domain, ...types } = typed.types;
+      const mutable = { ReceiveWithAuthorization: [...types.ReceiveWithAuthorization] };
+      expect(TypedDataEncoder.hashDomain(typed.domain)).toBe(v.domainSeparator);
+      expect(TypedDataEncoder.hash(typed.domain, mutable, typed.message)).toBe(v.digest);
+      expect(await new Wallet(v.signerKey).signTypedData(typed.domain, mutable, typed.message)).toBe(v.signature);
+    },
+  );
 });
 
 describe("signatures", () => {
