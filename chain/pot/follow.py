@@ -24,6 +24,7 @@ from challenges.services import chain_clock_set
 from ..models import PotEvent
 from ..node.calls import as_int, rpc_batch
 from ..node.client import ChainClient, get_client
+from ..node.depth import confirmed_height
 from .abi import Event, decode_log
 from .projection import Head, project_challenges
 
@@ -49,15 +50,6 @@ def pot_follow(*, client: ChainClient | None = None) -> FollowResult:
     return (client or get_client()).on_one_node(_round)
 
 
-def _confirmed_height(client: ChainClient, head: int) -> int:
-    """The highest block deep enough to count (CHAIN_CONFIRMATIONS blocks, or the finalized block)."""
-    setting = str(settings.CHAIN_CONFIRMATIONS).strip()
-    if setting.isdigit():
-        return head - max(1, int(setting)) + 1
-    (block,) = rpc_batch(client, [("eth_getBlockByNumber", ["finalized", False])])
-    return as_int(block["number"]) if block else -1
-
-
 def _round(client: ChainClient) -> FollowResult:
     (head_number_hex,) = rpc_batch(client, [("eth_blockNumber", [])])
     head_number = as_int(head_number_hex)
@@ -81,7 +73,7 @@ def _round(client: ChainClient) -> FollowResult:
     head = Head(
         number=head_number,
         time=datetime.fromtimestamp(as_int(head_block["timestamp"]), tz=UTC),
-        confirmed=_confirmed_height(client, head_number),
+        confirmed=confirmed_height(client, head_number),
     )
     with transaction.atomic():
         # One follower at a time: the clock's row is the lock (two beats may overlap).

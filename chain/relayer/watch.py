@@ -4,8 +4,10 @@ queue): what became of the transactions chain/relayer/sender.py sent, and its ba
 For each nonce in flight, in one round of JSON-RPC batches: the receipts of every transaction sent
 under it (a replacement may lose to the one it replaced) and whether the node still knows the latest.
 Then, under the account's lock:
-- mined: gas used, effective price and cost recorded; the call `done`, or `failed` when it reverted
-  (a signed stake that someone else sent first is `not_needed`);
+- mined, but not yet CHAIN_CONFIRMATIONS deep (chain/node/depth.py): still watched, so that a reorg
+  that takes it away finds it in flight (sent again as it was, below, when no node kept it);
+- mined that deep: gas used, effective price and cost recorded; the call `done`, or `failed` when it
+  reverted (a signed stake that someone else sent first is `not_needed`);
 - not mined after RELAY_RESEND_SECONDS: sent again under the same nonce with both fees raised by
   RELAY_FEE_BUMP_PERCENT (at least 10 %, and at least the market's), or, when it is a signed stake no
   longer worth sending (in the pot already, the challenge closed, its authorization about to expire),
@@ -35,6 +37,7 @@ from responses.models import Stake
 from ..models import PotCall, PotCallKind, PotCallStatus, RelayTransaction, RelayTxStatus
 from ..node.calls import as_int, rpc_batch
 from ..node.client import ChainClient, get_client
+from ..node.depth import confirmed_height
 from ..node.sending import (
     FEE_TOO_LOW,
     NO_FUNDS,
@@ -80,6 +83,7 @@ MAX_BUMPS = 3
 @dataclass
 class WatchSummary:
     mined: int = 0
+    shallow: int = 0  # mined, not CHAIN_CONFIRMATIONS deep yet
     reverted: int = 0
     resent: int = 0
     fillers: int = 0
@@ -123,6 +127,7 @@ def relay_watch(*, client: ChainClient | None = None) -> WatchSummary:
         seen[row.pk] = Seen(receipt=receipt, known=known or receipt is not None)
     if not rows:
         return summary
+    deep = confirmed_height(client, as_int(block["number"]))
     watcher = _Watcher(client, signer, market, as_int(block["timestamp"]), as_int(latest_nonce), calls_of, summary)
     with transaction.atomic():
         relayer_lock(account_id=account.pk)
@@ -132,7 +137,7 @@ def relay_watch(*, client: ChainClient | None = None) -> WatchSummary:
             ).first()
             if current is None:
                 continue  # another watcher got there first
-            watcher.follow(current, seen[row.pk])
+            watcher.follow(current, seen[row.pk], deep=deep)
     return summary
 
 
@@ -151,9 +156,12 @@ class _Watcher:
         self.block_time, self.latest_nonce = block_time, latest_nonce
         self.calls, self.summary = calls, summary
 
-    def follow(self, row: RelayTransaction, seen: Seen) -> None:
+    def follow(self, row: RelayTransaction, seen: Seen, *, deep: int) -> None:
         if seen.receipt is not None:
-            self.mined(row, seen.receipt)
+            if as_int(seen.receipt["blockNumber"]) <= deep:
+                self.mined(row, seen.receipt)
+            else:  # neither sent again nor replaced: watched until deep, or gone in a reorg
+                self.summary.shallow += 1
         elif row.nonce < self.latest_nonce and not seen.known:
             self.lost(row)
         else:

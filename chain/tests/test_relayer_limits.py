@@ -58,7 +58,9 @@ def test_a_payer_past_its_daily_relays_is_refused_at_the_post_and_at_the_send(ch
 def test_the_daily_gas_budget_refuses_once_spent_and_in_flight_reach_it(chain, make_challenge, api, settings):
     challenge = make_challenge()
     posted(chain, challenge, api, player=0)
-    relay()  # one stake mined: the relayer knows what one costs now
+    relay()  # one stake mined...
+    chain.mine(1)
+    relay_watch()  # ...and deep: the relayer knows what one costs now
     spent = int(RelayTransaction.objects.get().cost_wei or 0)
     cost = int(RelayerAccount.objects.get().stake_cost_wei or 0)
     assert spent > 0 and cost > 0

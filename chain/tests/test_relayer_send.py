@@ -45,6 +45,7 @@ def test_stakes_go_out_in_arrival_order_under_consecutive_nonces_into_one_block(
         assert nonces == list(range(nonces[0], nonces[0] + 6))  # the order they were posted in
         assert relay_send().sent == 0  # nothing queued: sent once
         mining.mine()
+    chain.mine(1)  # CHAIN_CONFIRMATIONS (2) deep
     assert relay_watch().mined == 6
     blocks = {row.block_number for row in RelayTransaction.objects.all()}
     assert len(blocks) == 1 and set(RelayTransaction.objects.values_list("status", flat=True)) == {RelayTxStatus.MINED}

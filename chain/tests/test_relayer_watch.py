@@ -2,7 +2,8 @@
 mined only when the test says: a stake stuck in the pool is sent again under its nonce with higher
 fees and mined once; one no longer worth sending (its challenge closed, its authorization about to
 expire) is replaced by a nonce filler and moves nothing; a transaction the node forgot is sent again
-as it was; a step of the game someone else took first is not_needed. The nonces stay gap-free."""
+as it was, also after a reorg took it away before it was deep enough; a step of the game someone
+else took first is not_needed. The nonces stay gap-free."""
 
 from __future__ import annotations
 
@@ -46,6 +47,9 @@ def test_a_stuck_stake_is_sent_again_with_higher_fees_and_mined_once(chain, make
         assert mining.pool() == 1  # the replacement took the first one's place
         settings.RELAY_RESEND_SECONDS = 60
         mining.mine()
+    assert relay_watch().shallow == 1  # mined one block deep: watched until CHAIN_CONFIRMATIONS (2)
+    assert RelayTransaction.objects.get().status == RelayTxStatus.SENT
+    chain.mine(1)
     assert relay_watch().mined == 1
     row.refresh_from_db()
     assert row.status == RelayTxStatus.MINED and row.kind == RelayTxKind.CALL
@@ -73,6 +77,7 @@ def test_a_stuck_stake_about_to_expire_is_replaced_by_a_filler_when_due(chain, m
         assert row.kind == RelayTxKind.FILLER and len(row.attempts) == 2 and mining.pool() == 1
         settings.RELAY_RESEND_SECONDS = 60
         mining.mine()
+    chain.mine(1)
     relay_watch()
     row.refresh_from_db()
     assert (row.status, row.kind) == (RelayTxStatus.MINED, RelayTxKind.FILLER)
@@ -97,6 +102,7 @@ def test_a_stuck_stake_whose_challenge_closed_is_replaced_by_a_filler_at_once(ch
         watched = relay_watch()
         assert (watched.fillers, watched.rebroadcast) == (1, 0)
         mining.mine()
+    chain.mine(1)
     relay_watch()
     row.refresh_from_db()
     assert (row.status, row.kind, row.replaced_because) == (RelayTxStatus.MINED, RelayTxKind.FILLER, "closed")
@@ -117,8 +123,8 @@ def test_a_transaction_the_node_forgot_is_sent_again_as_it_was(chain, make_chall
         assert mining.pool() == 1
         assert chain.w3.eth.get_transaction(row.transaction_hash)["nonce"] == row.nonce  # the same bytes
         mining.mine()
-    assert relay_watch().mined == 1
     chain.mine(1)
+    assert relay_watch().mined == 1
     follow()
     assert Stake.objects.filter(challenge=challenge).count() == 1 and relay_status(signed) == ("sent", "")
     assert_gap_free(chain)
@@ -138,3 +144,28 @@ def test_a_step_someone_else_took_first_is_not_needed(chain, make_challenge, api
     call.refresh_from_db()
     assert (call.status, call.code) == (PotCallStatus.NOT_NEEDED, "already_finalized")
     assert not RelayTransaction.objects.filter(call=call).exists()
+
+
+def test_a_stake_a_reorg_took_away_before_it_was_deep_is_sent_again(chain, make_challenge, api):
+    """Mined, then gone in a reorg with no node keeping it in its pool: the watcher still follows it
+    (it was not CHAIN_CONFIRMATIONS deep), finds the node has forgotten it and sends the same bytes
+    again, so the stake reaches the pot once without the player having to do anything."""
+    challenge = make_challenge()
+    signed = posted(chain, challenge, api)
+    fork = chain.snapshot()  # a branch without the stake
+    assert relay_send().sent == 1  # anvil mines it at once
+    row = RelayTransaction.objects.get()
+    assert relay_watch().shallow == 1
+    chain.revert(fork)  # the block leaves the chain, and the transaction with it
+    with pytest.raises(TransactionNotFound):
+        chain.w3.eth.get_transaction(row.transaction_hash)
+    assert relay_watch().rebroadcast == 1  # anvil mines it again at once, in the new branch
+    chain.mine(1)
+    assert relay_watch().mined == 1
+    row.refresh_from_db()
+    assert row.status == RelayTxStatus.MINED and len(row.attempts) == 1  # the same transaction
+    follow()
+    assert Stake.objects.filter(challenge=challenge).count() == 1
+    assert Stake.objects.get().transaction_hash == row.transaction_hash
+    assert relay_status(signed) == ("sent", "")
+    assert_gap_free(chain)
