@@ -14,7 +14,6 @@ from functools import lru_cache
 from celery import current_app
 from django.conf import settings
 
-from challenges.models import PotState
 from responses.models import SignedStake, Stake
 from responses.ports import RelayAdmission, SignedStakeCheck, SignedStakeRequest
 
@@ -99,8 +98,8 @@ class ChainAdapter:
     def relay_admit(self, *, payer: str) -> RelayAdmission:
         return relay_admit(payer=payer)
 
-    def signed_stake_stored(self, *, signed_stake_id: int) -> None:
-        row = SignedStake.objects.get(pk=signed_stake_id)
+    def signed_stake_stored(self, *, signed_stake: SignedStake) -> None:
+        row = signed_stake
         call_queue(
             kind="stake",
             key=f"stake:{row.pk}",
@@ -109,7 +108,7 @@ class ChainAdapter:
             signed_stake_id=row.pk,
         )
 
-    def check_signed_stake(self, request: SignedStakeRequest) -> SignedStakeCheck:
+    def check_signed_stake(self, request: SignedStakeRequest, *, terms_digest: str) -> SignedStakeCheck:
         client = post_client()
         try:
             domain = token_domain(client=client)
@@ -117,9 +116,7 @@ class ChainAdapter:
             return SignedStakeCheck(unavailable=True)
         if domain is None:
             return SignedStakeCheck(unsupported=True)
-        digest = (
-            PotState.objects.filter(challenge_id=request.challenge_id).values_list("terms_digest", flat=True).first()
-        )
+        digest = terms_digest
         if not digest:
             return SignedStakeCheck(refusal_code="not_opened", refusal_sentence=refusal("0x").sentence)
         nonce = stake_nonce(
