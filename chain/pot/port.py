@@ -106,6 +106,7 @@ class ChainAdapter:
             challenge_id=row.challenge_id,
             data=stake_call(row),
             signed_stake_id=row.pk,
+            new_key=True,  # the row was inserted in this transaction: no call has its key
         )
 
     def check_signed_stake(self, request: SignedStakeRequest, *, terms_digest: str) -> SignedStakeCheck:

@@ -136,5 +136,5 @@ def test_a_signed_stakes_post_runs_a_fixed_number_of_statements(chain, make_chal
     # is queued, what it spent, the payer's stakes of the last 24 hours); the stake and its call.
     assert len(reads) <= 2, reads
     assert len(writes) == 2, writes
-    assert len(statements) <= 9, statements  # with the transaction's own (BEGIN or a savepoint, its end)
+    assert len(statements) <= 6, statements  # with the transaction's own (BEGIN or a savepoint, its end)
     assert len(set(reads)) == len(reads), "a statement read twice"
