@@ -10,7 +10,8 @@ with QuerySet.only()."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -46,11 +47,26 @@ def columns(model: type[Model], alias: str, *names: str) -> Columns:
     return Columns(model=model, alias=alias, fields=fields)
 
 
+_kept = threading.local()
+
+
+def _converters(field: Field, using: str) -> tuple[list[Callable[..., Any]], Any, Any]:
+    """The ORM's converters of `field` on this thread's connection `using`, its column expression
+    and the connection (SQLCompiler.get_converters), found once per thread."""
+    found: dict[tuple[str, Field], tuple[list[Callable[..., Any]], Any, Any]] = _kept.__dict__.setdefault("found", {})
+    key = (using, field)
+    if key not in found:
+        connection = connections[using]
+        expression = field.get_col(field.model._meta.db_table)
+        converters = connection.ops.get_db_converters(expression) + expression.get_db_converters(connection)
+        found[key] = (converters, expression, connection)
+    return found[key]
+
+
 def convert(field: Field, value: Any, using: str = DEFAULT_DB_ALIAS) -> Any:
     """A value of `field` as the database driver gave it, as the ORM would give it."""
-    connection = connections[using]
-    expression = field.get_col(field.model._meta.db_table)
-    for converter in connection.ops.get_db_converters(expression) + expression.get_db_converters(connection):
+    converters, expression, connection = _converters(field, using)
+    for converter in converters:
         value = converter(value, expression, connection)
     return value
 
