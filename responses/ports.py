@@ -6,7 +6,10 @@ a site without a chain would say: every signature unchecked, the relay switched 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from .models import SignedStake
 
 
 @dataclass(frozen=True)
@@ -41,24 +44,25 @@ class RelayAdmission:
 
 
 class ChainPort(Protocol):
-    def check_signed_stake(self, request: SignedStakeRequest) -> SignedStakeCheck:
-        """The signature, its window and the chain's answer to a simulation (docs/protocol.md 3.1)."""
+    def check_signed_stake(self, request: SignedStakeRequest, *, terms_digest: str) -> SignedStakeCheck:
+        """The signature, its window and the chain's answer to a simulation (docs/protocol.md 3.1).
+        `terms_digest`: the challenge's, as the pot's events gave it (the nonce binds it)."""
 
     def relay_admit(self, *, payer: str) -> RelayAdmission:
         """Whether the relayer will send a new signed stake of `payer`, or why not."""
 
-    def signed_stake_stored(self, *, signed_stake_id: int) -> None:
+    def signed_stake_stored(self, *, signed_stake: SignedStake) -> None:
         """A signed stake was stored (inside the POST's transaction): queue its call for the relayer."""
 
 
 class NullChainPort:
-    def check_signed_stake(self, request: SignedStakeRequest) -> SignedStakeCheck:
+    def check_signed_stake(self, request: SignedStakeRequest, *, terms_digest: str) -> SignedStakeCheck:
         return SignedStakeCheck()
 
     def relay_admit(self, *, payer: str) -> RelayAdmission:
         return RelayAdmission(status="refused", code="switched_off", reason="Geopoem's relay is switched off.")
 
-    def signed_stake_stored(self, *, signed_stake_id: int) -> None:
+    def signed_stake_stored(self, *, signed_stake: SignedStake) -> None:
         return None
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from decimal import Decimal
+from functools import cached_property
 
 from django.conf import settings
 from django.db.models import QuerySet
@@ -32,19 +33,35 @@ def _state(challenge: Challenge) -> PotState | None:
 
 
 class _Context:
-    """What every stake of one challenge needs, read once."""
+    """What every stake of one challenge needs, read once, when first needed: a signed stake on its
+    way, without a guess, needs none of it."""
 
     def __init__(self, challenge: Challenge, *, confirmed_block: int) -> None:
         self.challenge = challenge
-        self.state = _state(challenge)
         self.confirmed_block = confirmed_block
-        self.revealed = self.state is not None and self.state.solution_block is not None
-        self.phase = challenge_phase(challenge, now=chain_now())
-        self.final = self.phase in (Phase.FINAL, Phase.PAID, Phase.ABORTED)
-        self.payments = list(PotPayment.objects.filter(challenge_id=challenge.pk)) if self.final else []
+
+    @cached_property
+    def state(self) -> PotState | None:
+        return _state(self.challenge)
+
+    @cached_property
+    def revealed(self) -> bool:
+        return self.state is not None and self.state.solution_block is not None
+
+    @cached_property
+    def phase(self) -> str:
+        return challenge_phase(self.challenge, now=chain_now())
+
+    @cached_property
+    def final(self) -> bool:
+        return self.phase in (Phase.FINAL, Phase.PAID, Phase.ABORTED)
+
+    @cached_property
+    def payments(self) -> list[PotPayment]:
+        return list(PotPayment.objects.filter(challenge_id=self.challenge.pk)) if self.final else []
 
     def outcome(self, stake: Stake | None) -> dict | None:
-        if not self.final or stake is None or self.state is None:
+        if stake is None or not self.final or self.state is None:
             return None
         won = []
         if self.phase != Phase.ABORTED:
@@ -151,6 +168,13 @@ def stake_by_commitment(*, commitment: str) -> dict | None:
         key = (signed.payer, signed.commitment)
     context = _Context(challenge, confirmed_block=_confirmed_block())
     return stake_view(context, stake=stake, signed=signed, guess=_guesses(challenge.pk, [key]).get(key))
+
+
+def stake_just_signed(*, signed: SignedStake, challenge: Challenge) -> dict:
+    """The view of a signed stake just stored when nothing else carries its commitment (no stake in
+    the pot, no other signed stake, no guess): what stake_by_commitment would read back, from the row
+    in hand (the POST's answer, docs/protocol.md 3.1)."""
+    return stake_view(_Context(challenge, confirmed_block=-1), stake=None, signed=signed, guess=None)
 
 
 def stakes_by_address(*, address: str, challenge_id: int | None = None, after_id: int | None, limit: int) -> list[dict]:

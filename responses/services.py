@@ -15,12 +15,19 @@ from django.utils import timezone
 from challenges.commitments import guess_commitment
 from challenges.coordinates import micro_degrees, parse_coordinates
 from challenges.geometry import is_correct
+from challenges.models import Challenge
 from challenges.scoring import haversine_m
-from challenges.selectors import chain_clock, chain_now, challenge_published, challenge_takes_stakes
+from challenges.selectors import (
+    chain_clock,
+    chain_now,
+    challenge_published,
+    challenge_takes_stakes,
+)
 from config.public_cache import public_answers_mark_stale
 
 from .models import Guess, PotPayment, RelayStatus, SignedStake, Stake
 from .ports import SignedStakeRequest, chain_port
+from .stake_target import stake_target
 
 # --- A signed stake to relay (docs/protocol.md 3.1) ------------------------------------------
 
@@ -63,6 +70,11 @@ class BelowChallengeMinimum(ValueError):
 class SignedStakeResult:
     signed_stake: SignedStake
     created: bool
+    # The challenge as this request read it (its pot's state and opening joined in).
+    challenge: Challenge | None = None
+    # Nothing but this new row carries its commitment (no stake in the pot, no other signed stake, no
+    # guess): the stake's view (docs/protocol.md 3.4) is this row's alone, built without reading again.
+    alone: bool = False
 
 
 def _same(request: SignedStakeRequest, stored: SignedStake) -> bool:
@@ -77,22 +89,27 @@ def _same(request: SignedStakeRequest, stored: SignedStake) -> bool:
 def signed_stake_submit(*, request: SignedStakeRequest, stake: Decimal) -> SignedStakeResult:
     """Store a signed stake and queue it for the relayer, or say why not. The identical stake posted
     again (a retry after a lost answer, also many at once) returns the stored one."""
-    challenge = challenge_published(challenge_id=request.challenge_id)
-    if challenge is None:
+    target = stake_target(challenge_id=request.challenge_id, payer=request.payer, commitment=request.commitment)
+    if target is None:
         raise ChallengeNotFound
-    stored = SignedStake.objects.filter(
-        challenge_id=request.challenge_id, payer=request.payer, commitment=request.commitment
-    ).first()
-    if stored is not None:
-        if not _same(request, stored):
-            raise CommitmentAlreadySigned
-        return SignedStakeResult(stored, created=False)
-    if not challenge_takes_stakes(challenge=challenge):
+    challenge = target.challenge
+    if target.commitment_signed:
+        stored = SignedStake.objects.filter(
+            challenge_id=request.challenge_id, payer=request.payer, commitment=request.commitment
+        ).first()
+        if stored is not None:
+            if not _same(request, stored):
+                raise CommitmentAlreadySigned
+            return SignedStakeResult(stored, created=False)
+    wall = timezone.now()
+    # chain_now() or the wall clock, whichever is later, as challenge_takes_stakes reads them itself.
+    now = max(target.chain_time, wall) if target.chain_time is not None else wall
+    if not challenge_takes_stakes(challenge=challenge, now=now):
         raise ChallengeNotTakingStakes
     if stake < challenge.min_stake:
         raise BelowChallengeMinimum(challenge.min_stake)
     port = chain_port()
-    check = port.check_signed_stake(request)
+    check = port.check_signed_stake(request, terms_digest=challenge.pot.terms_digest)
     if check.unsupported:
         raise AuthorizationsUnsupported
     if check.unavailable:
@@ -116,7 +133,7 @@ def signed_stake_submit(*, request: SignedStakeRequest, stake: Decimal) -> Signe
                 relay_reason=admission.reason,
             )
             if admission.status == RelayStatus.QUEUED:
-                port.signed_stake_stored(signed_stake_id=row.pk)
+                port.signed_stake_stored(signed_stake=row)
     except IntegrityError:  # the same stake posted at the same moment: the other insert won
         stored = SignedStake.objects.get(
             challenge_id=request.challenge_id, payer=request.payer, commitment=request.commitment
@@ -124,7 +141,8 @@ def signed_stake_submit(*, request: SignedStakeRequest, stake: Decimal) -> Signe
         if not _same(request, stored):
             raise CommitmentAlreadySigned from None
         return SignedStakeResult(stored, created=False)
-    return SignedStakeResult(row, created=True)
+    alone = not (target.commitment_signed or target.commitment_staked or target.guess_held)
+    return SignedStakeResult(row, created=True, challenge=challenge, alone=alone)
 
 
 # Where each relay status may be reached from: a relayer that runs twice, or late, cannot move a

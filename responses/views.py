@@ -28,7 +28,13 @@ from config.renderers import NullableJSONRenderer
 from . import pagination
 from .parsers import DecimalJSONParser
 from .ports import SignedStakeRequest
-from .selectors import challenge_winners, stake_by_commitment, stakes_by_address, stakes_public
+from .selectors import (
+    challenge_winners,
+    stake_by_commitment,
+    stake_just_signed,
+    stakes_by_address,
+    stakes_public,
+)
 from .serializers import (
     GuessInputSerializer,
     SignedStakeInputSerializer,
@@ -211,7 +217,11 @@ class ResponseListCreateView(APIView):
         except tuple(STAKE_REFUSALS) as refusal:
             status_code, message = STAKE_REFUSALS[type(refusal)]
             raise ApiError(message, status_code=status_code) from None
-        body = stake_by_commitment(commitment=result.signed_stake.commitment)
+        body: dict | None
+        if result.alone and result.challenge is not None:
+            body = stake_just_signed(signed=result.signed_stake, challenge=result.challenge)
+        else:
+            body = stake_by_commitment(commitment=result.signed_stake.commitment)
         return ApiResponse(body, status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK)
 
 

@@ -7,16 +7,20 @@ ChainUnavailable, which the tasks treat as "retry later", never as a verdict on 
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 from collections.abc import Callable, Collection, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
+import certifi
 import requests
+import urllib3
 from django.conf import settings
 from eth_typing import HexStr
 from hexbytes import HexBytes
+from requests.adapters import HTTPAdapter
 from web3 import HTTPProvider, Web3
 from web3._utils.method_formatters import (
     BLOCK_RESULT_FORMATTERS,
@@ -44,6 +48,7 @@ _NODE_FAILURES: tuple[type[BaseException], ...] = (
     TimeoutError,
     OSError,
     ValueError,  # a malformed answer from a broken node (web3 raises ValueError subclasses)
+    urllib3.exceptions.HTTPError,  # the batches' own transport (_Transport)
 )
 
 
@@ -88,6 +93,58 @@ def _session_for(url: str) -> requests.Session:
     return session
 
 
+class _Transport:
+    """JSON-RPC batches to one node, POSTed with urllib3 itself. Through web3's provider and requests
+    one batch cost about 1.3 ms of CPU, of which urllib3's own work is about half: requests prepares
+    and merges the request's settings on every call, web3 encodes and decodes it again. The POST of
+    every signed stake waits on one batch (docs/performance.md section 2). What requests would do
+    with the environment is done once, here, as _session_for does it: the proxy for `url` (NO_PROXY
+    honoured, with its credentials), the CA bundle (REQUESTS_CA_BUNDLE or CURL_CA_BUNDLE, else
+    requests' own, certifi's), and credentials in the node's URL. A connect or read taking longer
+    than `timeout` fails the node."""
+
+    def __init__(self, url: str, *, timeout: float) -> None:
+        parsed = urllib3.util.parse_url(url)
+        # As requests sends it: the path "/" at least, credentials in the URL as a Basic header.
+        self.url = parsed._replace(auth=None, path=parsed.path or "/").url
+        self._headers = {"Content-Type": "application/json"}
+        if parsed.auth:
+            user, password = requests.utils.get_auth_from_url(url)
+            self._headers |= urllib3.make_headers(basic_auth=f"{user}:{password}")
+        proxy = requests.utils.select_proxy(url, requests.utils.get_environ_proxies(url))
+        bundle = os.environ.get("REQUESTS_CA_BUNDLE") or os.environ.get("CURL_CA_BUNDLE") or certifi.where()
+        options: dict[str, Any] = {
+            "retries": False,  # failover and the tasks' backoff are the retries, as for web3's calls
+            "timeout": urllib3.Timeout(connect=timeout, read=timeout),
+            "maxsize": 10,  # requests' own pool size per host
+            "cert_reqs": "CERT_REQUIRED",
+            "ca_certs": bundle,
+        }
+        self._pool: urllib3.PoolManager = (
+            urllib3.ProxyManager(proxy, proxy_headers=HTTPAdapter().proxy_headers(proxy), **options)
+            if proxy
+            else urllib3.PoolManager(**options)
+        )
+
+    def batch(self, calls: Sequence[tuple[str, list[Any]]]) -> list[dict[str, Any]]:
+        """Each call's answer object, in the calls' order. Raises a node failure (_NODE_FAILURES) for an
+        HTTP error, an answer that is not JSON, or one that does not answer every call once."""
+        payload = [
+            {"jsonrpc": "2.0", "id": index, "method": method, "params": params}
+            for index, (method, params) in enumerate(calls)
+        ]
+        answer = self._pool.request("POST", self.url, body=json.dumps(payload).encode(), headers=self._headers)
+        if not 200 <= answer.status < 300:
+            raise ValueError(f"HTTP {answer.status} from the node")
+        replies = json.loads(answer.data)
+        if not isinstance(replies, list):
+            raise ValueError("batch: malformed answer")
+        by_id = {reply.get("id"): reply for reply in replies if isinstance(reply, dict)}
+        if len(replies) != len(calls) or set(by_id) != set(range(len(calls))):
+            raise ValueError("batch: malformed answer")
+        return [by_id[index] for index in range(len(calls))]
+
+
 class ChainClient:
     def __init__(self, urls: Sequence[str], *, timeout: float) -> None:
         if not urls:
@@ -109,6 +166,7 @@ class ChainClient:
             )
             for url in self.urls
         ]
+        self._transports = [_Transport(url, timeout=timeout) for url in self.urls]
         # HTTP requests this client sent (each failover attempt and each batch counts once): the
         # head watcher reports it per block, and a test holds it bounded however many stakes wait.
         # A list, so that the one-node clients of on_one_node count into it too.
@@ -141,6 +199,7 @@ class ChainClient:
         node.urls = [self.urls[index]]
         node.timeout = self.timeout
         node._nodes = [self._nodes[index]]
+        node._transports = [self._transports[index]]
         node._requests = self._requests
         return node
 
@@ -151,11 +210,15 @@ class ChainClient:
 
     def call(self, what: str, fn: Callable[[Web3], T]) -> T:
         """Run fn against each node in order until one answers."""
+        return self._each_node(what, lambda index: fn(self._nodes[index]))
+
+    def _each_node(self, what: str, fn: Callable[[int], T]) -> T:
+        """fn(index) of each node in order until one answers."""
         last: BaseException | None = None
-        for url, w3 in zip(self.urls, self._nodes, strict=True):
+        for index, url in enumerate(self.urls):
             self._requests[0] += 1
             try:
-                return fn(w3)
+                return fn(index)
             except (TransactionNotFound, BlockNotFound):
                 raise  # an answer, not a failure: the node does not know it
             except _NODE_FAILURES as exc:
@@ -242,18 +305,15 @@ class ChainClient:
 
         web3's own batch (w3.batch_requests) raises for the whole batch when one receipt is unknown
         (a null result), the common case here; so the raw batch goes through the provider and each
-        result through web3's own result formatter for its method."""
+        result through web3's own result formatter for its method. The batches go by the client's own
+        transport (_Transport), not web3's provider."""
         size = max(1, int(settings.CHAIN_RPC_BATCH_SIZE))
         found: dict[Hashable, object] = {}
         for start in range(0, len(calls), size):
             chunk = calls[start : start + size]
 
-            def fetch(w3: Web3, chunk: Sequence[tuple[str, list[Any], Hashable]] = chunk) -> list[object]:
-                # The nodes are HTTPProviders (__init__); Web3 types its provider as the base class.
-                provider = cast(HTTPProvider, w3.provider)
-                answers = provider.make_batch_request([(RPCEndpoint(method), params) for method, params, _ in chunk])
-                if not isinstance(answers, list) or len(answers) != len(chunk):
-                    raise ValueError("batch: malformed answer")
+            def fetch(index: int, chunk: Sequence[tuple[str, list[Any], Hashable]] = chunk) -> list[object]:
+                answers = self._transports[index].batch([(method, params) for method, params, _ in chunk])
                 results: list[object] = []
                 for (method, _, key), answer in zip(chunk, answers, strict=True):
                     if "error" in answer:
@@ -266,7 +326,7 @@ class ChainClient:
                     results.append(result if raw or result is None else _RESULT_FORMATTERS[method](result))
                 return results
 
-            results = self.call(f"batch of {len(chunk)}", fetch)
+            results = self._each_node(f"batch of {len(chunk)}", fetch)
             found.update(zip([key for _, _, key in chunk], results, strict=True))
         return found
 

@@ -164,7 +164,8 @@ if REDIS_URL:
     )
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            # Django's Redis backend, keeping its client (config/redis_cache.py).
+            "BACKEND": "config.redis_cache.RedisCache",
             "LOCATION": REDIS_URL,
             "OPTIONS": {**_REDIS_SOCKET_OPTIONS, **_REDIS_TLS},
         }

@@ -127,7 +127,7 @@ def test_production_uses_redis_and_postgresql_never_the_embedded_defaults():
     assert result.returncode == 0, result.stderr
     engine, cache, broker, pot, rpc = result.stdout.splitlines()[-5:]
     assert engine == "django.db.backends.postgresql"
-    assert cache == "django.core.cache.backends.redis.RedisCache"
+    assert cache == "config.redis_cache.RedisCache"
     assert broker == REQUIRED["REDIS_URL"]
     assert pot == POT
     assert rpc == "['http://127.0.0.1:9']"
