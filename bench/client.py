@@ -184,12 +184,19 @@ def few_at_a_time(site: Site, requests: Sequence[Request], *, concurrency: int) 
 
 
 def figures(answers: Sequence[Answer], *, start: float | None = None) -> dict:
-    """Count, answers by status, answered per second (from `start`, or the first scheduled instant,
-    to the last answer) and the latency percentiles, in seconds."""
+    """Count, answers by status, answered per second and the latency percentiles, in seconds.
+
+    The rate is the pace of the answers: the intervals between the first and the last answer over
+    their span (or, given `start`, the answers from that instant to the last). Counted from the first
+    release instead, the last request's latency would be charged to the rate: 300 requests offered at
+    100 a second to a server that keeps pace 200 ms away would read 94 a second, never 100."""
     if not answers:
         return {"count": 0, "statuses": {}, "perSecond": None, "p50": None, "p99": None, "max": None}
-    first = start if start is not None else min(a.scheduled for a in answers)
     last = max(a.done for a in answers)
+    if start is not None:
+        first, intervals = start, len(answers)
+    else:
+        first, intervals = min(a.done for a in answers), len(answers) - 1
     statuses: dict[str, int] = {}
     for a in answers:
         statuses[str(a.status)] = statuses.get(str(a.status), 0) + 1
@@ -197,7 +204,7 @@ def figures(answers: Sequence[Answer], *, start: float | None = None) -> dict:
     return {
         "count": len(answers),
         "statuses": dict(sorted(statuses.items())),
-        "perSecond": len(answers) / (last - first) if last > first else None,
+        "perSecond": intervals / (last - first) if last > first else None,
         "p50": percentile(seconds, 50),
         "p99": percentile(seconds, 99),
         "max": max(seconds),

@@ -148,3 +148,13 @@ def test_the_benchmark_runs_the_procfiles_web_line_on_loopback_only(tmp_path):
     other.write_text("web: gunicorn app --bind 127.0.0.1:8000 --bind 0.0.0.0:9000\n")
     with pytest.raises(ValueError):  # two binds: the benchmark will not guess which one is public
         procfile.loopback_web_command(other)
+
+
+def test_a_server_keeping_pace_far_away_reads_the_offered_rate():
+    """300 requests offered at 100 a second, each answered 200 ms after its release: the pace of the
+    answers is 100 a second (the latency is not charged to the rate); one falling behind, each 10 ms
+    later than the one before, reads slower."""
+    kept = [client.Answer(scheduled=k / 100, done=k / 100 + 0.2, status=201, what="") for k in range(300)]
+    assert client.figures(kept)["perSecond"] == pytest.approx(100.0)
+    behind = [client.Answer(scheduled=k / 100, done=k / 50 + 0.2, status=201, what="") for k in range(300)]
+    assert client.figures(behind)["perSecond"] == pytest.approx(50.0)
