@@ -96,11 +96,13 @@ test-e2e: $(VENV)/.installed node_modules/.installed
 # play on anvil beside Forge's gas test (bench/gas.py), the POST of a signed stake against the
 # Procfile's web line with the RPC provider 0 and 200 ms away (bench/post.py), 100 relayed stakes in
 # one burst on 12-second blocks against the Procfile's web, worker and beat, reconciled against the
-# chain (bench/relay.py), the public answers against a floor view (wrk, nginx; bench/api.py) and the
-# page (bundle size, Lighthouse; bench/page.py). Each writes bench/results/NAME.json and its tables
-# between their markers in docs/performance.md; the prose there is written by hand. The players'
-# verifier over 10,000 stakes (bench/verifier.py) needs the verifier that reads the pot.
-# Uses PostgreSQL database geopoem_bench (dropped and created) and Redis DB 8. About 15 minutes.
+# chain (bench/relay.py), 20 stakes by signature through the real page in Chromium, from the
+# signature to "Confirmed" on 12-second blocks (bench/live.py), the public answers against a floor
+# view (wrk, nginx; bench/api.py) and the page (bundle size, Lighthouse; bench/page.py). Each writes
+# bench/results/NAME.json and its tables between their markers in docs/performance.md; the prose
+# there is written by hand. The players' verifier over 10,000 stakes (bench/verifier.py) needs the
+# verifier that reads the pot. Uses PostgreSQL database geopoem_bench (dropped and created) and Redis
+# DB 8. About 20 minutes.
 .PHONY: bench
 bench: build
 	@command -v wrk >/dev/null || { echo "bench: needs wrk (apt-get install wrk)"; exit 1; }

@@ -18,7 +18,7 @@ from . import tables
 from .common import log, read_result, recreate_database
 
 # The order of `make bench`: the quick ones first, so a failure late does not hide them.
-BENCHMARKS = ["gas", "post", "relay", "verifier", "api", "page"]
+BENCHMARKS = ["gas", "post", "relay", "live", "verifier", "api", "page"]
 
 
 def render(name: str) -> None:

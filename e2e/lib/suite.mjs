@@ -10,9 +10,8 @@ import { ARTIFACTS, CHAIN_ID, startStack, stopStack } from "./stack.mjs";
 import { Wallet } from "./wallet.mjs";
 
 export const SCREENSHOTS = path.join(ARTIFACTS, "screenshots");
-// Each run's own: none left over from an earlier run's flows.
-rmSync(SCREENSHOTS, { recursive: true, force: true });
 export const state = { stack: null };
+let screenshotsCleared = false;
 
 /** The flows `register` adds, run one at a time on one stack of their own: started in `before`, and
  * stopped by PID in `after`, also when a flow fails. The stack reads its E2E_* settings when it
@@ -20,6 +19,12 @@ export const state = { stack: null };
  * environment (startStack's `env`), e.g. a relay limit of 0 for e2e/flows/self-send.mjs; `logs`: its
  * log folder under e2e/artifacts. */
 export function describeOnOwnStack(title, register, { env = {}, logs } = {}) {
+  // Each run's own screenshots: none left over from an earlier run's flows. Cleared when the suite
+  // declares its flows, not when this module is imported (bench/live.mjs uses the helpers alone).
+  if (!screenshotsCleared) {
+    rmSync(SCREENSHOTS, { recursive: true, force: true });
+    screenshotsCleared = true;
+  }
   describe(title, { concurrency: 1 }, () => {
     before(
       async () => {
