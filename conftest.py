@@ -36,6 +36,22 @@ def api() -> APIClient:
 
 
 @pytest.fixture
+def api_reads_rows(api):
+    """Each GET of `api` reads the rows: the public answers are cached and marked stale after each
+    write commits, and a test's transaction never commits (challenges/tests/test_public_cache.py
+    tests the cache). A module asks for it with pytest.mark.usefixtures("api_reads_rows")."""
+    from django.core.cache import cache
+
+    get = api.get
+
+    def fresh_get(*args, **kwargs):
+        cache.clear()
+        return get(*args, **kwargs)
+
+    api.get = fresh_get
+
+
+@pytest.fixture
 def csrf_api() -> APIClient:
     """A client that, like a browser, must send the CSRF cookie's token back in X-CSRFToken."""
     return APIClient(enforce_csrf_checks=True)
@@ -94,10 +110,17 @@ def pot_recorder(db):
 
 
 @pytest.fixture
-def make_challenge(db, settings, pot_recorder):
-    """A challenge through the services. Published (the default), it is also opened: the pot's Opened
-    event recorded with its terms (pot_recorder), so it takes stakes (`opened=False` leaves the open
-    queued). Test data for tests without a chain; chain/tests/conftest.py opens on anvil for real."""
+def challenge_opener(pot_recorder):
+    """How make_challenge opens a published challenge: the pot's Opened event recorded with its terms
+    (pot_recorder). Test data for tests without a chain; chain/tests/conftest.py opens on anvil for
+    real."""
+    return pot_recorder.open
+
+
+@pytest.fixture
+def make_challenge(db, settings, challenge_opener):
+    """A challenge through the services. Published (the default), it is also opened
+    (challenge_opener), so it takes stakes (`opened=False` leaves the open queued)."""
     from challenges.services import challenge_create, challenge_create_published
 
     settings.POT_ADDRESS = settings.POT_ADDRESS or "0x" + "9a" * 20
@@ -114,7 +137,7 @@ def make_challenge(db, settings, pot_recorder):
             **kwargs,
         )
         if publish and opened:
-            pot_recorder.open(challenge)
+            challenge_opener(challenge)
         challenge.refresh_from_db()
         return challenge
 

@@ -9,11 +9,16 @@ send their own transactions."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from eth_utils import keccak
 
 from . import node
 from .common import rpc, rpc_batch
 from .site import FAR_TEXTS, follow, open_challenge, signed_stake, wallet_domain
+
+if TYPE_CHECKING:
+    from chain.token.authorization import TokenDomain
 
 APPROVE = "0x" + keccak(text="approve(address,uint256)")[:4].hex()
 PLAYERS_FROM = 50_000  # payers of bench/node.py no other benchmark uses
@@ -60,7 +65,7 @@ class Play(Worker):
         self.hashes: dict[str, str] = {}
         self.signed: dict[str, dict] = {}
         self.players = node.payers(8, start=PLAYERS_FROM)
-        self.domain: dict = {}
+        self.domain: TokenDomain | None = None  # read from the chain once the token is deployed
 
     # --- the players ---------------------------------------------------------------------------
 

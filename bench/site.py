@@ -17,8 +17,12 @@ import json
 import sys
 import time
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
 from .common import django_main, rpc
+
+if TYPE_CHECKING:
+    from chain.token.authorization import TokenDomain
 
 POEM = "<p>Iron lace above the river,<br>a thousand stairs to count the wind.</p>"
 INSTRUCTIONS = "<p>Give the place as latitude, longitude.</p>"
@@ -147,9 +151,10 @@ def open_challenge(url: str, close_seconds: str = "1800") -> dict:
     return {"challenge": challenge.pk, "termsDigest": challenge.pot.terms_digest}
 
 
-def signed_stake(*, challenge_id: int, key: str, text: str, amount: int, domain: dict, digest: str) -> dict:
+def signed_stake(*, challenge_id: int, key: str, text: str, amount: int, domain: TokenDomain, digest: str) -> dict:
     """One stake as the player's page makes it: what it posts (`body`) and what it keeps."""
     from chain.pot.encoding import stake_nonce
+    from chain.token.authorization import ReceiveAuthorization, typed_data
     from challenges.commitments import guess_commitment, new_salt
     from challenges.coordinates import micro_degrees
     from django.conf import settings
@@ -164,9 +169,8 @@ def signed_stake(*, challenge_id: int, key: str, text: str, amount: int, domain:
     nonce = stake_nonce(chain_id=settings.CHAIN_ID, pot=settings.POT_ADDRESS, challenge_id=challenge_id,
                         terms_digest=digest, commitment=commitment, amount=amount)  # fmt: skip
     valid_before = int(time.time()) + settings.RELAY_AUTHORIZATION_SECONDS
-    message = {"from": payer, "to": settings.POT_ADDRESS, "value": amount, "validAfter": 0,
-               "validBefore": valid_before, "nonce": "0x" + nonce}  # fmt: skip
-    typed = {"types": TYPES, "primaryType": "ReceiveWithAuthorization", "domain": domain, "message": message}
+    authorization = ReceiveAuthorization(payer, settings.POT_ADDRESS, amount, 0, valid_before, nonce)
+    typed = typed_data(authorization, domain)
     signature = Account.sign_message(encode_typed_data(full_message=typed), key).signature.hex()
     body = {
         "challengeId": challenge_id,
@@ -183,32 +187,14 @@ def signed_stake(*, challenge_id: int, key: str, text: str, amount: int, domain:
             "lat": lat, "lon": lon, "body": body}  # fmt: skip
 
 
-TYPES = {
-    "EIP712Domain": [
-        {"name": "name", "type": "string"},
-        {"name": "version", "type": "string"},
-        {"name": "chainId", "type": "uint256"},
-        {"name": "verifyingContract", "type": "address"},
-    ],
-    "ReceiveWithAuthorization": [
-        {"name": "from", "type": "address"},
-        {"name": "to", "type": "address"},
-        {"name": "value", "type": "uint256"},
-        {"name": "validAfter", "type": "uint256"},
-        {"name": "validBefore", "type": "uint256"},
-        {"name": "nonce", "type": "bytes32"},
-    ],
-}
-
-
-def wallet_domain() -> dict:
+def wallet_domain() -> TokenDomain:
     """The token's EIP-712 domain, read from the chain as the page reads it."""
     from chain.node.client import get_client
     from chain.token.domain import token_domain
 
     domain = token_domain(client=get_client())
     assert domain is not None, "the token has no EIP-712 domain"
-    return domain.as_json()
+    return domain
 
 
 def sign(challenge_id: str, first: str, count: str, out: str) -> dict:

@@ -24,24 +24,24 @@ EARTH_RADIUS_M = Decimal(6_371_000)
 PI = Decimal("3.141592653589793238462643383279502884197169399375105820974944592")
 
 
-def _sin(x: Decimal) -> Decimal:
-    x2, term, total, n = x * x, x, x, 1
+def _alternating(x: Decimal, term: Decimal, n: int) -> Decimal:
+    """term − term·x²/((n+1)(n+2)) + …, summed until a term no longer changes the total: the sine's
+    series from (x, 1), the cosine's from (1, 0)."""
+    x2, total = x * x, term
     while True:
         n += 2
         term = -term * x2 / (n * (n - 1))
         if total + term == total:
             return total
         total += term
+
+
+def _sin(x: Decimal) -> Decimal:
+    return _alternating(x, x, 1)
 
 
 def _cos(x: Decimal) -> Decimal:
-    x2, term, total, n = x * x, Decimal(1), Decimal(1), 0
-    while True:
-        n += 2
-        term = -term * x2 / (n * (n - 1))
-        if total + term == total:
-            return total
-        total += term
+    return _alternating(x, Decimal(1), 0)
 
 
 def _atan(y: Decimal) -> Decimal:

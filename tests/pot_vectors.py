@@ -226,6 +226,18 @@ def geometry(rng: random.Random) -> dict:
 # potEncodings
 
 
+# A commitment case's keys, and the keyword arguments of guess_commitment and solution_commitment they are
+# (the server's and verify_challenge.py's alike).
+_COMMITMENT_ARGUMENTS = {"chainId": "chain_id", "pot": "pot", "challengeId": "challenge_id", "payer": "payer",
+                         "latE6": "lat_e6", "lonE6": "lon_e6", "salt": "salt"}  # fmt: skip
+
+
+def commitment_inputs(case: dict) -> dict:
+    """A guessCommitments or solutionCommitments case's inputs, as guess_commitment's or
+    solution_commitment's keyword arguments."""
+    return {_COMMITMENT_ARGUMENTS[key]: value for key, value in case.items() if key in _COMMITMENT_ARGUMENTS}
+
+
 def _guess_cases(rng: random.Random) -> list[dict]:
     rows = [
         (ANVIL_CHAIN_ID, ANVIL_POT, 1, PAYERS[0], 29_979_175, 31_134_258, "00" * 32),
@@ -254,9 +266,7 @@ def _guess_cases(rng: random.Random) -> list[dict]:
     cases = []
     for row in rows:
         case = dict(zip(keys, row, strict=True))
-        case["commitment"] = guess_commitment(
-            chain_id=row[0], pot=row[1], challenge_id=row[2], payer=row[3], lat_e6=row[4], lon_e6=row[5], salt=row[6]
-        )
+        case["commitment"] = guess_commitment(**commitment_inputs(case))
         cases.append(case)
     return cases
 
@@ -284,9 +294,7 @@ def _solution_cases(rng: random.Random) -> list[dict]:
     cases = []
     for row in rows:
         case = dict(zip(keys, row, strict=True))
-        case["commitment"] = solution_commitment(
-            chain_id=row[0], pot=row[1], challenge_id=row[2], lat_e6=row[3], lon_e6=row[4], salt=row[5]
-        )
+        case["commitment"] = solution_commitment(**commitment_inputs(case))
         cases.append(case)
     return cases
 

@@ -15,27 +15,12 @@ from challenges.coordinates import micro_degrees
 from challenges.geometry import is_correct
 from responses.models import Guess
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("api_reads_rows")]
 
 GIZA = "29.979175, 31.134258"
 NEAR = "29.979, 31.134"  # about 30 m away: correct within 150 m
 FAR = "48.8584, 2.2945"
 PAYER = "0x" + "a1" * 20
-
-
-@pytest.fixture
-def api(api):
-    """Each GET reads the rows (the public answers' cache is marked stale on commit, never here)."""
-    from django.core.cache import cache
-
-    get = api.get
-
-    def fresh_get(*args, **kwargs):
-        cache.clear()
-        return get(*args, **kwargs)
-
-    api.get = fresh_get
-    return api
 
 
 def staked(settings, pot_recorder, challenge, text: str, *, payer: str = PAYER, deep: bool = True) -> dict:

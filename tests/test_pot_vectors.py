@@ -25,6 +25,8 @@ from challenges.geometry import (
 )
 from challenges.scoring import haversine_m
 
+from .pot_vectors import commitment_inputs
+
 # How far from the threshold a verdict may differ from the exact distance's, at any threshold the pot
 # opens: below a nanometre for the integer rule up to 10,000 km, under a millimetre at the largest (near
 # the antipode); the double haversine is off by nanometres, and by up to about 2 cm at the largest
@@ -126,16 +128,7 @@ def test_division_truncates_toward_zero_as_solidity_does():
 
 def test_guess_commitments(vectors):
     for case in vectors["potEncodings"]["guessCommitments"]:
-        commitment = guess_commitment(
-            chain_id=case["chainId"],
-            pot=case["pot"],
-            challenge_id=case["challengeId"],
-            payer=case["payer"],
-            lat_e6=case["latE6"],
-            lon_e6=case["lonE6"],
-            salt=case["salt"],
-        )
-        assert commitment == case["commitment"], case
+        assert guess_commitment(**commitment_inputs(case)) == case["commitment"], case
 
 
 def test_a_guess_commitment_binds_payer_chain_pot_and_challenge_but_not_the_address_case(vectors):
@@ -148,15 +141,7 @@ def test_a_guess_commitment_binds_payer_chain_pot_and_challenge_but_not_the_addr
 
 def test_solution_commitments(vectors):
     for case in vectors["potEncodings"]["solutionCommitments"]:
-        commitment = solution_commitment(
-            chain_id=case["chainId"],
-            pot=case["pot"],
-            challenge_id=case["challengeId"],
-            lat_e6=case["latE6"],
-            lon_e6=case["lonE6"],
-            salt=case["salt"],
-        )
-        assert commitment == case["commitment"], case
+        assert solution_commitment(**commitment_inputs(case)) == case["commitment"], case
 
 
 def test_commitments_refuse_what_the_contract_could_not_take():

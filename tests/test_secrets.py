@@ -12,26 +12,10 @@ import pytest
 
 from responses.models import RelayStatus, SignedStake
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("api_reads_rows")]
 
 SECRET_SOLUTION = "12.345678, 98.765432"
 GUESS = "12.3457, 98.7654"
-
-
-@pytest.fixture
-def api(api):
-    """Each GET reads the rows (the public answers' cache is marked stale on commit, and a test's
-    transaction never commits)."""
-    from django.core.cache import cache
-
-    get = api.get
-
-    def fresh_get(*args, **kwargs):
-        cache.clear()
-        return get(*args, **kwargs)
-
-    api.get = fresh_get
-    return api
 
 
 def signed_stake(challenge, status: str = RelayStatus.QUEUED, *, commitment: str | None = None) -> SignedStake:

@@ -17,43 +17,12 @@ from chain.token.authorization import (
     TokenDomain,
     recover_signer,
     signed_by,
+    typed_data,
 )
 
 UINT256 = st.integers(min_value=0, max_value=2**256 - 1)
 KEYS = st.binary(min_size=32, max_size=32).filter(lambda b: 0 < int.from_bytes(b, "big") < SECP256K1_N)
 ADDRESSES = st.binary(min_size=20, max_size=20).map(lambda b: "0x" + b.hex())
-
-
-def typed(domain: TokenDomain, authorization: ReceiveAuthorization) -> dict:
-    """What the page passes to eth_signTypedData_v4 (frontend/src/lib/protocol/)."""
-    return {
-        "types": {
-            "EIP712Domain": [
-                {"name": "name", "type": "string"},
-                {"name": "version", "type": "string"},
-                {"name": "chainId", "type": "uint256"},
-                {"name": "verifyingContract", "type": "address"},
-            ],
-            "ReceiveWithAuthorization": [
-                {"name": "from", "type": "address"},
-                {"name": "to", "type": "address"},
-                {"name": "value", "type": "uint256"},
-                {"name": "validAfter", "type": "uint256"},
-                {"name": "validBefore", "type": "uint256"},
-                {"name": "nonce", "type": "bytes32"},
-            ],
-        },
-        "primaryType": "ReceiveWithAuthorization",
-        "domain": domain.as_json(),
-        "message": {
-            "from": authorization.from_address,
-            "to": authorization.to_address,
-            "value": authorization.value,
-            "validAfter": authorization.valid_after,
-            "validBefore": authorization.valid_before,
-            "nonce": "0x" + authorization.nonce,
-        },
-    }
 
 
 def test_the_signed_stakes_of_the_vectors(vectors):
@@ -96,7 +65,7 @@ def test_a_wallets_signature_of_a_stake_recovers_its_signer_and_nobody_else(
     signer = Account.from_key(key)
     domain = TokenDomain("USD Coin", "2", chain_id, token)
     authorization = ReceiveAuthorization(signer.address, to, value, valid_after, valid_before, nonce.hex())
-    document = typed(domain, authorization)
+    document = typed_data(authorization, domain)
     assert authorization.digest(domain) == bytes(_hash_eip191_message(encode_typed_data(full_message=document)))
     signature = "0x" + bytes(Account.sign_typed_data(key, full_message=document).signature).hex()
     assert recover_signer(authorization, domain, Signature.parse(signature)) == signer.address
@@ -120,7 +89,7 @@ def test_the_malleable_twin_and_an_odd_v_are_refused_as_the_token_refuses_them()
     authorization = ReceiveAuthorization(
         Account.from_key(key).address, "0x" + "cd" * 20, 5_000_000, 0, 2**40, "ee" * 32
     )
-    signature = bytes(Account.sign_typed_data(key, full_message=typed(domain, authorization)).signature)
+    signature = bytes(Account.sign_typed_data(key, full_message=typed_data(authorization, domain)).signature)
     r, s, v = signature[:32], int.from_bytes(signature[32:64], "big"), signature[64]
     assert signed_by(authorization, domain, "0x" + signature.hex())
     twin = "0x" + (r + (SECP256K1_N - s).to_bytes(32, "big") + bytes([55 - v])).hex()

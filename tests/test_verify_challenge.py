@@ -18,6 +18,7 @@ from chain.pot import abi
 from challenges import geometry
 from challenges.commitments import terms_commitment
 
+from .pot_vectors import commitment_inputs
 from .verifier_vectors import build
 
 
@@ -112,30 +113,9 @@ def test_micro_degrees_are_computed_on_the_decimal_text(vectors):
 def test_the_commitments_and_the_terms_hash(vectors):
     section = vectors["potEncodings"]
     for case in section["guessCommitments"]:
-        assert (
-            v.guess_commitment(
-                chain_id=case["chainId"],
-                pot=case["pot"],
-                challenge_id=case["challengeId"],
-                payer=case["payer"],
-                lat_e6=case["latE6"],
-                lon_e6=case["lonE6"],
-                salt=case["salt"],
-            )
-            == case["commitment"]
-        )
+        assert v.guess_commitment(**commitment_inputs(case)) == case["commitment"]
     for case in section["solutionCommitments"]:
-        assert (
-            v.solution_commitment(
-                chain_id=case["chainId"],
-                pot=case["pot"],
-                challenge_id=case["challengeId"],
-                lat_e6=case["latE6"],
-                lon_e6=case["lonE6"],
-                salt=case["salt"],
-            )
-            == case["commitment"]
-        )
+        assert v.solution_commitment(**commitment_inputs(case)) == case["commitment"]
     for case in vectors["termsHashes"]:
         texts = {"title": case["poemTitle"], "poem": case["poemText"], "instructions": case["instructionsText"]}
         assert v.terms_hash(challenge_id=case["challengeId"], **texts) == case["termsSha256"]

@@ -93,6 +93,8 @@ POT_ERRORS: dict[str, tuple[str, str, str]] = {
 SELECTORS = {"0x" + keccak(text=sig)[:4].hex(): entry for sig, entry in POT_ERRORS.items()}
 ERROR_STRING = "0x08c379a0"  # Error(string)
 
+ALLOWANCE_SENTENCE = "The pot is not allowed to take this much USDC from this wallet yet (approve it first)."
+
 # The token's revert texts (Circle's FiatToken v2.2, and contracts/TestUSDC.sol, which copies them).
 TOKEN_REVERTS: list[tuple[str, str, str]] = [
     (
@@ -126,16 +128,8 @@ TOKEN_REVERTS: list[tuple[str, str, str]] = [
         "The payment authorization is not valid yet.",
     ),
     ("transfer amount exceeds balance", "insufficient_balance", "This wallet does not hold enough USDC for the stake."),
-    (
-        "exceeds allowance",
-        "insufficient_allowance",
-        "The pot is not allowed to take this much USDC from this wallet yet (approve it first).",
-    ),
-    (
-        "insufficient allowance",
-        "insufficient_allowance",
-        "The pot is not allowed to take this much USDC from this wallet yet (approve it first).",
-    ),
+    ("exceeds allowance", "insufficient_allowance", ALLOWANCE_SENTENCE),
+    ("insufficient allowance", "insufficient_allowance", ALLOWANCE_SENTENCE),
 ]
 
 UNKNOWN = "refused_by_chain"

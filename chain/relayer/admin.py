@@ -10,22 +10,10 @@ from django.contrib import admin, messages
 from django.urls import reverse
 from django.utils.html import format_html
 
-from challenges.admin.links import ChainSearchMixin, address_link, tx_link
+from challenges.admin.links import ChainSearchMixin, ReadOnlyMixin, address_link, tx_link
 
 from ..models import RelayerAccount, RelayTransaction
 from .selectors import RelaySummary, relay_summary, wei_as_eth
-
-
-class _ReadOnly:
-    def has_add_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request, obj=None) -> bool:
-        return False
-
 
 # What one stake costs at most, and a day's worth at the budget: what a top-up should cover.
 TOP_UP = (
@@ -50,7 +38,7 @@ def _alarm(account: RelayerAccount) -> str:
 
 
 @admin.register(RelayerAccount)
-class RelayerAccountAdmin(_ReadOnly, admin.ModelAdmin):
+class RelayerAccountAdmin(ReadOnlyMixin, admin.ModelAdmin):
     list_display = [
         "address_display",
         "balance_display",
@@ -158,7 +146,7 @@ class RelayerAccountAdmin(_ReadOnly, admin.ModelAdmin):
 
 
 @admin.register(RelayTransaction)
-class RelayTransactionAdmin(_ReadOnly, ChainSearchMixin, admin.ModelAdmin):
+class RelayTransactionAdmin(ReadOnlyMixin, ChainSearchMixin, admin.ModelAdmin):
     address_field = "account__address"
     list_display = [
         "nonce",

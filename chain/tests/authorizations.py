@@ -20,26 +20,16 @@ from web3 import Web3
 from web3.types import RPCEndpoint, TxParams
 
 from chain.node.contracts import contract_at
+from chain.token.authorization import TYPED_DATA_TYPES
 
 TRANSFER = "TransferWithAuthorization"
 RECEIVE = "ReceiveWithAuthorization"
 CANCEL = "CancelAuthorization"
 
-_AUTHORIZATION_FIELDS = [
-    {"name": "from", "type": "address"},
-    {"name": "to", "type": "address"},
-    {"name": "value", "type": "uint256"},
-    {"name": "validAfter", "type": "uint256"},
-    {"name": "validBefore", "type": "uint256"},
-    {"name": "nonce", "type": "bytes32"},
-]
+# A transfer authorization has the receive one's fields (chain/token/authorization.py writes them).
+_AUTHORIZATION_FIELDS = TYPED_DATA_TYPES[RECEIVE]
 TYPES: dict[str, list[dict[str, str]]] = {
-    "EIP712Domain": [
-        {"name": "name", "type": "string"},
-        {"name": "version", "type": "string"},
-        {"name": "chainId", "type": "uint256"},
-        {"name": "verifyingContract", "type": "address"},
-    ],
+    "EIP712Domain": TYPED_DATA_TYPES["EIP712Domain"],
     TRANSFER: _AUTHORIZATION_FIELDS,
     RECEIVE: _AUTHORIZATION_FIELDS,
     CANCEL: [{"name": "authorizer", "type": "address"}, {"name": "nonce", "type": "bytes32"}],

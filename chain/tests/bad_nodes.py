@@ -1,61 +1,43 @@
-"""JSON-RPC nodes that do not work, each in its own way, on real loopback sockets: one that accepts
+"""JSON-RPC nodes on real loopback sockets (devtools/loopback.py): one that answers as a test says and
+records what it was sent, and ones that do not work, each in its own way: one that accepts
 connections and never answers, one that answers HTTP 503, one a JSON-RPC error, one garbage."""
 
 from __future__ import annotations
 
-import socket
-import threading
+import json
+from collections.abc import Callable
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from devtools.loopback import PostServer, SilentServer
+
+# What a test clears so that the client meets no proxy but the one the test names.
+PROXY_VARIABLES = ("HTTP_PROXY", "http_proxy", "HTTPS_PROXY", "https_proxy", "NO_PROXY", "no_proxy", "ALL_PROXY")
 
 
-class SilentServer:
-    """Accepts connections and never answers (a node that hangs, a half-open network)."""
+class Node(PostServer):
+    """Answers each request with `answer(request's JSON)`: an HTTP status alone, bytes, or JSON to
+    send; records each request's target (an absolute URL when it was sent to it as a proxy) and its
+    Authorization header."""
 
-    def __init__(self) -> None:
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(64)
-        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
-        self.held: list[socket.socket] = []
-        self.accepted = 0
-        threading.Thread(target=self._accept, daemon=True).start()
+    def __init__(self, answer: Callable[[Any], int | bytes | object]) -> None:
+        self.targets: list[str] = []
+        self.authorizations: list[str | None] = []
 
-    def _accept(self) -> None:
-        while True:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                return
-            self.accepted += 1
-            self.held.append(conn)
+        def post(request, body: bytes) -> tuple[int, bytes]:
+            self.targets.append(request.path)
+            self.authorizations.append(request.headers.get("Authorization"))
+            reply = answer(json.loads(body))
+            if isinstance(reply, int):
+                return reply, b""
+            return 200, reply if isinstance(reply, bytes) else json.dumps(reply).encode()
 
-    def close(self) -> None:
-        self.sock.close()
-        for conn in self.held:
-            conn.close()
+        super().__init__(post)
 
 
-def answering(status: int, body: bytes) -> ThreadingHTTPServer:
+def answering(status: int, body: bytes) -> PostServer:
     """Answers every POST with `status` and `body`; counts them in `hits`."""
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            self.rfile.read(int(self.headers.get("Content-Length", 0)))
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-            self.server.hits += 1  # type: ignore[attr-defined]
-
-        def log_message(self, *args) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.hits = 0  # type: ignore[attr-defined]
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server
+    return PostServer(lambda _request, _body: (status, body))
 
 
 @contextmanager
@@ -68,9 +50,8 @@ def bad_nodes():
         answering(200, b"<html>not json</html>"),
     ]
     try:
-        yield hang, servers, [hang.url] + [f"http://127.0.0.1:{s.server_address[1]}" for s in servers]
+        yield hang, servers, [hang.url] + [server.url for server in servers]
     finally:
         hang.close()
         for server in servers:
-            server.shutdown()
-            server.server_close()
+            server.stop()

@@ -165,30 +165,12 @@ def chain(chain_node: Chain, settings):
 
 
 @pytest.fixture
-def make_challenge(db, chain, settings):
-    """A challenge published through the services and opened in the pot for real (the worker's
-    opening step, then the follower until it is confirmed): overrides conftest.py's recorded one."""
-    from challenges.services import challenge_create, challenge_create_published
-
+def challenge_opener(chain):
+    """conftest.py's make_challenge opens a published challenge in the pot for real here: the worker's
+    opening step, then the follower until it is confirmed (overrides the recorded opening)."""
     from .pot_support import open_for_real
 
-    def make(
-        *, solution="29.979175, 31.134258", threshold=150, publish=True, title="Stone Steps", opened=True, **kwargs
-    ):
-        challenge = (challenge_create_published if publish else challenge_create)(
-            poem_title=title,
-            poem_text="<p>A poem</p>",
-            instructions_text="<p>Guess</p>",
-            proximity_threshold_m=threshold,
-            solution=solution,
-            **kwargs,
-        )
-        if publish and opened:
-            open_for_real(chain, challenge)
-        challenge.refresh_from_db()
-        return challenge
-
-    return make
+    return lambda challenge: open_for_real(chain, challenge)
 
 
 @pytest.fixture

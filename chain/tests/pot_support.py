@@ -20,6 +20,7 @@ from chain.pot.opening import OpeningPending, opening_advance
 from chain.pot.steps import pot_steps
 from chain.relayer.sender import relay_send
 from chain.relayer.watch import relay_watch
+from chain.token.authorization import ReceiveAuthorization, TokenDomain, typed_data
 from challenges.commitments import guess_commitment, new_salt
 from challenges.coordinates import micro_degrees
 from challenges.models import OpeningStatus, PotOpening, PotState
@@ -104,16 +105,6 @@ class SignedStake:
         }
 
 
-def token_domain(chain: Chain) -> dict:
-    token = chain.token()
-    return {
-        "name": token.functions.name().call(),
-        "version": token.functions.version().call(),
-        "chainId": settings.CHAIN_ID,
-        "verifyingContract": chain.usdc,
-    }
-
-
 def sign_receive(
     chain: Chain,
     *,
@@ -124,37 +115,15 @@ def sign_receive(
     valid_before: int,
     to: str | None = None,
 ) -> str:
-    """A wallet's eth_signTypedData_v4 of ReceiveWithAuthorization to the pot (or to `to`)."""
+    """A wallet's eth_signTypedData_v4 of ReceiveWithAuthorization to the pot (or to `to`), under the
+    token's domain read from the chain."""
+    token = chain.token()
+    domain = TokenDomain(token.functions.name().call(), token.functions.version().call(), settings.CHAIN_ID, chain.usdc)
     payer = Account.from_key(key).address
-    typed = {
-        "types": {
-            "EIP712Domain": [
-                {"name": "name", "type": "string"},
-                {"name": "version", "type": "string"},
-                {"name": "chainId", "type": "uint256"},
-                {"name": "verifyingContract", "type": "address"},
-            ],
-            "ReceiveWithAuthorization": [
-                {"name": "from", "type": "address"},
-                {"name": "to", "type": "address"},
-                {"name": "value", "type": "uint256"},
-                {"name": "validAfter", "type": "uint256"},
-                {"name": "validBefore", "type": "uint256"},
-                {"name": "nonce", "type": "bytes32"},
-            ],
-        },
-        "primaryType": "ReceiveWithAuthorization",
-        "domain": token_domain(chain),
-        "message": {
-            "from": payer,
-            "to": to or chain.pot,
-            "value": amount,
-            "validAfter": valid_after,
-            "validBefore": valid_before,
-            "nonce": "0x" + nonce.removeprefix("0x"),
-        },
-    }
-    signed = Account.sign_message(encode_typed_data(full_message=typed), key)
+    authorization = ReceiveAuthorization(
+        payer, to or chain.pot, amount, valid_after, valid_before, nonce.removeprefix("0x")
+    )
+    signed = Account.sign_message(encode_typed_data(full_message=typed_data(authorization, domain)), key)
     return "0x" + signed.signature.hex().removeprefix("0x")
 
 

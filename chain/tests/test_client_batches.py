@@ -7,55 +7,14 @@ not JSON or misses a call, a node too slow) skipped for the next one."""
 from __future__ import annotations
 
 import base64
-import json
-import threading
 import time
 from collections.abc import Hashable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
 from chain.node.client import ChainClient, ChainUnavailable
 
-
-class Node:
-    """A loopback JSON-RPC server answering each batch with `answer(calls)` (a body to send, or an
-    HTTP status), recording each request's target (an absolute URL when it was sent to it as a
-    proxy)."""
-
-    def __init__(self, answer) -> None:
-        self.targets: list[str] = []
-        self.authorizations: list[str | None] = []
-        targets, authorizations = self.targets, self.authorizations
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                targets.append(self.path)
-                authorizations.append(self.headers.get("Authorization"))
-                calls = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                reply = answer(calls)
-                if isinstance(reply, int):
-                    self.send_response(reply)
-                    self.send_header("Content-Length", "0")
-                    self.end_headers()
-                    return
-                body = reply if isinstance(reply, bytes) else json.dumps(reply).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def stop(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+from .bad_nodes import PROXY_VARIABLES, Node
 
 
 def heads(head: int):
@@ -65,7 +24,7 @@ def heads(head: int):
 
 @pytest.fixture
 def nodes(monkeypatch):
-    for name in ("HTTP_PROXY", "http_proxy", "HTTPS_PROXY", "https_proxy", "NO_PROXY", "no_proxy", "ALL_PROXY"):
+    for name in PROXY_VARIABLES:
         monkeypatch.delenv(name, raising=False)
     started: list[Node] = []
 

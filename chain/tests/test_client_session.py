@@ -3,51 +3,23 @@ _session_for), not on every call: requests' per-call scan of os.environ cost a f
 call's CPU. What a player's claim meets must not change: a proxy the environment names is still
 used, and NO_PROXY still exempts a node."""
 
-import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
 import pytest
 
 from chain.node.client import ChainClient
 
+from .bad_nodes import PROXY_VARIABLES, Node
 
-class JsonRpcServer:
-    """A loopback HTTP server answering eth_blockNumber with `head`, recording each request's target
-    (an absolute URL when it was sent to it as a proxy)."""
 
-    def __init__(self, head: int) -> None:
-        targets: list[str] = []
-        self.targets = targets
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                targets.append(self.path)
-                call = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                body = json.dumps({"jsonrpc": "2.0", "id": call["id"], "result": hex(head)}).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def stop(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+def head_node(head: int) -> Node:
+    """Answers eth_blockNumber with `head`."""
+    return Node(lambda call: {"jsonrpc": "2.0", "id": call["id"], "result": hex(head)})
 
 
 @pytest.fixture
 def servers(monkeypatch):
-    for name in ("HTTP_PROXY", "http_proxy", "HTTPS_PROXY", "https_proxy", "NO_PROXY", "no_proxy", "ALL_PROXY"):
+    for name in PROXY_VARIABLES:
         monkeypatch.delenv(name, raising=False)
-    node, proxy = JsonRpcServer(head=7), JsonRpcServer(head=9)
+    node, proxy = head_node(7), head_node(9)
     yield node, proxy
     node.stop()
     proxy.stop()

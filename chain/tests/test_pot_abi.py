@@ -30,31 +30,34 @@ TERMS = Terms(
 )
 
 
+def b32(text: str) -> bytes:
+    return bytes.fromhex(text)
+
+
+# TERMS as web3 takes the contract's Terms tuple.
+TERMS_ARGS = (
+    b32("11" * 32),
+    b32("22" * 32),
+    150,
+    1_800_000_000,
+    1_800_003_600,
+    1_800_090_000,
+    3600,
+    1_000_000,
+    2**96 - 1,
+)
+
+
 @pytest.fixture(scope="module")
 def pot():
     return Web3().eth.contract(address=POT, abi=load_artifact("GeopoemPot")["abi"])
 
 
-def b32(text: str) -> bytes:
-    return bytes.fromhex(text)
-
-
 def test_every_call_the_site_sends_is_the_contracts_encoding(pot):
     payer = to_checksum_address(PAYER)
-    terms = (
-        b32("11" * 32),
-        b32("22" * 32),
-        150,
-        1_800_000_000,
-        1_800_003_600,
-        1_800_090_000,
-        3600,
-        1_000_000,
-        2**96 - 1,
-    )
     signature = "0x" + "aa" * 32 + "bb" * 32 + "1c"
     cases = [
-        (abi.open_data(challenge_id=7, terms=TERMS), "open", [7, terms]),
+        (abi.open_data(challenge_id=7, terms=TERMS), "open", [7, TERMS_ARGS]),
         (
             abi.stake_with_authorization_data(
                 abi.SignedStakeCall(7, COMMITMENT, PAYER, 5_000_000, 0, 2**256 - 1, signature)
@@ -122,19 +125,8 @@ def log_of(pot, name: str, values: dict, *, block: int = 12, index: int = 3) -> 
 
 def test_every_event_of_the_pot_is_read_with_its_fields(pot):
     payer = to_checksum_address(PAYER)
-    terms = (
-        b32("11" * 32),
-        b32("22" * 32),
-        150,
-        1_800_000_000,
-        1_800_003_600,
-        1_800_090_000,
-        3600,
-        1_000_000,
-        2**96 - 1,
-    )
     cases: dict[str, tuple[dict, dict]] = {
-        "Opened": ({"challengeId": 7, "terms": terms, "termsDigest": b32("33" * 32)}, {"termsDigest": "33" * 32}),
+        "Opened": ({"challengeId": 7, "terms": TERMS_ARGS, "termsDigest": b32("33" * 32)}, {"termsDigest": "33" * 32}),
         "Staked": (
             {"challengeId": 7, "payer": payer, "seq": 2, "amount": 2**64 - 1, "commitment": b32(COMMITMENT)},
             {"payer": PAYER, "seq": 2, "amount": str(2**64 - 1), "commitment": COMMITMENT},

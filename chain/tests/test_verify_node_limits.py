@@ -7,12 +7,12 @@ And a chain the script has no pot pinned for: it does not run without --pot."""
 from __future__ import annotations
 
 import json
-import threading
 import urllib.request
 from collections import Counter
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+
+from devtools.loopback import PostServer
 
 from .verifier_support import assert_reproduced, play, run_page_verifier, run_verifier
 
@@ -26,25 +26,12 @@ class LimitedNode:
     def __init__(self, upstream: str) -> None:
         self.upstream = upstream
         self.seen: Counter[str] = Counter()
-        node = self
+        self.http = PostServer(self._post)
+        self.url = self.http.url
 
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                status, answer = node.answer(body)
-                data = json.dumps(answer).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+    def _post(self, _request, body: bytes) -> tuple[int, bytes]:
+        status, answer = self.answer(json.loads(body))
+        return status, json.dumps(answer).encode()
 
     def answer(self, body) -> tuple[int, object]:
         calls = body if isinstance(body, list) else [body]
@@ -71,8 +58,7 @@ class LimitedNode:
         return result
 
     def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        self.http.stop()
 
 
 @pytest.fixture

@@ -36,13 +36,19 @@ def staked_game(chain, make_challenge, api):
     return challenge
 
 
-def test_no_correct_guess_refunds_every_stake_and_returns_the_bond(chain, make_challenge, api, site):
+def settled_game(chain, make_challenge, api):
+    """staked_game past its close and its deadlines, the worker run until the pot owes nothing."""
     challenge = staked_game(chain, make_challenge, api)
     chain.warp(3_600 + 60)
     settle(chain)
     chain.warp(86_400 + 60)
     settle(chain)
     assert chain.pot_contract().functions.owed().call() == 0
+    return challenge
+
+
+def test_no_correct_guess_refunds_every_stake_and_returns_the_bond(chain, make_challenge, api, site):
+    challenge = settled_game(chain, make_challenge, api)
     result = verify(site, chain, challenge)
     assert_reproduced(result)
     assert "payments: 1 payment and 3 refunds made by the rules" in result.stdout
@@ -63,12 +69,7 @@ def test_an_abort_refunds_every_stake_with_its_share_of_the_bond(chain, make_cha
     """The worker never reveals the solution; after its deadline each stake is refunded with
     bondLeft x stake / potLeft of the bond: 2 USDC over 15 USDC of stakes."""
     monkeypatch.setattr(steps, "_reveal_solution", lambda challenge: [])
-    challenge = staked_game(chain, make_challenge, api)
-    chain.warp(3_600 + 60)
-    settle(chain)
-    chain.warp(86_400 + 60)
-    settle(chain)
-    assert chain.pot_contract().functions.owed().call() == 0
+    challenge = settled_game(chain, make_challenge, api)
     result = verify(site, chain, challenge)
     assert_reproduced(result)
     assert "payments: aborted (the solution was not revealed by its deadline)" in result.stdout

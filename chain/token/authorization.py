@@ -24,6 +24,23 @@ RECEIVE_WITH_AUTHORIZATION_TYPE = (
     "ReceiveWithAuthorization(address from,address to,uint256 value,uint256 validAfter,uint256 validBefore,"
     "bytes32 nonce)"
 )
+# The same two types as JSON, as a wallet's eth_signTypedData_v4 takes them.
+TYPED_DATA_TYPES = {
+    "EIP712Domain": [
+        {"name": "name", "type": "string"},
+        {"name": "version", "type": "string"},
+        {"name": "chainId", "type": "uint256"},
+        {"name": "verifyingContract", "type": "address"},
+    ],
+    "ReceiveWithAuthorization": [
+        {"name": "from", "type": "address"},
+        {"name": "to", "type": "address"},
+        {"name": "value", "type": "uint256"},
+        {"name": "validAfter", "type": "uint256"},
+        {"name": "validBefore", "type": "uint256"},
+        {"name": "nonce", "type": "bytes32"},
+    ],
+}
 EIP712_DOMAIN_TYPEHASH = keccak(text=EIP712_DOMAIN_TYPE)
 RECEIVE_WITH_AUTHORIZATION_TYPEHASH = keccak(text=RECEIVE_WITH_AUTHORIZATION_TYPE)
 UINT256_MAX = 2**256 - 1
@@ -120,6 +137,25 @@ class Signature:
 
     def hex(self) -> str:
         return "0x" + self.r.to_bytes(32, "big").hex() + self.s.to_bytes(32, "big").hex() + f"{self.v:02x}"
+
+
+def typed_data(authorization: ReceiveAuthorization, domain: TokenDomain) -> dict:
+    """The EIP-712 document a wallet signs for `authorization` under `domain` (eth_signTypedData_v4's
+    argument, as the page builds it: frontend/src/lib/authorization.ts). Its digest is
+    `authorization.digest(domain)`."""
+    return {
+        "types": TYPED_DATA_TYPES,
+        "primaryType": "ReceiveWithAuthorization",
+        "domain": domain.as_json(),
+        "message": {
+            "from": authorization.from_address,
+            "to": authorization.to_address,
+            "value": authorization.value,
+            "validAfter": authorization.valid_after,
+            "validBefore": authorization.valid_before,
+            "nonce": "0x" + authorization.nonce,
+        },
+    }
 
 
 def recover_signer(authorization: ReceiveAuthorization, domain: TokenDomain, signature: Signature) -> str | None:

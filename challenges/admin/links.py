@@ -1,4 +1,5 @@
-"""Helpers every admin of the project shares: explorer links, hash-or-address search, money."""
+"""Helpers every admin of the project shares: explorer links, hash-or-address search, money, read-only
+records."""
 
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
@@ -42,6 +43,20 @@ def tx_link(tx_hash: str) -> str:
 
 def address_link(address: str) -> str:
     return chain_link("address", address)
+
+
+class ReadOnlyMixin(AdminMixinBase):
+    """Records staff look at and never add, change or delete: what the pot's events say, what a
+    player signed, what the relayer sent."""
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        return False
 
 
 class ChainSearchMixin(AdminMixinBase):

@@ -7,24 +7,7 @@ import pytest
 
 from challenges.models import PotOpening, PotState
 
-pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def api(api):
-    """The public answers are cached and marked stale after each write commits; a test's transaction
-    never commits, so each GET here reads the rows (challenges/tests/test_public_cache.py tests the
-    cache)."""
-    from django.core.cache import cache
-
-    get = api.get
-
-    def fresh_get(*args, **kwargs):
-        cache.clear()
-        return get(*args, **kwargs)
-
-    api.get = fresh_get
-    return api
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("api_reads_rows")]
 
 
 GIZA = "29.979175, 31.134258"

@@ -33,6 +33,17 @@ contract PotSettleTest is PotFixture {
         vm.warp(guessDeadline(ID));
     }
 
+    /// A second challenge, ID + 1, open from now: it closes in an hour and its solution is due an
+    /// hour later. `bonded`: with the fixture's bond, else none. Returns its terms.
+    function openSecondChallenge(bool bonded) internal returns (GeopoemPot.Terms memory t) {
+        t = termsFor(ID + 1);
+        if (!bonded) t.bond = 0;
+        t.opensAt = uint32(block.timestamp);
+        t.closesAt = uint32(block.timestamp + 1 hours);
+        t.solutionDeadline = uint32(block.timestamp + 2 hours);
+        openChallenge(ID + 1, t);
+    }
+
     function test_finalize_after_the_window_fixes_the_winners_and_the_split() public {
         vm.expectRevert(abi.encodeWithSelector(GeopoemPot.SolutionNotRevealed.selector, ID));
         pot.finalize(ID);
@@ -181,12 +192,7 @@ contract PotSettleTest is PotFixture {
     }
 
     function test_no_winner_and_no_bond_leaves_no_share_to_pay() public {
-        GeopoemPot.Terms memory t = termsFor(ID + 1);
-        t.bond = 0;
-        t.opensAt = uint32(block.timestamp);
-        t.closesAt = uint32(block.timestamp + 1 hours);
-        t.solutionDeadline = uint32(block.timestamp + 2 hours);
-        openChallenge(ID + 1, t);
+        openSecondChallenge(false);
         vm.warp(block.timestamp + 1 hours);
         revealSolutionOf(ID + 1);
         vm.warp(guessDeadline(ID + 1));
@@ -236,11 +242,7 @@ contract PotSettleTest is PotFixture {
     }
 
     function test_an_abort_nobody_staked_in_returns_the_bond() public {
-        GeopoemPot.Terms memory t = termsFor(ID + 1);
-        t.opensAt = uint32(block.timestamp);
-        t.closesAt = uint32(block.timestamp + 1 hours);
-        t.solutionDeadline = uint32(block.timestamp + 2 hours);
-        openChallenge(ID + 1, t);
+        openSecondChallenge(true);
         vm.expectRevert(abi.encodeWithSelector(GeopoemPot.NotFinalized.selector, ID + 1));
         pot.payShare(ID + 1);
         vm.warp(block.timestamp + 2 hours);
@@ -341,11 +343,7 @@ contract PotSettleTest is PotFixture {
 
     function test_challenges_never_pay_from_each_other() public {
         // A second challenge whose solution is never revealed, played beside the first.
-        GeopoemPot.Terms memory t = termsFor(ID + 1);
-        t.opensAt = uint32(block.timestamp);
-        t.closesAt = uint32(block.timestamp + 1 hours);
-        t.solutionDeadline = uint32(block.timestamp + 2 hours);
-        openChallenge(ID + 1, t);
+        GeopoemPot.Terms memory t = openSecondChallenge(true);
         Ticket memory other = stakeGuess(ID + 1, dave, 50 * USDC, SOL_LAT, SOL_LON);
         // The first challenge's winner cannot be paid with the second's stakes.
         play(true, true);

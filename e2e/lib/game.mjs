@@ -162,8 +162,8 @@ export const walletAsked = (wallet, method) => wallet.methods().includes(method)
 
 // --- Screenshots --------------------------------------------------------------------------------
 
-/** `target` scrolled into view and what the screen shows, at 1280 and at a phone's 390 px. */
-export async function screenshotsOf(page, target, name) {
+/** `shoot(width)` with the toasts closed, at 1280 px and at a phone's 390 px; the viewport back as it was. */
+async function atBothWidths(page, shoot) {
   await closeToasts(page);
   const before = page.viewportSize();
   for (const [width, height] of [
@@ -171,27 +171,27 @@ export async function screenshotsOf(page, target, name) {
     [390, 844],
   ]) {
     await page.setViewportSize({ width, height });
-    await target.scrollIntoViewIfNeeded();
-    await screenshot(page, `${name}-${width}`, { fullPage: false });
+    await shoot(width);
   }
   await page.setViewportSize(before);
 }
 
+/** `target` scrolled into view and what the screen shows, at 1280 and at a phone's 390 px. */
+export async function screenshotsOf(page, target, name) {
+  await atBothWidths(page, async (width) => {
+    await target.scrollIntoViewIfNeeded();
+    await screenshot(page, `${name}-${width}`, { fullPage: false });
+  });
+}
+
 /** Every tab named (all by default) at 1280 and 390 px, whole pages: `tab-<slug>-<phase>-<width>`. */
 export async function screenshotTabs(page, phase, slugs = TABS.map(([, slug]) => slug)) {
-  await closeToasts(page);
-  const before = page.viewportSize();
-  for (const [width, height] of [
-    [1280, 900],
-    [390, 844],
-  ]) {
-    await page.setViewportSize({ width, height });
+  await atBothWidths(page, async (width) => {
     for (const [name, slug] of TABS.filter(([, s]) => slugs.includes(s))) {
       await openTab(page, name);
       await screenshot(page, `tab-${slug}-${phase}-${width}`);
     }
-  }
-  await page.setViewportSize(before);
+  });
 }
 
 // --- The chain ----------------------------------------------------------------------------------

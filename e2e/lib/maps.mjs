@@ -3,34 +3,14 @@
 // proximity circle at its true radius, the solution, both winners and every published guess).
 // This machine has no internet: the tiles never load, and the maps say so and still work.
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 
+import { assertNoViolationsIn } from "./axe.mjs";
 import { coordinatesField } from "./game.mjs";
 
 export const PICK_MAP = "Map for your guess";
 export const CANONICAL = /^-?\d{1,2}(\.\d{1,6})?, -?\d{1,3}(\.\d{1,6})?$/;
 // Leaflet's world is 256 px wide at zoom 0: degrees of longitude per pixel at zoom 12.
 const DEG_PER_PX_Z12 = 360 / (256 * 2 ** 12);
-
-// axe-core through the DevTools protocol (the page's CSP refuses an injected <script>), on the map
-// parts only.
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
-export async function assertAccessible(page, selector) {
-  if (!(await page.evaluate(() => typeof window.axe !== "undefined"))) await page.evaluate(AXE_SOURCE);
-  const { violations } = await page.evaluate(
-    (include) => window.axe.run({ include: [include] }, { resultTypes: ["violations"] }),
-    selector,
-  );
-  const summary = violations.map(
-    (v) =>
-      `${v.id} (${v.impact}): ${v.help} — ${v.nodes
-        .slice(0, 3)
-        .map((n) => n.target.join(" "))
-        .join(" | ")}`,
-  );
-  assert.deepEqual(summary, [], `axe found violations in ${selector}`);
-}
 
 const parse = (text) => text.split(",").map((part) => Number(part.trim()));
 
@@ -66,7 +46,7 @@ export async function pickOnMap(page, start) {
   const [lat, lon] = parse(picked);
   assert.ok(Math.abs(lon - (lon0 + 120 * DEG_PER_PX_Z12)) < 0.0005, `longitude of the click: ${lon}`);
   assert.ok(lat < lat0 && lat0 - lat < 80 * DEG_PER_PX_Z12, `latitude of the click, south of the start: ${lat}`);
-  await assertAccessible(page, ".map-addon");
+  await assertNoViolationsIn(page, ".map-addon");
   return { map, picked };
 }
 
@@ -88,7 +68,7 @@ export async function assertRevealMap(page, scope, { threshold, latitude, earlie
   await region.getByText(`Earliest correct response: ${earliest.toFixed(2)} m`).waitFor();
   await region.getByText(`Highest staked correct response: ${highest.toFixed(2)} m`).waitFor();
   await figure.getByText(`Proximity circle: ${threshold} m radius`).waitFor();
-  await assertAccessible(page, ".reveal-map-section");
+  await assertNoViolationsIn(page, ".reveal-map-section");
   // The circle is drawn at its true radius: its on-screen diameter against Web Mercator's scale at
   // this zoom (read from a tile's URL, .../{z}/{x}/{y}.png) and latitude, measured again until the
   // map has settled (at most 5 s): mid-animation the SVG is scaled and old tiles linger.

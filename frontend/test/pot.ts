@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { Interface } from "ethers";
+import { afterAll, beforeAll } from "vitest";
 import { termsSha256 } from "@/lib/commitment";
 import { solutionCommitment } from "@/lib/protocol/commitment";
 import type { PotTerms } from "@/lib/pot/calls";
@@ -132,6 +133,17 @@ export interface OpenedChallenge {
 
 export const SOLUTION_SALT = "5a".repeat(32);
 
+export type OpenOptions = Partial<{
+  id: number;
+  poemTitle: string;
+  poemText: string;
+  instructionsText: string;
+  solution: string;
+  thresholdM: number;
+  closesIn: number;
+  minStake: bigint;
+}>;
+
 /** Opens challenge `id` as staff would: the terms hash of the texts, the solution commitment, open
  * now, close in `closesIn` seconds, a 1-hour guess window, a minimum of `minStake` USDC, no bond. */
 export async function openChallenge(
@@ -145,16 +157,7 @@ export async function openChallenge(
     thresholdM = 250,
     closesIn = 86_400,
     minStake = USDC_UNIT,
-  }: Partial<{
-    id: number;
-    poemTitle: string;
-    poemText: string;
-    instructionsText: string;
-    solution: string;
-    thresholdM: number;
-    closesIn: number;
-    minStake: bigint;
-  }> = {},
+  }: OpenOptions = {},
 ): Promise<OpenedChallenge> {
   const now = await chain.now();
   const point = microDegrees(solution)!;
@@ -198,4 +201,36 @@ export async function openChallenge(
     openBlock: opened.blockNumber,
     openHash: opened.hash,
   };
+}
+
+/** The pot's chain and the challenge opened in it, for the tests of one file. */
+export interface PotWorld {
+  chain: PotChain;
+  opened: OpenedChallenge;
+}
+
+/** Anvil with the pot for a test file: started, and a challenge opened with openChallenge's `open`
+ * options, before the file's tests; stopped after them. Read the fields inside the tests: they are
+ * set once the file's tests run. */
+export function withPotChain(options: { chainId?: number; open?: OpenOptions } = {}): PotWorld {
+  const world = {} as PotWorld;
+  beforeAll(async () => {
+    world.chain = await startPotChain({ chainId: options.chainId });
+    world.opened = await openChallenge(world.chain, options.open);
+  }, 60_000);
+  afterAll(async () => {
+    await world.chain?.stop();
+  });
+  return world;
+}
+
+/** The solution of `opened` revealed in the pot by `from` (the operator by default) at the close. */
+export async function revealSolution(chain: PotChain, opened: OpenedChallenge, from: string = chain.operator) {
+  const solution = microDegrees(opened.solution)!;
+  await chain.mineAt(opened.terms.closesAt);
+  await chain.send(
+    from,
+    chain.pot,
+    POT.encodeFunctionData("revealSolution", [opened.id, solution.latE6, solution.lonE6, `0x${opened.solutionSalt}`]),
+  );
 }

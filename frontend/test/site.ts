@@ -1,4 +1,5 @@
-import type { Challenge, PaymentsAuthorization, Stake } from "@/api/types";
+import { beforeEach } from "vitest";
+import type { Challenge, PaymentsAuthorization, Stake, TokenDomain } from "@/api/types";
 import { POT_ERRORS, refusalOf } from "@/lib/protocol/errors";
 import { guessCommitment } from "@/lib/protocol/commitment";
 import { termsDigest } from "@/lib/protocol/encoding";
@@ -8,10 +9,11 @@ import { payerFilters, readPotEvents, TOPICS, challengeTopic } from "@/lib/pot/e
 import { httpChain } from "@/lib/pot/rpc";
 import { decimalToUnits } from "@/lib/stake";
 import { TEST_CONFIG } from "./fixtures";
+import { apiStake } from "./submissions";
 import { FakeWallet } from "./fakeWallet";
 import { installFakeServer, json, type FakeServer } from "./http";
 import { realFetch } from "./anvil";
-import type { OpenedChallenge, PotChain } from "./pot";
+import { withPotChain, type OpenedChallenge, type OpenOptions, type PotChain, type PotWorld } from "./pot";
 import { installPublicConfig } from "./setup";
 
 /** Geopoem's server as the page's tests meet it (only `fetch` is faked): the API of
@@ -44,6 +46,17 @@ export function installPotConfig(chain: PotChain, over: object = {}): void {
 
 /** Token units as the API writes USDC: 6 decimals. */
 export const usdc6 = (units: bigint) => `${units / 1_000_000n}.${(units % 1_000_000n).toString().padStart(6, "0")}`;
+
+/** GET /api/payments/authorization of the site on anvil: the test token's domain, the relay on and
+ * sending with the operator's account. */
+export function sitePayments(chain: PotChain): PaymentsAuthorization & { token: TokenDomain } {
+  return {
+    token: { name: "Test USD Coin", version: "2", chainId: chain.chainId, verifyingContract: chain.usdc },
+    relay: { available: true, reason: "", address: chain.operator },
+    validitySeconds: 1800,
+    minRemainingSeconds: 60,
+  };
+}
 
 export async function apiChallenge(chain: PotChain, opened: OpenedChallenge): Promise<Challenge> {
   const { terms } = opened;
@@ -141,21 +154,13 @@ export async function serveSite(
   };
   server.on("POST", chain.anvil.url, (init) => realFetch(chain.anvil.url, init));
   server.on("GET", "/api/challenges/active", () => json(site.challenge));
-  server.on("GET", "/api/payments/authorization", () =>
-    json({
-      token:
-        options.tokenDomain === false
-          ? null
-          : { name: "Test USD Coin", version: "2", chainId: chain.chainId, verifyingContract: chain.usdc },
-      relay: {
-        available: options.relayAvailable ?? true,
-        reason: options.relayAvailable === false ? "Geopoem's relay is switched off." : "",
-        address: chain.operator,
-      },
-      validitySeconds: 1800,
-      minRemainingSeconds: 60,
-    } satisfies PaymentsAuthorization),
-  );
+  server.on("GET", "/api/payments/authorization", () => {
+    const payments: PaymentsAuthorization = sitePayments(chain);
+    if (options.tokenDomain === false) payments.token = null;
+    if (options.relayAvailable === false)
+      payments.relay = { available: false, reason: "Geopoem's relay is switched off.", address: chain.operator };
+    return json(payments);
+  });
 
   /** The stake with this commitment as the API shows it, from the pot's events; null when unknown. */
   const stakeOf = async (commitment: string): Promise<Stake | null> => {
@@ -172,16 +177,10 @@ export async function serveSite(
       commitment,
       paymentMethod: body ? "authorization" : "approval",
       guessReceived,
-      submissionText: null,
-      submissionSalt: null,
-      revealed: false,
-      isCorrect: null,
-      distanceMeters: null,
-      outcome: null,
     } as const;
     if (!log) {
       const status = options.relay === "refuse" ? "refused" : "relaying";
-      return {
+      return apiStake({
         ...base,
         id: null,
         submitterAddress: body!.submitterAddress,
@@ -198,10 +197,10 @@ export async function serveSite(
           relayReason: status === "refused" ? "This wallet had its stakes relayed 20 times today." : "",
           relayTransactionHash: null,
         },
-      };
+      });
     }
     const block = Number(log.blockNumber);
-    return {
+    return apiStake({
       ...base,
       id: Number(BigInt(`0x${log.data.slice(2, 66)}`)),
       submitterAddress: `0x${log.topics[2]!.slice(-40)}`,
@@ -220,7 +219,7 @@ export async function serveSite(
             relayTransactionHash: relayed.get(commitment) ?? null,
           }
         : null,
-    };
+    });
   };
 
   const originalFetch = server.fetch.getMockImplementation() as (
@@ -292,6 +291,22 @@ export async function serveSite(
     return originalFetch(input, init);
   });
   return site;
+}
+
+/** The pot's chain, a challenge opened in it, and Geopoem's server answering from them, for the tests
+ * of one file: the chain started and the challenge opened once (withPotChain), the page's
+ * configuration and a fresh site before each test. */
+export interface PotSiteWorld extends PotWorld {
+  site: FakeSite;
+}
+
+export function withPotSite(options: { open?: OpenOptions; site?: SiteOptions } = {}): PotSiteWorld {
+  const world = withPotChain({ chainId: SITE_CHAIN_ID, open: options.open }) as PotSiteWorld;
+  beforeEach(async () => {
+    installPotConfig(world.chain);
+    world.site = await serveSite(world.chain, world.opened, options.site);
+  });
+  return world;
 }
 
 /** The payer's events in the pot, for assertions. */

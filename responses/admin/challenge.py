@@ -48,17 +48,7 @@ class ChallengeAdmin(ChallengeDisplayMixin, ChallengeExportMixin, admin.ModelAdm
     # --- Fields --------------------------------------------------------------------------------
 
     def get_fields(self, request, obj=None):
-        authored = [
-            "poem_title",
-            "poem_text",
-            "instructions_text",
-            "proximity_threshold_m",
-            "min_stake",
-            "closes_at",
-            "solution_deadline",
-            "guess_window_seconds",
-            "bond",
-        ]
+        authored = list(ChallengeForm.Meta.fields)  # what staff write, the solution put in below
         if obj is None or not obj.is_published:
             authored.insert(4, "solution_input")
         else:

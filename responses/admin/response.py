@@ -4,23 +4,12 @@ reveal, and staff have no need to read them before."""
 
 from django.contrib import admin
 
-from challenges.admin.links import ChainSearchMixin, address_link, tx_link, usdc
+from challenges.admin.links import ChainSearchMixin, ReadOnlyMixin, address_link, tx_link, usdc
 from responses.models import PotPayment, SignedStake, Stake
 
 
-class _ReadOnly:
-    def has_add_permission(self, request) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request, obj=None) -> bool:
-        return False
-
-
 @admin.register(Stake)
-class StakeAdmin(_ReadOnly, ChainSearchMixin, admin.ModelAdmin):
+class StakeAdmin(ReadOnlyMixin, ChainSearchMixin, admin.ModelAdmin):
     address_field = "payer"
     list_display = [
         "challenge",
@@ -49,7 +38,7 @@ class StakeAdmin(_ReadOnly, ChainSearchMixin, admin.ModelAdmin):
 
 
 @admin.register(SignedStake)
-class SignedStakeAdmin(_ReadOnly, ChainSearchMixin, admin.ModelAdmin):
+class SignedStakeAdmin(ReadOnlyMixin, ChainSearchMixin, admin.ModelAdmin):
     address_field = "payer"
     list_display = ["id", "challenge", "payer", "relay_status", "relay_code", "created_at"]
     list_filter = ["relay_status", "challenge"]
@@ -58,6 +47,6 @@ class SignedStakeAdmin(_ReadOnly, ChainSearchMixin, admin.ModelAdmin):
 
 
 @admin.register(PotPayment)
-class PotPaymentAdmin(_ReadOnly, admin.ModelAdmin):
+class PotPaymentAdmin(ReadOnlyMixin, admin.ModelAdmin):
     list_display = ["challenge", "kind", "seq", "to", "amount_units", "bond_units", "transaction_hash"]
     list_filter = ["kind", "challenge"]

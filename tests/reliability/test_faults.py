@@ -12,7 +12,6 @@ and chain/tests/test_relayer_send.py (two senders at a barrier share one nonce s
 from __future__ import annotations
 
 import socket
-import threading
 import time
 from contextlib import ExitStack
 
@@ -20,6 +19,7 @@ import pytest
 import requests
 
 from devtools import processes
+from devtools.loopback import SilentServer
 
 from .stack import Stack
 
@@ -101,37 +101,6 @@ def test_rpc_node_unreachable_then_back_stakes_wait_and_reach_the_pot(stack):
     post_all(stack, [s for s in stakes if codes[s.commitment] == 503])  # the page posts again
     assert_in_pot_once(stack, stakes, before)
     FAULTS_SURVIVED.append("RPC node unreachable, then back")
-
-
-class SilentServer:
-    """A TCP server that accepts connections and never answers: an RPC node that hangs, a stalled
-    Redis or a half-open network (the fault a stopped server does not show: connections are
-    refused at once there). On `port`, or a free one."""
-
-    def __init__(self, port: int = 0) -> None:
-        self.sock = socket.socket()
-        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.sock.bind(("127.0.0.1", port))
-        self.sock.listen(128)
-        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
-        self.held: list[socket.socket] = []
-        self.accepted = 0
-        self.thread = threading.Thread(target=self._accept, daemon=True)
-        self.thread.start()
-
-    def _accept(self) -> None:
-        while True:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                return
-            self.accepted += 1
-            self.held.append(conn)
-
-    def close(self) -> None:
-        self.sock.close()
-        for conn in self.held:
-            conn.close()
 
 
 # --- PostgreSQL --------------------------------------------------------------------------------

@@ -29,9 +29,20 @@ export function stakedSeq(receipt: Receipt, pot: string, commitment: string): nu
   return null;
 }
 
-/** A guess as the form hands it over: the challenge as the page shows it, the canonical coordinates
- * and their micro-degrees, the stake and the salt. */
-export interface Guess {
+/** What the player entered, as the form reads it: the canonical coordinates and their
+ * micro-degrees, the stake and the salt. */
+export interface GuessEntry {
+  text: string;
+  latE6: bigint;
+  lonE6: bigint;
+  /** The stake as a decimal string, and in token units. */
+  stake: string;
+  units: bigint;
+  salt: string;
+}
+
+/** A guess as the form hands it over: the challenge as the page shows it, and the entry. */
+export interface Guess extends GuessEntry {
   challenge: Pick<
     Challenge,
     | "id"
@@ -43,13 +54,6 @@ export interface Guess {
     | "minStake"
     | "solutionSha256"
   >;
-  text: string;
-  latE6: bigint;
-  lonE6: bigint;
-  /** The stake as a decimal string, and in token units. */
-  stake: string;
-  units: bigint;
-  salt: string;
 }
 
 export interface SubmitOptions {

@@ -1,9 +1,8 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Stake } from "@/api/types";
 import { getPublicConfig } from "@/config";
 import { json } from "../../test/http";
-import { openChallenge, startPotChain, type OpenedChallenge, type PotChain } from "../../test/pot";
-import { anvilWallet, installPotConfig, serveSite, SITE_CHAIN_ID, type FakeSite } from "../../test/site";
+import { anvilWallet, sitePayments, withPotSite } from "../../test/site";
 import { guessFor } from "../../test/stakes";
 import { FOLLOW_MS, keepStakes, resetKeeperForTests, RETRY_FIRST_MS } from "./keeper";
 import { listStakes, updateStake } from "./pending";
@@ -12,25 +11,9 @@ import { submitBySignature } from "./signed";
 /** Keeping a stake until Geopoem holds its guess: the guess is posted only once the stake is
  * confirmed in the pot, again on answers that may pass, and never again after a final one. */
 
-let chain: PotChain;
-let opened: OpenedChallenge;
-let site: FakeSite;
 let clock = Date.now();
 const now = () => clock;
-
-beforeAll(async () => {
-  chain = await startPotChain({ chainId: SITE_CHAIN_ID });
-  opened = await openChallenge(chain);
-}, 60_000);
-
-afterAll(async () => {
-  await chain?.stop();
-});
-
-beforeEach(async () => {
-  installPotConfig(chain);
-  site = await serveSite(chain, opened);
-});
+const world = withPotSite();
 
 async function stakeStatus(commitment: string): Promise<Stake | null> {
   const res = await fetch(`/api/responses/${commitment}`);
@@ -41,16 +24,11 @@ const deps = { stakeStatus, now, random: () => 0 };
 
 async function relayedStake(text: string) {
   const config = getPublicConfig();
-  const result = await submitBySignature(guessFor(site.challenge, text, "1"), {
-    provider: anvilWallet(chain),
+  const result = await submitBySignature(guessFor(world.site.challenge, text, "1"), {
+    provider: anvilWallet(world.chain),
     config,
     expectChainSwitch: () => undefined,
-    payments: {
-      token: { name: "Test USD Coin", version: "2", chainId: chain.chainId, verifyingContract: chain.usdc },
-      relay: { available: true, reason: "", address: chain.operator },
-      validitySeconds: 1800,
-      minRemainingSeconds: 60,
-    },
+    payments: sitePayments(world.chain),
   });
   return result.record;
 }
@@ -61,108 +39,108 @@ describe("the guess of a relayed stake", () => {
     // In the pot, one block deep: pending.
     let result = await keepStakes(listStakes(), deps);
     expect(result.guesses).toBe(0);
-    expect(site.posted.guesses).toEqual([]);
+    expect(world.site.posted.guesses).toEqual([]);
     expect(listStakes()[0]).toMatchObject({ seq: expect.any(Number), guess: { state: "waiting" } });
 
     // Not looked at again before its delay.
-    await chain.anvil.rpc("evm_mine", []);
+    await world.chain.anvil.rpc("evm_mine", []);
     result = await keepStakes(listStakes(), deps);
-    expect(site.posted.guesses).toEqual([]);
+    expect(world.site.posted.guesses).toEqual([]);
 
     clock += FOLLOW_MS;
     result = await keepStakes(listStakes(), deps);
     expect(result.guesses).toBe(1);
-    expect(site.posted.guesses).toEqual([
+    expect(world.site.posted.guesses).toEqual([
       {
-        challengeId: opened.id,
-        submitterAddress: chain.player,
+        challengeId: world.opened.id,
+        submitterAddress: world.chain.player,
         commitment: record.commitment,
         submissionText: "10, 10",
         submissionSalt: record.salt,
       },
     ]);
-    expect(site.guesses.get(record.commitment)).toEqual({ text: "10, 10", salt: record.salt });
+    expect(world.site.guesses.get(record.commitment)).toEqual({ text: "10, 10", salt: record.salt });
     expect(listStakes()[0]).toMatchObject({ guess: { state: "received" } });
 
     // Done: never posted again.
     clock += 120_000;
     await keepStakes(listStakes(), deps);
-    expect(site.posted.guesses).toHaveLength(1);
+    expect(world.site.posted.guesses).toHaveLength(1);
   });
 
   it("posts again with a growing delay while the answers may pass, also after a reload", async () => {
     await relayedStake("11, 11");
-    await chain.anvil.rpc("evm_mine", []);
-    site.guessAnswer = () => json({ message: "Service unavailable.", errors: {} }, 503);
+    await world.chain.anvil.rpc("evm_mine", []);
+    world.site.guessAnswer = () => json({ message: "Service unavailable.", errors: {} }, 503);
     clock += 60_000;
     await keepStakes(listStakes(), deps);
-    expect(site.posted.guesses).toHaveLength(1);
+    expect(world.site.posted.guesses).toHaveLength(1);
     expect(listStakes()[0]!.guess).toMatchObject({ state: "waiting", attempts: 1, lastError: "Service unavailable." });
 
     clock += RETRY_FIRST_MS - 1;
     await keepStakes(listStakes(), deps);
-    expect(site.posted.guesses).toHaveLength(1);
+    expect(world.site.posted.guesses).toHaveLength(1);
     clock += 1;
     await keepStakes(listStakes(), deps);
-    expect(site.posted.guesses).toHaveLength(2);
+    expect(world.site.posted.guesses).toHaveLength(2);
     expect(listStakes()[0]!.guess.attempts).toBe(2);
 
     // A reload forgets the delays: the guess is posted at once, and now Geopoem takes it.
     resetKeeperForTests();
-    site.guessAnswer = null;
+    world.site.guessAnswer = null;
     await keepStakes(listStakes(), deps);
-    expect(site.posted.guesses).toHaveLength(3);
+    expect(world.site.posted.guesses).toHaveLength(3);
     expect(listStakes()[0]!.guess.state).toBe("received");
   });
 
   it("stops on guess_window_closing and on a refusal", async () => {
     const closing = await relayedStake("12, 12");
-    await chain.anvil.rpc("evm_mine", []);
-    site.guessAnswer = () =>
+    await world.chain.anvil.rpc("evm_mine", []);
+    world.site.guessAnswer = () =>
       json({ message: "The guess window ends too soon.", errors: {}, code: "guess_window_closing" }, 409);
     clock += 60_000;
     await keepStakes(listStakes(), deps);
     expect(listStakes().find((r) => r.salt === closing.salt)!.guess.state).toBe("closing");
 
     const refused = await relayedStake("13, 13");
-    await chain.anvil.rpc("evm_mine", []);
+    await world.chain.anvil.rpc("evm_mine", []);
     // A salt that does not open the commitment: the real check of the fake site answers 422.
     updateStake(refused.salt, { text: "14, 14" });
-    site.guessAnswer = null;
+    world.site.guessAnswer = null;
     clock += 60_000;
     await keepStakes(listStakes(), deps);
     expect(listStakes().find((r) => r.salt === refused.salt)!.guess).toMatchObject({
       state: "refused",
       lastError: "This guess and salt do not open that stake's commitment.",
     });
-    const posts = site.posted.guesses.length;
+    const posts = world.site.posted.guesses.length;
     clock += 600_000;
     await keepStakes(listStakes(), deps);
-    expect(site.posted.guesses).toHaveLength(posts);
+    expect(world.site.posted.guesses).toHaveLength(posts);
   });
 });
 
 describe("a signed stake Geopoem has not stored", () => {
   it("is posted again until Geopoem stores it", async () => {
-    site.stakeAnswer = () => json({ message: "Service unavailable.", errors: {} }, 503);
+    world.site.stakeAnswer = () => json({ message: "Service unavailable.", errors: {} }, 503);
     await relayedStake("15, 15").catch(() => undefined);
     expect(listStakes()[0]).toMatchObject({ state: "signed", postAttempts: 1 });
-    site.stakeAnswer = null;
+    world.site.stakeAnswer = null;
     clock += 60_000;
     const result = await keepStakes(listStakes(), deps);
     expect(result.relayed).toBe(1);
     expect(listStakes()[0]!.state).toBe("relayed");
-    expect(site.posted.stakes).toHaveLength(2);
-    expect(site.posted.stakes[1]).not.toHaveProperty("submissionText");
+    expect(world.site.posted.stakes).toHaveLength(2);
+    expect(world.site.posted.stakes[1]).not.toHaveProperty("submissionText");
   });
 
   it("is never handed to Geopoem's relayer when the player chose to send it themselves", async () => {
-    site.stakeAnswer = () => json({ message: "Service unavailable.", errors: {} }, 503);
+    world.site.stakeAnswer = () => json({ message: "Service unavailable.", errors: {} }, 503);
     const record = await relayedStake("16, 16").catch(() => listStakes()[0]!);
     updateStake(record.salt, { selfSent: { state: "sent", hash: `0x${"5".repeat(64)}` } });
-    site.stakeAnswer = null;
+    world.site.stakeAnswer = null;
     clock += 60_000;
     await keepStakes(listStakes(), deps);
-    expect(site.posted.stakes).toHaveLength(1);
+    expect(world.site.posted.stakes).toHaveLength(1);
   });
 });

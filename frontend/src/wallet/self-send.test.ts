@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { getPublicConfig } from "@/config";
-import { microDegrees } from "@/lib/protocol/coordinates";
-import { openChallenge, POT, startPotChain, type OpenedChallenge, type PotChain } from "../../test/pot";
-import { anvilWallet, installPotConfig, payerEvents, serveSite, SITE_CHAIN_ID, type FakeSite } from "../../test/site";
+import { revealSolution } from "../../test/pot";
+import { anvilWallet, payerEvents, sitePayments, withPotSite } from "../../test/site";
 import { guessFor } from "../../test/stakes";
 import { listStakes } from "./pending";
 import { followOwnTransaction, NO_GAS_FOR_OWN, revealFromWallet, sendItYourself } from "./self-send";
@@ -11,39 +10,18 @@ import { submitBySignature } from "./signed";
 /** What the player's own wallet sends for a stake, against the real pot: "Send it yourself" with the
  * signature Geopoem's relayer holds, and "Reveal my guess" in the guess window. */
 
-let chain: PotChain;
-let opened: OpenedChallenge;
-let site: FakeSite;
+const world = withPotSite({ open: { closesIn: 3600 }, site: { relay: "hold" } });
 
-beforeAll(async () => {
-  chain = await startPotChain({ chainId: SITE_CHAIN_ID });
-  opened = await openChallenge(chain, { closesIn: 3600 });
-}, 60_000);
-
-afterAll(async () => {
-  await chain?.stop();
-});
-
-beforeEach(async () => {
-  installPotConfig(chain);
-  site = await serveSite(chain, opened, { relay: "hold" });
-});
-
-const own = (wallet = anvilWallet(chain)) => ({
+const own = (wallet = anvilWallet(world.chain)) => ({
   provider: wallet,
   config: getPublicConfig(),
   expectChainSwitch: () => undefined,
 });
 
 async function heldStake(text: string) {
-  const result = await submitBySignature(guessFor(site.challenge, text, "2"), {
+  const result = await submitBySignature(guessFor(world.site.challenge, text, "2"), {
     ...own(),
-    payments: {
-      token: { name: "Test USD Coin", version: "2", chainId: chain.chainId, verifyingContract: chain.usdc },
-      relay: { available: true, reason: "", address: chain.operator },
-      validitySeconds: 1800,
-      minRemainingSeconds: 60,
-    },
+    payments: sitePayments(world.chain),
   });
   return result.record;
 }
@@ -55,7 +33,7 @@ describe("Send it yourself", () => {
     const hash = await sendItYourself(record, own());
     expect(listStakes()[0]!.selfSent).toEqual({ state: "sent", hash });
     await vi.waitFor(async () => expect(await followOwnTransaction(listStakes()[0]!, "selfSent", own())).toBe("mined"));
-    const staked = (await payerEvents(chain, opened.id, chain.player)).find(
+    const staked = (await payerEvents(world.chain, world.opened.id, world.chain.player)).find(
       (e) => e.kind === "Staked" && e.commitment === record.commitment,
     );
     expect(listStakes()[0]).toMatchObject({
@@ -67,8 +45,8 @@ describe("Send it yourself", () => {
 
   it("says why before the wallet is asked when the signature was already used", async () => {
     const record = await heldStake("1, 2");
-    await site.relayNow(record.commitment);
-    const wallet = anvilWallet(chain);
+    await world.site.relayNow(record.commitment);
+    const wallet = anvilWallet(world.chain);
     await expect(sendItYourself(record, own(wallet))).rejects.toThrow(
       "This payment authorization has already been used or was cancelled.",
     );
@@ -81,17 +59,19 @@ describe("Send it yourself", () => {
 
   it("says to add ETH when the wallet has none for gas", async () => {
     const record = await heldStake("3, 4");
-    const [, , , , poor] = (await chain.anvil.rpc("eth_accounts")) as string[];
-    await chain.anvil.rpc("anvil_setBalance", [poor, "0x0"]);
-    await expect(sendItYourself(record, own(anvilWallet(chain, poor!)))).rejects.toThrow(NO_GAS_FOR_OWN("SepoliaETH"));
+    const [, , , , poor] = (await world.chain.anvil.rpc("eth_accounts")) as string[];
+    await world.chain.anvil.rpc("anvil_setBalance", [poor, "0x0"]);
+    await expect(sendItYourself(record, own(anvilWallet(world.chain, poor!)))).rejects.toThrow(
+      NO_GAS_FOR_OWN("SepoliaETH"),
+    );
   });
 });
 
 describe("Reveal my guess from the wallet", () => {
   it("reveals the guess in the guess window, and the pot scores it", async () => {
     const record = await heldStake("29.9753, 31.1378");
-    await site.relayNow(record.commitment);
-    const staked = (await payerEvents(chain, opened.id, chain.player)).find(
+    await world.site.relayNow(record.commitment);
+    const staked = (await payerEvents(world.chain, world.opened.id, world.chain.player)).find(
       (e) => e.kind === "Staked" && e.commitment === record.commitment,
     );
     const seq = staked?.kind === "Staked" ? staked.seq : 0;
@@ -99,17 +79,11 @@ describe("Reveal my guess from the wallet", () => {
     await expect(revealFromWallet(record, seq, own())).rejects.toThrow(
       "The solution has not been revealed yet, so guesses cannot be revealed.",
     );
-    const solution = microDegrees(opened.solution)!;
-    await chain.mineAt(opened.terms.closesAt);
-    await chain.send(
-      chain.operator,
-      chain.pot,
-      POT.encodeFunctionData("revealSolution", [opened.id, solution.latE6, solution.lonE6, `0x${opened.solutionSalt}`]),
-    );
+    await revealSolution(world.chain, world.opened);
     await revealFromWallet(record, seq, own());
     // The node mines it a moment later: looked at until it has a receipt, as the page does.
     await vi.waitFor(async () => expect(await followOwnTransaction(listStakes()[0]!, "reveal", own())).toBe("mined"));
-    const revealed = (await payerEvents(chain, opened.id, chain.player)).find(
+    const revealed = (await payerEvents(world.chain, world.opened.id, world.chain.player)).find(
       (e) => e.kind === "GuessRevealed" && e.seq === seq,
     );
     expect(revealed).toMatchObject({ correct: true, latE6: 29_975_300n });

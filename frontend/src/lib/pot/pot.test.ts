@@ -1,16 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { guessCommitment } from "@/lib/protocol/commitment";
 import { POT_ERRORS, refusalOf } from "@/lib/protocol/errors";
 import { microDegrees } from "@/lib/protocol/coordinates";
-import {
-  openChallenge,
-  POT,
-  startPotChain,
-  USDC,
-  USDC_UNIT,
-  type OpenedChallenge,
-  type PotChain,
-} from "../../../test/pot";
+import { POT, revealSolution, USDC, USDC_UNIT, withPotChain } from "../../../test/pot";
 import {
   readAllowance,
   readEthBalance,
@@ -27,18 +19,11 @@ import { httpChain, type Chain } from "./rpc";
 /** What the page reads from the pot and the token, and how it words their refusals, against the
  * contract itself on a real anvil, through the same JSON-RPC over fetch the page uses. */
 
-let chain: PotChain;
+const world = withPotChain({ open: { closesIn: 600, minStake: 2n * USDC_UNIT } });
 let node: Chain;
-let challenge: OpenedChallenge;
 
-beforeAll(async () => {
-  chain = await startPotChain();
-  node = httpChain(chain.anvil.url);
-  challenge = await openChallenge(chain, { closesIn: 600, minStake: 2n * USDC_UNIT });
-}, 60_000);
-
-afterAll(async () => {
-  await chain?.stop();
+beforeAll(() => {
+  node = httpChain(world.chain.anvil.url);
 });
 
 describe("selectors and topics", () => {
@@ -55,17 +40,17 @@ describe("selectors and topics", () => {
 
 describe("reading the pot", () => {
   it("reads the terms as opened, and an id never opened as such", async () => {
-    const opened = await readTerms(node.rpc, chain.pot, challenge.id);
+    const opened = await readTerms(node.rpc, world.chain.pot, world.opened.id);
     expect(opened.opened).toBe(true);
-    expect(opened.terms).toEqual(challenge.terms);
+    expect(opened.terms).toEqual(world.opened.terms);
     expect(opened.termsDigest).toMatch(/^0x[0-9a-f]{64}$/);
-    expect((await readTerms(node.rpc, chain.pot, 999)).opened).toBe(false);
+    expect((await readTerms(node.rpc, world.chain.pot, 999)).opened).toBe(false);
   });
 
   it("reads balances and the allowance", async () => {
-    expect(await readTokenBalance(node.rpc, chain.usdc, chain.player)).toBe(100n * USDC_UNIT);
-    expect(await readAllowance(node.rpc, chain.usdc, chain.player, chain.pot)).toBe(0n);
-    expect(await readEthBalance(node.rpc, chain.player)).toBeGreaterThan(0n);
+    expect(await readTokenBalance(node.rpc, world.chain.usdc, world.chain.player)).toBe(100n * USDC_UNIT);
+    expect(await readAllowance(node.rpc, world.chain.usdc, world.chain.player, world.chain.pot)).toBe(0n);
+    expect(await readEthBalance(node.rpc, world.chain.player)).toBeGreaterThan(0n);
   });
 });
 
@@ -81,26 +66,48 @@ describe("the pot's and the token's refusals, in words", () => {
 
   it("below the minimum, without an allowance, and for a challenge never opened", async () => {
     expect(
-      await refusal({ from: chain.player, to: chain.pot, data: stakeData(challenge.id, commitment, USDC_UNIT) }),
+      await refusal({
+        from: world.chain.player,
+        to: world.chain.pot,
+        data: stakeData(world.opened.id, commitment, USDC_UNIT),
+      }),
     ).toEqual({
       name: "StakeBelowMinimum",
       sentence: "The stake is below this challenge's minimum.",
     });
     expect(
-      await refusal({ from: chain.player, to: chain.pot, data: stakeData(challenge.id, commitment, 2n * USDC_UNIT) }),
+      await refusal({
+        from: world.chain.player,
+        to: world.chain.pot,
+        data: stakeData(world.opened.id, commitment, 2n * USDC_UNIT),
+      }),
     ).toEqual({
       name: "insufficient allowance",
       sentence: "The pot is not allowed to take this much USDC from this wallet yet (approve it first).",
     });
     expect(
-      (await refusal({ from: chain.player, to: chain.pot, data: stakeData(999, commitment, 2n * USDC_UNIT) }))?.name,
+      (
+        await refusal({
+          from: world.chain.player,
+          to: world.chain.pot,
+          data: stakeData(999, commitment, 2n * USDC_UNIT),
+        })
+      )?.name,
     ).toBe("NotOpened");
   });
 
   it("more than the wallet holds", async () => {
-    await chain.send(chain.player, chain.usdc, USDC.encodeFunctionData("approve", [chain.pot, 1000n * USDC_UNIT]));
+    await world.chain.send(
+      world.chain.player,
+      world.chain.usdc,
+      USDC.encodeFunctionData("approve", [world.chain.pot, 1000n * USDC_UNIT]),
+    );
     expect(
-      await refusal({ from: chain.player, to: chain.pot, data: stakeData(challenge.id, commitment, 500n * USDC_UNIT) }),
+      await refusal({
+        from: world.chain.player,
+        to: world.chain.pot,
+        data: stakeData(world.opened.id, commitment, 500n * USDC_UNIT),
+      }),
     ).toEqual({
       name: "transfer amount exceeds balance",
       sentence: "This wallet does not hold enough USDC for the stake.",
@@ -118,42 +125,41 @@ describe("the pot's and the token's refusals, in words", () => {
 
 describe("the events of a challenge played to the end", () => {
   it("gives a payer's stakes, reveals, winners and payments, and no one else's", async () => {
-    const id = challenge.id;
+    const id = world.opened.id;
     const stakes: { text: string; salt: string; from: string; amount: bigint }[] = [
-      { text: "29.9753, 31.1378", salt: "11".repeat(32), from: chain.player, amount: 2n * USDC_UNIT },
-      { text: "29.9753, 31.1378", salt: "22".repeat(32), from: chain.other, amount: 5n * USDC_UNIT },
-      { text: "0, 0", salt: "33".repeat(32), from: chain.player, amount: 3n * USDC_UNIT },
+      { text: "29.9753, 31.1378", salt: "11".repeat(32), from: world.chain.player, amount: 2n * USDC_UNIT },
+      { text: "29.9753, 31.1378", salt: "22".repeat(32), from: world.chain.other, amount: 5n * USDC_UNIT },
+      { text: "0, 0", salt: "33".repeat(32), from: world.chain.player, amount: 3n * USDC_UNIT },
     ];
-    await chain.send(chain.other, chain.usdc, USDC.encodeFunctionData("approve", [chain.pot, 1000n * USDC_UNIT]));
+    await world.chain.send(
+      world.chain.other,
+      world.chain.usdc,
+      USDC.encodeFunctionData("approve", [world.chain.pot, 1000n * USDC_UNIT]),
+    );
     const commitments: string[] = [];
     for (const s of stakes) {
       const c = await guessCommitment({
-        chainId: BigInt(chain.chainId),
-        pot: chain.pot,
+        chainId: BigInt(world.chain.chainId),
+        pot: world.chain.pot,
         challengeId: BigInt(id),
         payer: s.from,
         ...microDegrees(s.text)!,
         salt: s.salt,
       });
       commitments.push(c);
-      await chain.send(s.from, chain.pot, stakeData(id, c, s.amount));
+      await world.chain.send(s.from, world.chain.pot, stakeData(id, c, s.amount));
     }
-    const solution = microDegrees(challenge.solution)!;
-    await chain.mineAt(challenge.terms.closesAt);
-    await chain.send(
-      chain.other,
-      chain.pot,
-      POT.encodeFunctionData("revealSolution", [id, solution.latE6, solution.lonE6, `0x${challenge.solutionSalt}`]),
-    );
+    const solution = microDegrees(world.opened.solution)!;
+    await revealSolution(world.chain, world.opened, world.chain.other);
     for (const [i, s] of stakes.entries()) {
       const p = microDegrees(s.text)!;
-      await chain.send(
-        chain.operator,
-        chain.pot,
+      await world.chain.send(
+        world.chain.operator,
+        world.chain.pot,
         POT.encodeFunctionData("revealGuess", [id, i + 1, s.from, s.amount, p.latE6, p.lonE6, `0x${s.salt}`]),
       );
     }
-    const state = await readState(node.rpc, chain.pot, id);
+    const state = await readState(node.rpc, world.chain.pot, id);
     expect(state).toMatchObject({
       stakeCount: 3,
       pot: 10n * USDC_UNIT,
@@ -161,24 +167,24 @@ describe("the events of a challenge played to the end", () => {
       highestSeq: 2,
       finalized: false,
     });
-    await chain.mineAt(state.guessDeadline);
-    await chain.send(chain.operator, chain.pot, POT.encodeFunctionData("finalize", [id]));
-    await chain.send(
-      chain.operator,
-      chain.pot,
-      POT.encodeFunctionData("payPrize", [id, 0, chain.player, 2n * USDC_UNIT, `0x${commitments[0]}`]),
+    await world.chain.mineAt(state.guessDeadline);
+    await world.chain.send(world.chain.operator, world.chain.pot, POT.encodeFunctionData("finalize", [id]));
+    await world.chain.send(
+      world.chain.operator,
+      world.chain.pot,
+      POT.encodeFunctionData("payPrize", [id, 0, world.chain.player, 2n * USDC_UNIT, `0x${commitments[0]}`]),
     );
-    await chain.send(
-      chain.operator,
-      chain.pot,
-      POT.encodeFunctionData("payPrize", [id, 1, chain.other, 5n * USDC_UNIT, `0x${commitments[1]}`]),
+    await world.chain.send(
+      world.chain.operator,
+      world.chain.pot,
+      POT.encodeFunctionData("payPrize", [id, 1, world.chain.other, 5n * USDC_UNIT, `0x${commitments[1]}`]),
     );
 
     // A range of 3 blocks: the reads are split and put back in chain order.
     const events = await readPotEvents(node, {
-      pot: chain.pot,
-      fromBlock: chain.deployBlock,
-      filters: payerFilters(id, chain.player),
+      pot: world.chain.pot,
+      fromBlock: world.chain.deployBlock,
+      filters: payerFilters(id, world.chain.player),
       range: 3,
     });
     expect(events.map((e) => e.kind)).toEqual([
@@ -192,7 +198,7 @@ describe("the events of a challenge played to the end", () => {
     ]);
     expect(events[0]).toMatchObject({
       kind: "Staked",
-      payer: chain.player.toLowerCase(),
+      payer: world.chain.player.toLowerCase(),
       seq: 1,
       amount: 2n * USDC_UNIT,
       commitment: commitments[0],
@@ -213,9 +219,18 @@ describe("the events of a challenge played to the end", () => {
       earliestPrize: 4n * USDC_UNIT,
       share: 2n * USDC_UNIT,
     });
-    expect(events[6]).toMatchObject({ kind: "Paid", prize: 0, to: chain.player.toLowerCase(), amount: 4n * USDC_UNIT });
+    expect(events[6]).toMatchObject({
+      kind: "Paid",
+      prize: 0,
+      to: world.chain.player.toLowerCase(),
+      amount: 4n * USDC_UNIT,
+    });
 
-    const settlement = await readPotEvents(node, { pot: chain.pot, fromBlock: 0, filters: settlementFilters(id) });
+    const settlement = await readPotEvents(node, {
+      pot: world.chain.pot,
+      fromBlock: 0,
+      filters: settlementFilters(id),
+    });
     expect(settlement.filter((e) => e.kind === "Paid").map((e) => e.kind === "Paid" && e.prize)).toEqual([0, 1]);
   });
 });

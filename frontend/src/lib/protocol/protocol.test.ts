@@ -1,13 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  openChallenge,
-  POT,
-  startPotChain,
-  USDC,
-  USDC_UNIT,
-  type OpenedChallenge,
-  type PotChain,
-} from "../../../test/pot";
+import { describe, expect, it } from "vitest";
+import { POT, USDC, USDC_UNIT, withPotChain } from "../../../test/pot";
 import { guessCommitment, solutionCommitment } from "./commitment";
 import { toTerms } from "@/lib/pot/calls";
 import { haversineMeters } from "@/lib/distance";
@@ -19,40 +11,30 @@ import { isCorrect, sinRad, ONE } from "./geometry";
  * tests) against the contract itself (contracts/GeopoemPot.sol on a real anvil): the contract's own
  * views and verdicts are the expected values. */
 
-let chain: PotChain;
-let challenge: OpenedChallenge;
-
-beforeAll(async () => {
-  chain = await startPotChain();
-  challenge = await openChallenge(chain, { closesIn: 600 });
-}, 60_000);
-
-afterAll(async () => {
-  await chain?.stop();
-});
+const world = withPotChain({ open: { closesIn: 600 } });
 
 const SALT = "ab".repeat(32);
 const view = async (name: string, args: unknown[]) =>
-  POT.decodeFunctionResult(name, await chain.call(chain.pot, POT.encodeFunctionData(name, args)));
+  POT.decodeFunctionResult(name, await world.chain.call(world.chain.pot, POT.encodeFunctionData(name, args)));
 
 describe("the encodings agree with the pot", () => {
   it("guess commitment v2, the payer bound in", async () => {
     const point = microDegrees("-33.856784, 151.215297")!;
     const mine = await guessCommitment({
-      chainId: BigInt(chain.chainId),
-      pot: chain.pot,
+      chainId: BigInt(world.chain.chainId),
+      pot: world.chain.pot,
       challengeId: 7n,
-      payer: chain.player,
+      payer: world.chain.player,
       ...point,
       salt: SALT,
     });
-    const [theirs] = await view("guessCommitment", [7, chain.player, point.latE6, point.lonE6, `0x${SALT}`]);
+    const [theirs] = await view("guessCommitment", [7, world.chain.player, point.latE6, point.lonE6, `0x${SALT}`]);
     expect(`0x${mine}`).toBe(theirs);
     const other = await guessCommitment({
-      chainId: BigInt(chain.chainId),
-      pot: chain.pot,
+      chainId: BigInt(world.chain.chainId),
+      pot: world.chain.pot,
       challengeId: 7n,
-      payer: chain.other,
+      payer: world.chain.other,
       ...point,
       salt: SALT,
     });
@@ -63,8 +45,8 @@ describe("the encodings agree with the pot", () => {
     const point = microDegrees("-0.000001, 180")!;
     expect(point).toEqual({ latE6: -1n, lonE6: 180_000_000n });
     const mine = await solutionCommitment({
-      chainId: BigInt(chain.chainId),
-      pot: chain.pot,
+      chainId: BigInt(world.chain.chainId),
+      pot: world.chain.pot,
       challengeId: 3n,
       ...point,
       salt: SALT,
@@ -74,32 +56,36 @@ describe("the encodings agree with the pot", () => {
   });
 
   it("terms digest and stake nonce", async () => {
-    const digest = await termsDigest(BigInt(challenge.id), toTerms(challenge.terms));
-    const [, onChain] = await view("termsOf", [challenge.id]);
+    const digest = await termsDigest(BigInt(world.opened.id), toTerms(world.opened.terms));
+    const [, onChain] = await view("termsOf", [world.opened.id]);
     expect(`0x${digest}`).toBe(onChain);
     const commitment = "c0".repeat(32);
     const nonce = await stakeNonce({
-      chainId: BigInt(chain.chainId),
-      pot: chain.pot,
-      challengeId: BigInt(challenge.id),
+      chainId: BigInt(world.chain.chainId),
+      pot: world.chain.pot,
+      challengeId: BigInt(world.opened.id),
       termsDigest: digest,
       commitment,
       amount: 2_500_000n,
     });
-    const [theirs] = await view("stakeNonce", [challenge.id, `0x${commitment}`, 2_500_000n]);
+    const [theirs] = await view("stakeNonce", [world.opened.id, `0x${commitment}`, 2_500_000n]);
     expect(`0x${nonce}`).toBe(theirs);
   });
 
   it("stake hash of a stake by approval", async () => {
     const commitment = "d1".repeat(32);
-    await chain.send(chain.player, chain.usdc, USDC.encodeFunctionData("approve", [chain.pot, 3n * USDC_UNIT]));
-    await chain.send(
-      chain.player,
-      chain.pot,
-      POT.encodeFunctionData("stake", [challenge.id, `0x${commitment}`, 3n * USDC_UNIT]),
+    await world.chain.send(
+      world.chain.player,
+      world.chain.usdc,
+      USDC.encodeFunctionData("approve", [world.chain.pot, 3n * USDC_UNIT]),
     );
-    const [slot] = await view("stakeHash", [challenge.id, 1]);
-    expect(`0x${await stakeHash({ payer: chain.player, amount: 3n * USDC_UNIT, commitment })}`).toBe(slot);
+    await world.chain.send(
+      world.chain.player,
+      world.chain.pot,
+      POT.encodeFunctionData("stake", [world.opened.id, `0x${commitment}`, 3n * USDC_UNIT]),
+    );
+    const [slot] = await view("stakeHash", [world.opened.id, 1]);
+    expect(`0x${await stakeHash({ payer: world.chain.player, amount: 3n * USDC_UNIT, commitment })}`).toBe(slot);
   });
 });
 
@@ -129,7 +115,7 @@ describe("the integer rule", () => {
 
   it("gives the pot's verdict for guesses around the threshold", async () => {
     // The payer's stakes 2.. (stake 1 was made above), each revealed after the solution.
-    const solution = microDegrees(challenge.solution)!;
+    const solution = microDegrees(world.opened.solution)!;
     // 249.97 m and 250.08 m north of it: one micro-degree either side of the 250 m threshold.
     const guesses = [
       "29.975278, 31.137778",
@@ -139,44 +125,48 @@ describe("the integer rule", () => {
       "-29.975278, 31.137778",
     ];
     const verdicts: boolean[] = [];
-    await chain.send(chain.player, chain.usdc, USDC.encodeFunctionData("approve", [chain.pot, 100n * USDC_UNIT]));
+    await world.chain.send(
+      world.chain.player,
+      world.chain.usdc,
+      USDC.encodeFunctionData("approve", [world.chain.pot, 100n * USDC_UNIT]),
+    );
     const salts = guesses.map((_, i) => String(i + 1).repeat(64));
     for (const [i, text] of guesses.entries()) {
       const point = microDegrees(text)!;
       const commitment = await guessCommitment({
-        chainId: BigInt(chain.chainId),
-        pot: chain.pot,
-        challengeId: BigInt(challenge.id),
-        payer: chain.player,
+        chainId: BigInt(world.chain.chainId),
+        pot: world.chain.pot,
+        challengeId: BigInt(world.opened.id),
+        payer: world.chain.player,
         ...point,
         salt: salts[i]!,
       });
-      await chain.send(
-        chain.player,
-        chain.pot,
-        POT.encodeFunctionData("stake", [challenge.id, `0x${commitment}`, USDC_UNIT]),
+      await world.chain.send(
+        world.chain.player,
+        world.chain.pot,
+        POT.encodeFunctionData("stake", [world.opened.id, `0x${commitment}`, USDC_UNIT]),
       );
     }
-    await chain.mineAt(challenge.terms.closesAt + 1);
-    await chain.send(
-      chain.other,
-      chain.pot,
+    await world.chain.mineAt(world.opened.terms.closesAt + 1);
+    await world.chain.send(
+      world.chain.other,
+      world.chain.pot,
       POT.encodeFunctionData("revealSolution", [
-        challenge.id,
+        world.opened.id,
         solution.latE6,
         solution.lonE6,
-        `0x${challenge.solutionSalt}`,
+        `0x${world.opened.solutionSalt}`,
       ]),
     );
     for (const [i, text] of guesses.entries()) {
       const point = microDegrees(text)!;
-      const { logs } = await chain.send(
-        chain.other,
-        chain.pot,
+      const { logs } = await world.chain.send(
+        world.chain.other,
+        world.chain.pot,
         POT.encodeFunctionData("revealGuess", [
-          challenge.id,
+          world.opened.id,
           i + 2,
-          chain.player,
+          world.chain.player,
           USDC_UNIT,
           point.latE6,
           point.lonE6,
@@ -185,7 +175,7 @@ describe("the integer rule", () => {
       );
       const event = POT.parseLog(logs[0]!)!;
       expect(event.name).toBe("GuessRevealed");
-      expect(isCorrect(point, solution, BigInt(challenge.terms.thresholdM)), text).toBe(event.args.correct);
+      expect(isCorrect(point, solution, BigInt(world.opened.terms.thresholdM)), text).toBe(event.args.correct);
       verdicts.push(event.args.correct as boolean);
     }
     expect(verdicts).toEqual([true, true, false, true, false]);

@@ -8,6 +8,7 @@ import { installPublicConfig } from "../../../test/setup";
 import { json } from "../../../test/http";
 import { NO_AUTHORIZATIONS, PAYMENTS_OFFERED, RELAY_OFF, servePayments } from "../../../test/payments";
 import { ACTIVE_CHALLENGE, renderActiveTab, serveActiveChallenge } from "../../../test/activeChallenge";
+import { captureDownloads } from "../../../test/downloads";
 import { PAY_CHOICE } from "./pay-ways";
 
 afterEach(() => vi.unstubAllGlobals());
@@ -239,13 +240,7 @@ describe("Active Challenge: confirm dialog", () => {
   it("offers the offline record as a download: the guess, its salt and where it goes", async () => {
     const server = serveActiveChallenge();
     servePayments(server);
-    const blobs: Blob[] = [];
-    URL.createObjectURL = vi.fn((blob: Blob) => {
-      blobs.push(blob);
-      return "blob:record";
-    });
-    URL.revokeObjectURL = vi.fn();
-    const click = vi.spyOn(HTMLAnchorElement.prototype, "click").mockImplementation(() => undefined);
+    const { blobs, click } = captureDownloads();
     renderActiveTab();
     const user = await fillForm("48.8584, 2.2945", "3");
     await user.click(await screen.findByRole("button", { name: "Download offline record" }));

@@ -1,41 +1,17 @@
 import { act, screen, waitFor, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { PREFLIGHT } from "@/lib/pot/preflight";
 import { listStakes } from "@/wallet/pending";
 import { renderActiveTab } from "../../../test/activeChallenge";
-import { openChallenge, startPotChain, type OpenedChallenge, type PotChain } from "../../../test/pot";
-import {
-  anvilWallet,
-  installPotConfig,
-  payerEvents,
-  serveSite,
-  SITE_CHAIN_ID,
-  type FakeSite,
-} from "../../../test/site";
+import { anvilWallet, payerEvents, withPotSite } from "../../../test/site";
 import { PAY_CHOICE } from "./pay-ways";
 
 /** The Active Challenge tab playing into the real pot on anvil, as a player does: the form, the
  * confirm dialog, the wallet, the stake in the pot, and My submissions following it to "Confirmed"
  * and "Guess received by Geopoem". Only Geopoem's server (fetch) and the wallet's prompts are faked. */
 
-let chain: PotChain;
-let opened: OpenedChallenge;
-let site: FakeSite;
-
-beforeAll(async () => {
-  chain = await startPotChain({ chainId: SITE_CHAIN_ID });
-  opened = await openChallenge(chain);
-}, 60_000);
-
-afterAll(async () => {
-  await chain?.stop();
-});
-
-beforeEach(async () => {
-  installPotConfig(chain);
-  site = await serveSite(chain, opened);
-});
+const world = withPotSite();
 
 afterEach(() => vi.unstubAllGlobals());
 
@@ -53,7 +29,7 @@ async function stake(coordinates: string, amount: string, way?: string) {
 
 describe("a stake by signature from the Active Challenge tab", () => {
   it("goes into the pot through Geopoem's relayer; My submissions follows it to Confirmed and the guess received", async () => {
-    const wallet = anvilWallet(chain);
+    const wallet = anvilWallet(world.chain);
     window.ethereum = wallet;
     renderActiveTab({ keeper: true });
     await stake("29.9753, 31.1378", "2.50");
@@ -64,8 +40,8 @@ describe("a stake by signature from the Active Challenge tab", () => {
     expect(methods.indexOf("wallet_requestPermissions")).toBeLessThan(methods.indexOf("eth_signTypedData_v4"));
     expect(methods).not.toContain("eth_sendTransaction");
     // Geopoem got the signature and the commitment, not the guess.
-    expect(site.posted.stakes).toHaveLength(1);
-    expect(JSON.stringify(site.posted.stakes[0])).not.toContain("29.9753");
+    expect(world.site.posted.stakes).toHaveLength(1);
+    expect(JSON.stringify(world.site.posted.stakes[0])).not.toContain("29.9753");
 
     const panel = screen.getByRole("region", { name: "My submissions" });
     const row = (await within(panel).findByText("#7", { selector: "dd" })).closest("li") as HTMLElement;
@@ -73,20 +49,20 @@ describe("a stake by signature from the Active Challenge tab", () => {
     expect(
       within(row).getByText("Kept in this browser: sent to Geopoem once the stake is confirmed in the pot"),
     ).toBeInTheDocument();
-    expect(site.posted.guesses).toEqual([]);
+    expect(world.site.posted.guesses).toEqual([]);
 
     await act(async () => {
-      await chain.anvil.rpc("evm_mine", []);
+      await world.chain.anvil.rpc("evm_mine", []);
     });
     await within(row).findByText(/^Confirmed in the pot \(stake #\d+\)$/, {}, { timeout: 10_000 });
     await within(row).findByText("Guess received by Geopoem", {}, { timeout: 10_000 });
     const record = listStakes()[0]!;
-    expect(site.guesses.get(record.commitment)).toEqual({ text: "29.9753, 31.1378", salt: record.salt });
+    expect(world.site.guesses.get(record.commitment)).toEqual({ text: "29.9753, 31.1378", salt: record.salt });
   }, 60_000);
 
   it("says why, beside the button, when the challenge shown is not the pot's, and asks the wallet nothing", async () => {
-    site.challenge = { ...site.challenge, proximityThreshold: 5000 };
-    const wallet = anvilWallet(chain);
+    world.site.challenge = { ...world.site.challenge, proximityThreshold: 5000 };
+    const wallet = anvilWallet(world.chain);
     window.ethereum = wallet;
     renderActiveTab();
     await stake("29.9753, 31.1378", "1");
@@ -98,7 +74,7 @@ describe("a stake by signature from the Active Challenge tab", () => {
   }, 30_000);
 
   it("says to add USDC, before anything is signed, when the wallet holds less than the stake", async () => {
-    const wallet = anvilWallet(chain);
+    const wallet = anvilWallet(world.chain);
     window.ethereum = wallet;
     renderActiveTab();
     await stake("29.9753, 31.1378", "500");
@@ -111,7 +87,7 @@ describe("a stake by signature from the Active Challenge tab", () => {
 
 describe("a stake by approval from the Active Challenge tab", () => {
   it("approves and stakes from the wallet, with the spec's progress messages", async () => {
-    const wallet = anvilWallet(chain, chain.other);
+    const wallet = anvilWallet(world.chain, world.chain.other);
     window.ethereum = wallet;
     renderActiveTab();
     const seen = new Set<string>();
@@ -130,10 +106,10 @@ describe("a stake by approval from the Active Challenge tab", () => {
     ])
       expect(seen).toContain(message);
     await waitFor(async () => {
-      const events = await payerEvents(chain, opened.id, chain.other);
+      const events = await payerEvents(world.chain, world.opened.id, world.chain.other);
       expect(events.some((e) => e.kind === "Staked" && e.amount === 1_250_000n)).toBe(true);
     });
-    expect(site.posted.stakes).toEqual([]);
+    expect(world.site.posted.stakes).toEqual([]);
     expect(listStakes()[0]).toMatchObject({ paymentMethod: "approval", state: "staked" });
   }, 60_000);
 });

@@ -1,20 +1,15 @@
 import { signatureAvailable, signatureOffered } from "@/api/queries";
 import type { PaymentsAuthorization } from "@/api/types";
+import type { GuessEntry } from "@/wallet/flow";
 
 /** The ways into the pot the confirm dialog offers (its chunk loads on demand; the form needs these
  * at once). */
 
-export interface PendingGuess {
+export interface PendingGuess extends GuessEntry {
   challengeId: number;
   /** As the site shows them before the pot is read (null before it opened the challenge on chain). */
   termsDigest: string | null;
   termsSha256: string | null;
-  text: string;
-  latE6: bigint;
-  lonE6: bigint;
-  stake: string;
-  units: bigint;
-  salt: string;
 }
 
 /** How the stake goes into the pot (docs/protocol.md section 2, "Stakes"): signed and relayed by

@@ -10,6 +10,7 @@ import { installFakeServer, json } from "../../../test/http";
 import { renderWithClient } from "../../../test/render";
 import { installPublicConfig } from "../../../test/setup";
 import { apiStake, pendingStake, stakeRecord } from "../../../test/submissions";
+import { captureDownloads } from "../../../test/downloads";
 import { MySubmissionsPanel } from "./MySubmissionsPanel";
 import { SELF_SEND } from "./stake-status";
 
@@ -183,13 +184,7 @@ describe("My submissions", () => {
       "href",
       `https://sepolia.etherscan.io/tx/0x${"ab".repeat(32)}`,
     );
-    const blobs: Blob[] = [];
-    URL.createObjectURL = vi.fn((blob: Blob) => {
-      blobs.push(blob);
-      return "blob:record";
-    });
-    URL.revokeObjectURL = vi.fn();
-    const click = vi.spyOn(HTMLAnchorElement.prototype, "click").mockImplementation(() => undefined);
+    const { blobs, click } = captureDownloads();
     await userEvent.setup().click(within(item).getByRole("button", { name: "Download record" }));
     const file = JSON.parse(await blobs[0]!.text()) as Record<string, unknown>;
     const record = stakeRecord();

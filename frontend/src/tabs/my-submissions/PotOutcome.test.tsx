@@ -2,12 +2,11 @@ import { act, screen, within } from "@testing-library/react";
 import userEvent from "@testing-library/user-event";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { getPublicConfig } from "@/config";
-import { microDegrees } from "@/lib/protocol/coordinates";
 import { submitByApproval } from "@/wallet/flow";
 import { listStakes } from "@/wallet/pending";
 import { WalletProvider } from "@/wallet/WalletContext";
 import { renderWithClient } from "../../../test/render";
-import { openChallenge, POT, startPotChain, USDC, USDC_UNIT, type PotChain } from "../../../test/pot";
+import { openChallenge, POT, revealSolution, startPotChain, USDC, USDC_UNIT, type PotChain } from "../../../test/pot";
 import { anvilWallet, installPotConfig, serveSite } from "../../../test/site";
 import { guessFor } from "../../../test/stakes";
 import { MySubmissionsPanel } from "./MySubmissionsPanel";
@@ -29,6 +28,16 @@ afterAll(async () => {
   await chain?.stop();
 });
 
+/** Past the guess window of challenge `id`, finalized by the operator. */
+async function finalizeAfterWindow(id: number) {
+  const state = POT.decodeFunctionResult(
+    "stateOf",
+    await chain.call(chain.pot, POT.encodeFunctionData("stateOf", [id])),
+  );
+  await chain.mineAt(Number(state[0].guessDeadline));
+  await chain.send(chain.operator, chain.pot, POT.encodeFunctionData("finalize", [id]));
+}
+
 const field = (item: HTMLElement, name: string) => within(item).getByText(name).nextElementSibling as HTMLElement;
 
 async function playOut(id: number, mine: string) {
@@ -43,13 +52,7 @@ async function playOut(id: number, mine: string) {
     expectChainSwitch: () => undefined,
     sleep: () => Promise.resolve(),
   });
-  const solution = microDegrees(opened.solution)!;
-  await chain.mineAt(opened.terms.closesAt);
-  await chain.send(
-    chain.operator,
-    chain.pot,
-    POT.encodeFunctionData("revealSolution", [id, solution.latE6, solution.lonE6, `0x${opened.solutionSalt}`]),
-  );
+  await revealSolution(chain, opened);
   window.ethereum = anvilWallet(chain);
   const rendered = renderWithClient(
     <WalletProvider reload={() => undefined}>
@@ -87,12 +90,7 @@ describe("the outcome of a stake, from the pot", () => {
     expect(within(item).queryByRole("button", { name: REVEAL.wallet })).not.toBeInTheDocument();
 
     // The window ends, the pot is finalized and pays both prizes to the player (4 USDC: 1.60 each).
-    const state = POT.decodeFunctionResult(
-      "stateOf",
-      await chain.call(chain.pot, POT.encodeFunctionData("stateOf", [21])),
-    );
-    await chain.mineAt(Number(state[0].guessDeadline));
-    await chain.send(chain.operator, chain.pot, POT.encodeFunctionData("finalize", [21]));
+    await finalizeAfterWindow(21);
     const record = listStakes()[0]!;
     for (const kind of [0, 1])
       await chain.send(
@@ -118,12 +116,7 @@ describe("the outcome of a stake, from the pot", () => {
       await within(item).findByText(/^Not correct: [\d.]+ m from the solution$/, {}, { timeout: 10_000 }),
     ).toBeInTheDocument();
     expect(within(item).queryByRole("button", { name: REVEAL.wallet })).not.toBeInTheDocument();
-    const state = POT.decodeFunctionResult(
-      "stateOf",
-      await chain.call(chain.pot, POT.encodeFunctionData("stateOf", [22])),
-    );
-    await chain.mineAt(Number(state[0].guessDeadline));
-    await chain.send(chain.operator, chain.pot, POT.encodeFunctionData("finalize", [22]));
+    await finalizeAfterWindow(22);
     await reread();
     await vi.waitFor(() =>
       expect(field(item, "Refund")).toHaveTextContent(

@@ -4,7 +4,7 @@ import { guessCommitment } from "@/lib/protocol/commitment";
 import { microDegrees } from "@/lib/protocol/coordinates";
 import { WalletProvider } from "@/wallet/WalletContext";
 import { json } from "../../../test/http";
-import { openChallenge, POT, startPotChain, USDC, USDC_UNIT, type PotChain } from "../../../test/pot";
+import { openChallenge, POT, revealSolution, startPotChain, USDC, USDC_UNIT, type PotChain } from "../../../test/pot";
 import { renderWithClient } from "../../../test/render";
 import { revealedStake } from "../../../test/resolvedChallenges";
 import { anvilWallet, installPotConfig, serveSite, usdc6 } from "../../../test/site";
@@ -51,13 +51,7 @@ describe("the Winners' Circle, paid by the pot", () => {
         chain.pot,
         POT.encodeFunctionData("stake", [id, `0x${commitment}`, 4n * USDC_UNIT]),
       );
-      const solution = microDegrees(opened.solution)!;
-      await chain.mineAt(opened.terms.closesAt);
-      await chain.send(
-        chain.operator,
-        chain.pot,
-        POT.encodeFunctionData("revealSolution", [id, solution.latE6, solution.lonE6, `0x${opened.solutionSalt}`]),
-      );
+      await revealSolution(chain, opened);
       await chain.send(
         chain.operator,
         chain.pot,
