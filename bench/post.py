@@ -5,8 +5,8 @@ The web process exactly as the Procfile runs it (devtools/procfile.py: its own c
 bash, bound to 127.0.0.1) with the production settings (bench.settings), PostgreSQL database
 geopoem_bench, Redis DB 8 as cache and broker, and CHAIN_RPC_URLS pointing at a delaying JSON-RPC
 proxy (devtools/rpc_delay.py) in front of anvil with the test USDC behind its proxy and the pot. No
-Celery worker: it runs on its own dyno, and each stored stake's message to the relayer waits in Redis
-(counted).
+Celery worker: it runs on its own dyno, so each stored stake's pot call stays queued and the relayer's
+message waits in Redis (counted: one while one is pending, chain/relayer/outbox.py).
 
 Each POST is a real signed stake of its own payer (bench/site.py, sign: a key of its own, test USDC,
 no ETH) on a challenge opened in the pot by the worker's own step, so the POST does all its work: the
@@ -18,8 +18,8 @@ public answers at READ_RATE per second, from READ_LEAD seconds before the burst 
 Each round runs a burst of the floor (GET /bench/floor, a constant JSON view: what any request costs
 this web process), then the POSTs with 0 ms and with 200 ms added to every RPC request, in alternating
 order. CPU per request is the web process group's CPU over a burst (/proc) divided by its requests.
-Afterwards: every POST answered 201 exactly once, one signed stake and one pot call per POST, one
-message to the relayer per POST, one request-log line per answer."""
+Afterwards: every POST answered 201 exactly once, one signed stake and one pot call per POST, every
+call queued with a message to the relayer waiting to send them, one request-log line per answer."""
 
 from __future__ import annotations
 
@@ -217,7 +217,8 @@ def side(bursts: list[dict]) -> dict:
 
 def reconcile(challenge_id: int, answers: list[client.Answer], web_log: Path, *, queued: int) -> dict:
     """Nothing lost or doubled: each POST answered 201 once, one signed stake and one pot call per
-    commitment, one relayer message per stake, one request-log line per POST."""
+    commitment, every call still queued (no worker runs) with at least one relayer message waiting,
+    which sends every call queued, and at most one per POST; one request-log line per POST."""
     import psycopg
 
     with psycopg.connect(f"{PG_BASE}/{DATABASE}") as conn:
@@ -225,6 +226,10 @@ def reconcile(challenge_id: int, answers: list[client.Answer], web_log: Path, *,
             "SELECT s.commitment, count(c.id) FROM responses_signedstake s LEFT JOIN chain_potcall c "
             "ON c.signed_stake_id = s.id WHERE s.challenge_id = %s GROUP BY s.commitment", [challenge_id],
         ).fetchall())  # fmt: skip
+        calls_queued = conn.execute(
+            "SELECT count(*) FROM chain_potcall c JOIN responses_signedstake s ON c.signed_stake_id = s.id "
+            "WHERE s.challenge_id = %s AND c.status = 'queued'", [challenge_id],
+        ).fetchone()[0]  # fmt: skip
         stakes = conn.execute("SELECT count(*) FROM responses_signedstake WHERE challenge_id = %s",
                               [challenge_id]).fetchone()[0]  # fmt: skip
     statuses = {a.what: a.status for a in answers}
@@ -242,10 +247,11 @@ def reconcile(challenge_id: int, answers: list[client.Answer], web_log: Path, *,
         "posts": len(answers),
         "signedStakes": stakes,
         "relayerMessages": queued,
+        "callsQueued": calls_queued,
         "requestLog": logged,
         **problems,
-        "nothingLost": not any(problems.values()) and stakes == len(answers) and queued == len(answers)
-        and logged == {"201": len(answers)},
+        "nothingLost": not any(problems.values()) and stakes == calls_queued == len(answers)
+        and 1 <= queued <= len(answers) and logged == {"201": len(answers)},
     }  # fmt: skip
 
 
@@ -260,7 +266,7 @@ PARTS = {
     "    the simulation's JSON-RPC round trip (chain/node/calls.py, rpc_batch)": "chain/node/calls.py:rpc_batch",
     "  the relayer's admission (chain/relayer/admission.py)": "chain/relayer/admission.py:relay_admit",
     "  the signed stake and its pot call inserted (Django's Model.save)": "django/db/models/base.py:save_base",
-    "  the relayer's message queued (chain/relayer/outbox.py, Celery)": "chain/relayer/outbox.py:_wake_sender",
+    "  the relayer's message, if none is pending (chain/relayer/outbox.py)": "chain/relayer/outbox.py:_wake_sender",
     "the answer's body (responses/selectors.py, stake_just_signed)": "responses/selectors.py:stake_just_signed",
     "the answer rendered as JSON (DRF's renderer)": "rest_framework/response.py:rendered_content",
     "every SQL statement (psycopg's execute)": "psycopg/cursor.py:execute",
@@ -366,12 +372,12 @@ def render(result: dict) -> dict[str, str]:
          f"{far['perSecond']:.0f} a second, p99 {far['p99Seconds']:.2f} s", tables.met(result["meetsGoal"]["burst"])],
     ])  # fmt: skip
     c = result["reconciled"]
-    lost = tables.table(["POSTs", "answered 201", "signed stakes stored", "one pot call each", "relayer messages",
-                         "request-log lines", "nothing lost or doubled"],
+    lost = tables.table(["POSTs", "answered 201", "signed stakes stored", "one pot call each", "calls queued",
+                         "relayer messages waiting", "request-log lines", "nothing lost or doubled"],
                         [[c["posts"], c["posts"] - c["answeredNot201"], c["signedStakes"],
-                          "yes" if not c["callsNotOne"] else f"no: {c['callsNotOne']}", c["relayerMessages"],
-                          ", ".join(f"{k}: {v}" for k, v in c["requestLog"].items()),
-                          "yes" if c["nothingLost"] else "**no**"]], right=(0, 1, 2, 4))  # fmt: skip
+                          "yes" if not c["callsNotOne"] else f"no: {c['callsNotOne']}", c["callsQueued"],
+                          c["relayerMessages"], ", ".join(f"{k}: {v}" for k, v in c["requestLog"].items()),
+                          "yes" if c["nothingLost"] else "**no**"]], right=(0, 1, 2, 4, 5))  # fmt: skip
     meta = tables.provenance(result) + "\n\n" + tables.table(["the web process (the Procfile's line)"],
                                                                 [[f"`{result['webCommand']}`"]])  # fmt: skip
     return {

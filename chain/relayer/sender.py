@@ -32,7 +32,7 @@ from responses.models import Stake
 from ..models import PotCall, PotCallKind, RelayerAccount
 from ..node.client import ChainClient, get_client
 from ..node.sending import FEE_TOO_LOW, NO_FUNDS, NONCE_USED, REPLACEMENT_UNDERPRICED, SENT, UNKNOWN, broadcast, bumped
-from ..relayer.outbox import CALL_GAS
+from ..relayer.outbox import CALL_GAS, wake_clear
 from .facts import RelayerFacts, read_facts, read_next_block_fees, read_relayer
 from .reasons import OUTCOMES, Outcome, address_limit_outcome, failed
 from .selectors import relay_oldest_queued, relay_queued_calls, relay_sent_for_payer, relay_spending
@@ -87,7 +87,10 @@ def relay_send(*, client: ChainClient | None = None) -> SendSummary:
     waiting on the account's lock. The lock, not this flag, is what keeps two senders from one nonce:
     relay_send_now is safe to run at once in any number of places. The run that holds the flag looks
     at the queue again once it has let it go, so a call queued while it was finishing is not left
-    for the watcher's sweep."""
+    for the watcher's sweep. Right after letting it go, before that look, the run deletes the flag of
+    the pending message (chain/relayer/outbox.py, WAKE_KEY): a call that found it set committed before
+    the delete and is seen by the look; one committed after publishes a message of its own. A run that
+    finds another holding the flag leaves it: the holder's own delete comes later."""
     summary = SendSummary()
     token = uuid.uuid4().hex
     for _ in range(MAX_PASSES):
@@ -98,6 +101,7 @@ def relay_send(*, client: ChainClient | None = None) -> SendSummary:
             relay_send_now(client=client, summary=summary)
         finally:
             _unflag(SENDER_KEY, token)
+            wake_clear()
         if summary.stopped or relay_oldest_queued() is None:
             break
     return summary
