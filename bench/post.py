@@ -60,6 +60,9 @@ DELAYS_MS = (0, 200)
 WARMUP = 48  # each web worker's first stakes import the chain code (web3) and read the token's domain
 PROFILED = 100  # POSTs of the in-process breakdown (profile, below)
 GOAL_CPU_MS = 5.0
+# The goal's 5 ms is set beside "a bare view costs about 1": measured beside the floor of the same run,
+# a POST may cost five times what a constant view costs this web process on this machine.
+GOAL_FLOOR_RATIO = 5.0
 GOAL_PER_SECOND = 100.0
 GOAL_P99_SECONDS = 1.5
 PAYERS_FROM = 0  # bench/node.py payers 0.. (the relay benchmark uses others)
@@ -136,6 +139,9 @@ def run() -> dict:
             "inProcess": breakdown,
             "meetsGoal": {
                 "cpu": max(sides["post-0"]["cpuMsPerRequest"], far["cpuMsPerRequest"]) <= GOAL_CPU_MS,
+                "cpuFloorRatio": max(sides["post-0"]["cpuMsPerRequest"], far["cpuMsPerRequest"])
+                / sides["floor-0"]["cpuMsPerRequest"]
+                <= GOAL_FLOOR_RATIO,
                 "burst": far["perSecond"] >= GOAL_PER_SECOND * 0.97
                 and far["p99Seconds"] <= GOAL_P99_SECONDS
                 and far["not2xx"] == 0
@@ -339,15 +345,20 @@ def profile(signed_file: str, first: str) -> dict:
 
 def render(result: dict) -> dict[str, str]:
     s = result["sides"]
+    floor = s["floor-0"]["cpuMsPerRequest"]
+
+    def post_row(name: str, key: str) -> list[str]:
+        ms = s[key]["cpuMsPerRequest"]
+        return [name, tables.number(ms, 2), tables.met(ms <= GOAL_CPU_MS), tables.number(ms / floor, 1),
+                tables.met(ms / floor <= GOAL_FLOOR_RATIO)]  # fmt: skip
+
     cpu_rows = [
-        ["the floor: GET /bench/floor (a constant JSON view)", tables.number(s["floor-0"]["cpuMsPerRequest"], 2), ""],
-        ["POST /api/responses, a signed stake, provider 0 ms away", tables.number(s["post-0"]["cpuMsPerRequest"], 2),
-         tables.met(s["post-0"]["cpuMsPerRequest"] <= GOAL_CPU_MS)],
-        ["the same, provider 200 ms away", tables.number(s["post-200"]["cpuMsPerRequest"], 2),
-         tables.met(s["post-200"]["cpuMsPerRequest"] <= GOAL_CPU_MS)],
-    ]  # fmt: skip
-    cpu = tables.table([f"the web process's CPU per request (goal for a POST: ≤ {GOAL_CPU_MS:g} ms)", "ms", ""],
-                       cpu_rows, right=(1,))  # fmt: skip
+        ["the floor: GET /bench/floor (a constant JSON view)", tables.number(floor, 2), "", "1", ""],
+        post_row("POST /api/responses, a signed stake, provider 0 ms away", "post-0"),
+        post_row("the same, provider 200 ms away", "post-200"),
+    ]
+    cpu = tables.table([f"the web process's CPU per request (goal for a POST: ≤ {GOAL_CPU_MS:g} ms)", "ms", "",
+                        f"× the floor (goal: ≤ {GOAL_FLOOR_RATIO:g})", ""], cpu_rows, right=(1, 3))  # fmt: skip
     p = result["inProcess"]
     parts = tables.table(
         [f"a POST in one process: {p['cpuMsPerPost']:.1f} ms of CPU, {p['statementsPerPost']:g} SQL statements",
