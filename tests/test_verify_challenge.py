@@ -2,7 +2,7 @@
 the contract's interface, the server's rules and the shared vectors (tests/vectors.json, "verifier",
 which frontend/src/lib/verify/verify.test.ts reads too), and its command line must refuse what it
 cannot check before reading anything. Its checks of a site and a chain run on anvil in
-chain/tests/test_verify_*.py."""
+chain/tests/verify/."""
 
 from __future__ import annotations
 

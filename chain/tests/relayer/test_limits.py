@@ -16,8 +16,8 @@ from chain.relayer.sender import relay_send
 from chain.relayer.watch import relay_watch
 from responses.models import SignedStake
 
-from .pot_support import post, relay, sign_stake
-from .relay_support import relay_status
+from ..pot_support import post, relay, sign_stake
+from ..relay_support import relay_status
 
 pytestmark = pytest.mark.integration
 

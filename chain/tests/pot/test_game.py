@@ -13,7 +13,7 @@ from django.utils import timezone
 from challenges.models import PotState
 from responses.models import Stake
 
-from .pot_support import follow, relay, settle, sign_stake
+from ..pot_support import follow, relay, settle, sign_stake
 
 pytestmark = pytest.mark.integration
 

@@ -19,7 +19,7 @@ from chain.pot import abi
 from challenges.models import PotState
 from responses.models import PotPayment
 
-from .pot_support import follow, post, post_guess, pot_state, relay, send_as, settle, sign_stake, token_as
+from ..pot_support import follow, post, post_guess, pot_state, relay, send_as, settle, sign_stake, token_as
 
 pytestmark = pytest.mark.integration
 

@@ -22,8 +22,19 @@ from chain.models import RelayTransaction
 from chain.pot import abi
 from responses.models import Guess, SignedStake, Stake
 
-from .pot_support import follow, post, post_guess, pot_state, refusal_of, relay, send_as, settle, sign_stake, stake_call
-from .relay_support import relay_status
+from ..pot_support import (
+    follow,
+    post,
+    post_guess,
+    pot_state,
+    refusal_of,
+    relay,
+    send_as,
+    settle,
+    sign_stake,
+    stake_call,
+)
+from ..relay_support import relay_status
 
 pytestmark = pytest.mark.integration
 

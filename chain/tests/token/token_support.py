@@ -1,11 +1,10 @@
 """The token tests' own world (contracts/TestUSDC.sol, as Circle's FiatToken v2.2): one anvil node per
 session with the test USDC deployed bare (its runtime code copied elsewhere with anvil_setCode must
 sign for that address, which a proxy's code would not: the proxied token has its own tests in
-test_token_pause_blacklist.py), a second TestUSDC and a FakeTransferToken, the players funded. Each
-test runs on a snapshot, with the settings pointing at the token. A test module takes these fixtures
-by importing them: `token_chain` is the fixture `chain` there, overriding conftest.py's (the pot's
-world). The EIP-3009 helpers are
-chain/tests/authorizations.py's."""
+test_pause_blacklist.py), a second TestUSDC and a FakeTransferToken, the players funded. Each test
+runs on a snapshot, with the settings pointing at the token. A test module takes these fixtures by
+importing them: `token_chain` is the fixture `chain` there, overriding chain/tests/conftest.py's (the
+pot's world). The EIP-3009 helpers are chain/tests/token/authorizations.py's."""
 
 from __future__ import annotations
 
@@ -20,8 +19,8 @@ from chain.node.contracts import contract_at, deploy, mint
 from chain.token.domain import forget_token_domains
 from devtools.processes import ANVIL_CHAIN_ID, anvil
 
+from ..conftest import keep_clock
 from .authorizations import Authorizations
-from .conftest import keep_clock
 
 # Port 9 (discard): nothing listens there, so a client of it finds no node at all.
 UNREACHABLE_RPC = "http://127.0.0.1:9"

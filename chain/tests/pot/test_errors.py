@@ -13,7 +13,7 @@ from eth_utils import keccak
 from chain.node.contracts import load_artifact
 from chain.pot.errors import ERROR_STRING, POT_ERRORS, UNKNOWN, refusal
 
-PROTOCOL = Path(__file__).resolve().parents[2] / "docs" / "protocol.md"
+PROTOCOL = Path(__file__).resolve().parents[3] / "docs" / "protocol.md"
 
 
 def pot_errors() -> list[dict]:

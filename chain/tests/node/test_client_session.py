@@ -7,7 +7,7 @@ import pytest
 
 from chain.node.client import ChainClient
 
-from .bad_nodes import PROXY_VARIABLES, Node
+from ..bad_nodes import PROXY_VARIABLES, Node
 
 
 def head_node(head: int) -> Node:

@@ -2,7 +2,7 @@
 the body's rules to the chain's own refusals (the pot's and the token's, found by a simulation of the
 very call the relayer would send), and what a stake shows while it is relayed, pending and confirmed,
 by commitment and in its payer's list, with the ETag a page follows it by. The guess's POST (3.2):
-tests/test_guesses.py, and chain/tests/test_pot_game.py through a whole game."""
+tests/test_guesses.py, and chain/tests/pot/test_game.py through a whole game."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from eth_account import Account
 from chain.pot import abi
 from responses.models import SignedStake
 
-from .pot_support import follow, post, relay, send_as, sign_stake, signature_over, token_as
+from ..pot_support import follow, post, relay, send_as, sign_stake, signature_over, token_as
 
 pytestmark = pytest.mark.integration
 

@@ -30,8 +30,8 @@ from challenges.services import challenge_create, challenge_publish
 from challenges.terms import Terms, TermsError, terms_check
 from responses.models import Guess, SignedStake
 
-from .conftest import OPERATOR_KEY, RELAYER_KEY
-from .pot_support import (
+from ..conftest import OPERATOR_KEY, RELAYER_KEY
+from ..pot_support import (
     follow,
     post,
     post_guess,

@@ -1,7 +1,7 @@
 """The page's verifier ("Verify every outcome", frontend/src/lib/verify/) on the same games through the
-real site as verify_challenge.py (chain/tests/test_verify_differences.py): it reproduces the honest game
+real site as verify_challenge.py (chain/tests/verify/test_differences.py): it reproduces the honest game
 and finds the same differences. Bundled once by esbuild and run under node
-(chain/tests/verifier_support.py, run_page_verifier)."""
+(chain/tests/verify/verifier_support.py, run_page_verifier)."""
 
 from __future__ import annotations
 

@@ -14,7 +14,7 @@ from chain.pot import steps
 from config.public_cache import public_answers_mark_stale
 from responses.models import PotPayment
 
-from .pot_support import relay, settle, sign_stake
+from ..pot_support import relay, settle, sign_stake
 from .verifier_support import FAR, GIZA, assert_differs, assert_reproduced, run_page_verifier, verify
 
 pytestmark = pytest.mark.integration

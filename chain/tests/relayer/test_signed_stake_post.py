@@ -19,7 +19,7 @@ from chain.pot import abi
 from chain.pot.encoding import stake_nonce
 from responses.models import SignedStake, Stake
 
-from .pot_support import follow, relay, sign_receive, sign_stake
+from ..pot_support import follow, relay, sign_receive, sign_stake
 
 pytestmark = pytest.mark.integration
 

@@ -19,8 +19,8 @@ from challenges.models import ChainClock, PotState
 from devtools.processes import ANVIL_CHAIN_ID, anvil
 from responses.models import Stake
 
-from .bad_nodes import bad_nodes
-from .pot_support import follow, post, relay, sign_stake
+from ..bad_nodes import bad_nodes
+from ..pot_support import follow, post, relay, sign_stake
 
 pytestmark = pytest.mark.integration
 

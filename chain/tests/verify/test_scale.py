@@ -28,7 +28,7 @@ from challenges.coordinates import micro_degrees
 from challenges.models import PotState
 from responses.models import Guess, Stake
 
-from .pot_support import follow, settle
+from ..pot_support import follow, settle
 from .verifier_support import FAR, GIZA, NEAR, assert_reproduced, run_page_verifier, verify
 
 pytestmark = pytest.mark.integration

@@ -14,7 +14,7 @@ from web3 import Web3
 from chain.node.contracts import contract_at, deploy, mint
 
 from .authorizations import RECEIVE
-from .test_token_authorizations import STAKE, assert_refused, assert_used_then_transfer, authorization, status, topic
+from .test_authorizations import STAKE, assert_refused, assert_used_then_transfer, authorization, status, topic
 from .token_support import token_chain, token_node  # noqa: F401  (the token's world, not the pot's)
 
 pytestmark = pytest.mark.integration

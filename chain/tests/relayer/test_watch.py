@@ -19,8 +19,8 @@ from chain.relayer.sender import relay_send
 from chain.relayer.watch import relay_watch
 from responses.models import Stake
 
-from .pot_support import follow, post, relay, send_as, settle, sign_stake
-from .relay_support import Mining, assert_gap_free, relay_status
+from ..pot_support import follow, post, relay, send_as, settle, sign_stake
+from ..relay_support import Mining, assert_gap_free, relay_status
 
 pytestmark = pytest.mark.integration
 

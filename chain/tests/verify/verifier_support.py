@@ -39,7 +39,7 @@ from chain.pot import steps
 from challenges.models import Challenge, PotOpening
 from responses.models import Stake
 
-from .pot_support import SignedStake, follow, relay, settle, sign_stake
+from ..pot_support import SignedStake, follow, relay, settle, sign_stake
 
 SCRIPT = Path(settings.BASE_DIR) / "verify_challenge.py"
 GIZA = "29.979175, 31.134258"

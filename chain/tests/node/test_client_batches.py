@@ -14,7 +14,7 @@ import pytest
 
 from chain.node.client import ChainClient, ChainUnavailable
 
-from .bad_nodes import PROXY_VARIABLES, Node
+from ..bad_nodes import PROXY_VARIABLES, Node
 
 
 def heads(head: int):

@@ -18,8 +18,8 @@ from chain.relayer.sender import relay_send, relay_send_now
 from chain.relayer.watch import relay_watch
 from responses.models import Stake
 
-from .pot_support import follow, post, send_as, sign_stake, stake_call, token_as
-from .relay_support import Mining, assert_gap_free, relay_status
+from ..pot_support import follow, post, send_as, sign_stake, stake_call, token_as
+from ..relay_support import Mining, assert_gap_free, relay_status
 
 pytestmark = pytest.mark.integration
 

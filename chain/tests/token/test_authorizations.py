@@ -1,6 +1,6 @@
 """The test USDC's EIP-3009 authorizations (contracts/TestUSDC.sol, as Circle's FiatToken v2.2) on a
 real EVM: one test per invariant the contract states, each through the helpers of
-chain/tests/authorizations.py (signed by anvil's eth_signTypedData_v4, as a wallet signs)."""
+chain/tests/token/authorizations.py (signed by anvil's eth_signTypedData_v4, as a wallet signs)."""
 
 from typing import Any
 
