@@ -175,6 +175,12 @@ def test_the_sites_amounts_read_and_written(vectors):
         assert v.usdc(int(case["units"])) == case["text"], case
 
 
+def test_a_difference_quotes_the_sites_values_as_python_does(vectors):
+    """The script writes a value of the site's JSON with `!r`; the page copies it (lib/verify/report.ts)."""
+    for case in vectors["verifier"]["quoted"]:
+        assert f"{case['value']!r}" == case["text"], case
+
+
 def test_the_verdicts(vectors):
     for case in vectors["verifier"]["verdicts"]:
         guess = (case["guess"]["latE6"], case["guess"]["lonE6"])

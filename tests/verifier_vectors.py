@@ -15,6 +15,7 @@ Run after a change of those rules: `.venv/bin/python -m tests.verifier_vectors`.
 - `beats`: the winners so far and a correct guess not revealed: the prizes it would take (a record's
   check, and a guess the site held back).
 - `amounts`: the site's USDC amounts read as token units (null: not an amount), and units written back.
+- `quoted`: a value of the site's JSON as a difference quotes it (the script's `!r`: Python's repr).
 - `replay`: a challenge's raw logs and what the replay of them gives: every rule broken, in the order
   found, the winners, the refunds' order and stateOf (tests/replay_vectors.py).
 
@@ -47,9 +48,10 @@ ABOUT = (
     "range too, or a published text, against the solution and threshold. `splits`: each prize and the share, "
     "token units. `bondShares`: an abort's refunds in the order made and the bond's share of each. `beats`: the "
     "prizes a correct guess not revealed would take from the winners so far. `amounts`: USDC text to token units "
-    "(null: not an amount) and back. `replay`: a challenge's raw logs; the rules they break as (stake, sentence) "
-    "in the order found, the winners, the refunds' order and the stateOf the head must answer. Written by "
-    "tests/verifier_vectors.py (fixed seed)."
+    "(null: not an amount) and back. `quoted`: a value of the site's JSON as a difference quotes it (Python's "
+    "repr). `replay`: a challenge's raw logs; the rules they break as (stake, sentence) in the order found, the "
+    "winners, the refunds' order and the stateOf the head must answer. Written by tests/verifier_vectors.py "
+    "(fixed seed)."
 )
 
 
@@ -267,6 +269,25 @@ def amounts() -> dict:
     }
 
 
+def quoted() -> list[dict]:
+    values = [
+        "29.979, 31.134",
+        "it's",
+        'a "quoted" poem',
+        "both ' and \"",
+        "a\\b",
+        "tab\there\nand a line",
+        "\x07",
+        "",
+        "café",
+        None,
+        5000,
+        True,
+        False,
+    ]
+    return [{"value": value, "text": repr(value)} for value in values]
+
+
 def build() -> dict:
     rng = random.Random(SEED)
     return {
@@ -277,6 +298,7 @@ def build() -> dict:
         "bondShares": bond_shares(),
         "beats": beats(rng),
         "amounts": amounts(),
+        "quoted": quoted(),
         "replay": replay_cases(),
     }
 

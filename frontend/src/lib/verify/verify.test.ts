@@ -6,7 +6,7 @@ import { decodeEvent, EVENT_TOPICS, type PotEvent, SHARE_RECEIVER, STATE_OF, TER
 import { replayState } from "./pot";
 import { nextPath } from "./read";
 import { replay } from "./replay";
-import { type Context, toUnits, usdc } from "./report";
+import { type Context, pyRepr, toUnits, usdc } from "./report";
 import { beats, bondShares, keepBest, NO_WINNER, split } from "./rules";
 
 // tests/vectors.json ("verifier"): the rules verify_challenge.py computes too (tests/test_verify_challenge.py
@@ -126,6 +126,10 @@ describe("amounts and links", () => {
 
   it.each(section.amounts.written)("writes $units units back (shared vectors)", ({ units, text }) => {
     expect(usdc(BigInt(units))).toBe(text);
+  });
+
+  it.each(section.quoted)("quotes the site's $value as the script does (shared vectors)", ({ value, text }) => {
+    expect(pyRepr(value)).toBe(text);
   });
 
   it("follows the site's next link on the site's own address", () => {
