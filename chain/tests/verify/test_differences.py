@@ -1,7 +1,8 @@
-"""Each way the site can misreport a game the pot holds is a DIFFERENCE for a stranger's verifier, with
-no record: a game played through the real site on anvil, then the site's data changed as a dishonest
-operator with the database and the settings would change it, and verify_challenge.py run as a player
-runs it. Each case asserts the DIFFERENCE line of the check that must catch it."""
+"""Each way the site can misreport a game the pot holds is a DIFFERENCE for a stranger's verifier: a
+game played through the real site on anvil, then the site's data changed as a dishonest operator with
+the database and the settings would change it, and both verifiers run on it as a player runs them
+(verify_challenge.py and the page's, chain/tests/verify/verifier_support.py). Each case asserts the
+DIFFERENCE line of the check that must catch it, and that both found the same differences."""
 
 from __future__ import annotations
 
@@ -13,7 +14,15 @@ from challenges.models import Challenge, PotState
 from config.public_cache import public_answers_mark_stale
 from responses.models import Guess, Stake
 
-from .verifier_support import GIZA, assert_differs, assert_reproduced, play, record_of, verify, write_record
+from .verifier_support import (
+    GIZA,
+    assert_both_differ,
+    assert_both_reproduced,
+    play,
+    record_of,
+    verify_both,
+    write_record,
+)
 
 pytestmark = pytest.mark.integration
 
@@ -29,8 +38,8 @@ def changed(model, **filters):
 def test_a_site_that_names_another_pot(chain, make_challenge, api, site, settings):
     game = play(chain, make_challenge, api)
     settings.POT_ADDRESS = OTHER_POT
-    assert_differs(
-        verify(site, chain, game.challenge),
+    assert_both_differ(
+        verify_both(site, chain, game.challenge),
         f"DIFFERENCE: the site names the pot {OTHER_POT}; the pot checked is {chain.pot.lower()}",
     )
 
@@ -40,12 +49,10 @@ def test_without_pot_the_verifier_checks_the_pinned_pot_not_the_sites(chain, mak
     and the pinned one never opened this challenge."""
     import verify_challenge
 
-    from .verifier_support import run_verifier
-
     game = play(chain, make_challenge, api)
     pinned = verify_challenge.PINNED_POTS[chain.w3.eth.chain_id][0].lower()
-    result = run_verifier(site.url, "--challenge", str(game.challenge.pk), rpc=chain.url)
-    assert_differs(
+    result = verify_both(site, chain, game.challenge, pinned=True)
+    assert_both_differ(
         result,
         f"the site names the pot {chain.pot.lower()}; the pot checked is {pinned}",
         f"challenge {game.challenge.pk} was never opened in the pot {pinned}",
@@ -55,8 +62,8 @@ def test_without_pot_the_verifier_checks_the_pinned_pot_not_the_sites(chain, mak
 def test_the_poem_edited_after_the_open(chain, make_challenge, api, site):
     game = play(chain, make_challenge, api)
     changed(Challenge, pk=game.challenge.pk).update(poem_text="<p>Another poem, written after the stakes</p>")
-    assert_differs(
-        verify(site, chain, game.challenge),
+    assert_both_differ(
+        verify_both(site, chain, game.challenge),
         "DIFFERENCE: terms: the site's title, poem and instructions hash to",
         "what the site shows is not what was opened",
     )
@@ -65,8 +72,9 @@ def test_the_poem_edited_after_the_open(chain, make_challenge, api, site):
 def test_the_threshold_the_site_shows_is_not_the_pots(chain, make_challenge, api, site):
     game = play(chain, make_challenge, api)
     changed(Challenge, pk=game.challenge.pk).update(proximity_threshold_m=5_000)
-    assert_differs(
-        verify(site, chain, game.challenge), "DIFFERENCE: terms: the site shows the threshold 5000; the pot's is 150"
+    assert_both_differ(
+        verify_both(site, chain, game.challenge),
+        "DIFFERENCE: terms: the site shows the threshold 5000; the pot's is 150",
     )
 
 
@@ -75,8 +83,8 @@ def test_the_close_the_site_shows_is_not_the_pots(chain, make_challenge, api, si
     closes_at = game.challenge.closes_at
     assert closes_at is not None
     changed(Challenge, pk=game.challenge.pk).update(closes_at=closes_at + timedelta(hours=2))
-    assert_differs(
-        verify(site, chain, game.challenge),
+    assert_both_differ(
+        verify_both(site, chain, game.challenge),
         f"DIFFERENCE: terms: the site shows the close {int(closes_at.timestamp()) + 7200}; "
         f"the pot's is {int(closes_at.timestamp())}",
     )
@@ -91,8 +99,8 @@ def test_a_published_guess_that_does_not_open_its_stake(chain, make_challenge, a
         guesses.update(text=GIZA, lat_e6=29979175, lon_e6=31134258)
     else:
         guesses.update(salt="ab" * 32)
-    assert_differs(
-        verify(site, chain, game.challenge),
+    assert_both_differ(
+        verify_both(site, chain, game.challenge),
         "DIFFERENCE stake 1: the guess the site published (",
         "does not open its commitment",
     )
@@ -103,8 +111,8 @@ def test_a_correct_guess_the_site_held_and_did_not_reveal(chain, make_challenge,
     game = play(chain, make_challenge, api, monkeypatch=monkeypatch, held={2})
     state = PotState.objects.get(challenge=game.challenge)
     assert (state.earliest_seq, state.highest_seq) == (3, 3), "the pot never saw stake 2's guess"
-    assert_differs(
-        verify(site, chain, game.challenge),
+    assert_both_differ(
+        verify_both(site, chain, game.challenge),
         "DIFFERENCE stake 2: the site held this guess and did not reveal it: 29.979, 31.134 is correct and would "
         "have won the earliest prize",
     )
@@ -114,8 +122,8 @@ def test_a_correct_guess_the_site_held_and_did_not_reveal(chain, make_challenge,
 def test_a_staked_sum_inflated_or_deflated(chain, make_challenge, api, site, units):
     game = play(chain, make_challenge, api)
     changed(PotState, challenge=game.challenge).update(staked_units=units)
-    assert_differs(
-        verify(site, chain, game.challenge),
+    assert_both_differ(
+        verify_both(site, chain, game.challenge),
         f"DIFFERENCE: stakes: the site shows 3 stakes of {units / 10**6:.6f} USDC; the pot holds 3 stakes of "
         "15.000000 USDC",
     )
@@ -137,8 +145,8 @@ def test_a_listed_stake_that_is_not_on_chain(chain, make_challenge, api, site):
         log_index=first.log_index + 1,
         block_time=first.block_time,
     )
-    assert_differs(
-        verify(site, chain, game.challenge),
+    assert_both_differ(
+        verify_both(site, chain, game.challenge),
         f"DIFFERENCE: stakes: the site lists a stake #4 of 50.000000 USDC from {first.payer} "
         f"(transaction 0x{'ef' * 32}) that is not in the pot",
     )
@@ -147,8 +155,8 @@ def test_a_listed_stake_that_is_not_on_chain(chain, make_challenge, api, site):
 def test_a_winners_answer_that_is_not_the_chains(chain, make_challenge, api, site):
     game = play(chain, make_challenge, api)
     changed(PotState, challenge=game.challenge).update(earliest_seq=3)
-    assert_differs(
-        verify(site, chain, game.challenge),
+    assert_both_differ(
+        verify_both(site, chain, game.challenge),
         "DIFFERENCE: winners: the site names stake 3 the earliest winner; the pot's is stake 2",
     )
 
@@ -156,18 +164,18 @@ def test_a_winners_answer_that_is_not_the_chains(chain, make_challenge, api, sit
 def test_a_record_of_a_stake_that_was_paid(chain, make_challenge, api, site, tmp_path):
     game = play(chain, make_challenge, api)
     record = write_record(tmp_path, record_of(site, chain, game, 2))
-    result = verify(site, chain, game.challenge, "--record", record)
-    assert_reproduced(result)
-    assert "record: your stake 2 of 3.000000 USDC is in the pot, and your guess opens it" in result.stdout
-    assert "record: your guess is correct; it won the earliest prize, paid 6.000000 USDC" in result.stdout
+    result = verify_both(site, chain, game.challenge, record)
+    assert_both_reproduced(result)
+    assert result.says("record: your stake 2 of 3.000000 USDC is in the pot, and your guess opens it")
+    assert result.says("record: your guess is correct; it won the earliest prize, paid 6.000000 USDC")
 
 
 def test_a_record_whose_winning_stake_was_never_revealed(chain, make_challenge, api, site, tmp_path):
     """Player 2's guess never reached the site and nobody revealed it: the pot paid stake 3 both prizes."""
     game = play(chain, make_challenge, api, secret={2})
     record = write_record(tmp_path, record_of(site, chain, game, 2))
-    result = verify(site, chain, game.challenge, "--record", record)
-    assert_differs(
+    result = verify_both(site, chain, game.challenge, record)
+    assert_both_differ(
         result,
         "DIFFERENCE stake 2: record: your correct guess was never revealed on chain and would have won the "
         "earliest prize (the site did not have it)",

@@ -1,4 +1,4 @@
-"""The verifiers on the pot's two other endings, through the real site: no correct guess (every stake
+"""Both verifiers on the pot's two other endings, through the real site: no correct guess (every stake
 refunded, the bond back to the share receiver) and an abort (the solution never revealed: every stake
 refunded with a share of the bond, docs/protocol.md section 2, "Settlement")."""
 
@@ -15,7 +15,7 @@ from config.public_cache import public_answers_mark_stale
 from responses.models import PotPayment
 
 from ..pot_support import relay, settle, sign_stake
-from .verifier_support import FAR, GIZA, assert_differs, assert_reproduced, run_page_verifier, verify
+from .verifier_support import FAR, GIZA, assert_both_differ, assert_both_reproduced, verify_both
 
 pytestmark = pytest.mark.integration
 
@@ -49,18 +49,17 @@ def settled_game(chain, make_challenge, api):
 
 def test_no_correct_guess_refunds_every_stake_and_returns_the_bond(chain, make_challenge, api, site):
     challenge = settled_game(chain, make_challenge, api)
-    result = verify(site, chain, challenge)
-    assert_reproduced(result)
-    assert "payments: 1 payment and 3 refunds made by the rules" in result.stdout
-    assert "winners final: earliest none, highest none" in result.stdout
-    assert run_page_verifier(site, chain, challenge)["ok"] is True
+    result = verify_both(site, chain, challenge)
+    assert_both_reproduced(result)
+    assert result.says("payments: 1 payment and 3 refunds made by the rules")
+    assert result.says("winners final: earliest none, highest none")
 
     # A refund the site does not list is a difference.
     public_answers_mark_stale()
     refund = PotPayment.objects.filter(challenge=challenge, kind="refund", seq=2).get()
     refund.delete()
-    assert_differs(
-        verify(site, chain, challenge),
+    assert_both_differ(
+        verify_both(site, chain, challenge),
         f"DIFFERENCE: payments: the site does not list the pot's refund of stake 2 of 3.000000 USDC to {refund.to}",
     )
 
@@ -70,16 +69,14 @@ def test_an_abort_refunds_every_stake_with_its_share_of_the_bond(chain, make_cha
     bondLeft x stake / potLeft of the bond: 2 USDC over 15 USDC of stakes."""
     monkeypatch.setattr(steps, "_reveal_solution", lambda challenge: [])
     challenge = settled_game(chain, make_challenge, api)
-    result = verify(site, chain, challenge)
-    assert_reproduced(result)
-    assert "payments: aborted (the solution was not revealed by its deadline)" in result.stdout
-    assert "winners: the solution is not revealed on chain; nothing is scored yet" in result.stdout
+    result = verify_both(site, chain, challenge)
+    assert_both_reproduced(result)
+    assert result.says("payments: aborted (the solution was not revealed by its deadline)")
+    assert result.says("winners: the solution is not revealed on chain; nothing is scored yet")
     refunds = sorted(
         (p.seq, int(p.amount_units), int(p.bond_units)) for p in PotPayment.objects.filter(challenge=challenge)
     )
     assert sum(bond for _, _, bond in refunds) == 2_000_000
-    page = run_page_verifier(site, chain, challenge)
-    assert page["ok"] is True, page["differences"]
-    assert [s["outcome"].split(";")[1].strip().split(" (")[0] for s in page["stakes"]] == [
+    assert [s["outcome"].split(";")[1].strip().split(" (")[0] for s in result.page["stakes"]] == [
         f"refunded {Decimal(amount + bond).scaleb(-6):.6f} USDC" for _, amount, bond in refunds
     ]

@@ -11,6 +11,9 @@ runs) under node: frontend/test/verifyOnNode.ts bundled once per test process by
 compiler of the page's own build, then one node process per run (a fraction of a second each; a
 vitest start costs more than all the runs together on this machine).
 
+`verify_both` runs the two on the same challenge, site and chain, and `assert_both_reproduced` and
+`assert_both_differ` hold them to the same findings: a whole case checks both verifiers.
+
 `play` plays a challenge from publish to paid winners with the site's own code (chain/tests/
 pot_support.py): three players stake by signature through the relayer, send their guesses once
 confirmed, and the worker reveals the solution and the winners, finalizes and pays."""
@@ -123,9 +126,12 @@ def page_verifier_bundle() -> str:
     return str(out)
 
 
-def run_page_verifier(live_server, chain, challenge, record: str | None = None, *, rpc: str | None = None) -> dict:
+def run_page_verifier(
+    live_server, chain, challenge, record: str | None = None, *, rpc: str | None = None, pin: str | None = None
+) -> dict:
     """The page's verifier on the same site and chain as `verify` (or another node of it), with a
-    record file or none: its report as JSON (frontend/test/verifyOnNode.ts)."""
+    record file or none, the chain's pot pinned (or `pin`): its report as JSON
+    (frontend/test/verifyOnNode.ts)."""
     done = subprocess.run(
         [
             shutil.which("node") or "node",
@@ -133,7 +139,7 @@ def run_page_verifier(live_server, chain, challenge, record: str | None = None, 
             live_server.url,
             rpc or chain.url,
             str(challenge.pk),
-            chain.pot,
+            pin or chain.pot,
             *([record] if record else []),
         ],
         capture_output=True,
@@ -143,6 +149,60 @@ def run_page_verifier(live_server, chain, challenge, record: str | None = None, 
     )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
+
+
+@dataclass
+class Both:
+    """What the two verifiers found on the same site and chain: the script's run and the page's report."""
+
+    script: Run
+    page: dict
+
+    def differences(self) -> list[str]:
+        """The script's DIFFERENCE lines, once both are known to have found the same ones."""
+        assert sorted(self.script.differences()) == sorted(self.page["differences"]), (
+            self.script.stdout,
+            self.page["differences"],
+        )
+        return self.script.differences()
+
+    def says(self, text: str) -> bool:
+        """Both reported a line with this text."""
+        lines = (self.script.stdout.splitlines(), self.page["lines"])
+        return all(any(text in line for line in found) for found in lines)
+
+
+def verify_both(live_server, chain, challenge, record: str | None = None, *, pinned: bool = False) -> Both:
+    """verify_challenge.py and the page's verifier on the same challenge, site and chain, with the same
+    record or none. The pot checked is the chain's, named with --pot and pinned for the page; with
+    `pinned` the script gets no --pot and checks the pot it pins for the chain, and the page pins
+    that one too."""
+    args = ("--record", record) if record else ()
+    if pinned:
+        import verify_challenge
+
+        pin = verify_challenge.PINNED_POTS[chain.w3.eth.chain_id][0].lower()
+        script = run_verifier(live_server.url, "--challenge", str(challenge.pk), *args, rpc=chain.url)
+    else:
+        pin = chain.pot
+        script = verify(live_server, chain, challenge, *args)
+    return Both(script, run_page_verifier(live_server, chain, challenge, record, pin=pin))
+
+
+def assert_both_reproduced(both: Both) -> None:
+    """Both reproduced every outcome, and counted the same outcomes."""
+    assert_reproduced(both.script)
+    assert both.page["ok"] is True, both.page["differences"]
+    total = both.page["total"]
+    assert both.page["reproduced"] == total
+    assert both.script.last_line == f"{total} of {total} outcomes reproduced", both.script.stdout
+
+
+def assert_both_differ(both: Both, *expected: str) -> None:
+    """Both found differences, the same ones, and among them each of `expected`."""
+    assert_differs(both.script, *expected)
+    assert both.page["ok"] is False, both.page
+    both.differences()
 
 
 # --- The game ----------------------------------------------------------------------------------
