@@ -1,5 +1,5 @@
 """A whole game on anvil through the site's own code, for the gas benchmark (bench/gas.py), run in one
-Django process: what chain/tests/test_pot_game.py plays, with every kind of transaction the pot has,
+Django process: what chain/tests/pot/test_game.py plays, with every kind of transaction the pot has,
 each named so that its receipt becomes a row of docs/performance.md section 1.
 
 The worker's tasks are called in this process (the follower, the game's steps, the relayer and its

@@ -100,7 +100,7 @@ class RelayerAccount(models.Model):
     row per address: a new key starts a new row, and the old one keeps its history.
 
     The row is also the relayer's lock: every send and every re-send runs under SELECT ... FOR
-    UPDATE on it (chain/relayer.py), so one sender at a time allocates nonces, in any number of
+    UPDATE on it (chain/relayer/services.py), so one sender at a time allocates nonces, in any number of
     workers."""
 
     address = models.CharField(max_length=42, unique=True)

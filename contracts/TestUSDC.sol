@@ -15,7 +15,7 @@ import {IERC1271} from "@openzeppelin/contracts/interfaces/IERC1271.sol";
 /// is computed on each call, as v2.2 does, so the code holds no immutable and its constructor writes
 /// no storage: copied to another address (the deploy rehearsal's anvil_setCode), it signs for that one.
 ///
-/// Invariants (one test each in chain/tests/test_token_authorizations.py):
+/// Invariants (one test each in chain/tests/token/test_authorizations.py):
 ///  1. DOMAIN_SEPARATOR() is the EIP-712 hash of (name(), version(), block.chainid, address(this)) at
 ///     the time of the call: the same code at another address or on another chain signs for that one.
 ///  2. An authorization moves `value` from `from` to `to` only if the EIP-712 digest of exactly the

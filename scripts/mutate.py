@@ -55,8 +55,8 @@ TARGETS: dict[str, list[str]] = {
     "challenges/abi.py": ["tests/test_mutants_killed.py", "tests/test_pot_vectors.py"],
     "challenges/terms.py": ["tests/test_mutants_killed.py", "tests/test_pot_vectors.py"],
     "chain/pot/encoding.py": ["tests/test_pot_vectors.py"],
-    "chain/pot/abi.py": ["chain/tests/test_pot_abi.py"],
-    "chain/pot/errors.py": ["chain/tests/test_pot_errors.py"],
+    "chain/pot/abi.py": ["chain/tests/pot/test_abi.py"],
+    "chain/pot/errors.py": ["chain/tests/pot/test_errors.py"],
     "chain/token/authorization.py": ["tests/test_vectors_authorization.py"],
     "challenges/selectors.py": [
         "tests/test_mutants_killed.py",
@@ -77,10 +77,10 @@ TARGETS: dict[str, list[str]] = {
     # so that the mutant is what runs; as a player runs it (`python -S`) otherwise.
     "verify_challenge.py": [
         "tests/test_verify_challenge.py",
-        "chain/tests/test_verify_honest.py",
-        "chain/tests/test_verify_differences.py",
-        "chain/tests/test_verify_refunds.py",
-        "chain/tests/test_verify_node_limits.py",
+        "chain/tests/verify/test_honest.py",
+        "chain/tests/verify/test_differences.py",
+        "chain/tests/verify/test_refunds.py",
+        "chain/tests/verify/test_node_limits.py",
     ],
 }
 

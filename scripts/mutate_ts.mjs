@@ -50,7 +50,7 @@ const REPORT_DIR = path.join(ROOT, "var", "mutate");
 export const TARGETS = {
   // The page's verifier: its rules of winners and money are held here to the shared vectors; its reading
   // and checks of a site and a chain run under node against anvil from the Python tests
-  // (chain/tests/test_verify_page.py), which this runner cannot use.
+  // (chain/tests/verify/), which this runner cannot use.
   "frontend/src/lib/verify/rules.ts": ["frontend/src/lib/verify/verify.test.ts"],
   "frontend/src/lib/commitment.ts": ["frontend/src/lib/commitment.test.ts", "frontend/src/lib/vectors.test.ts"],
   "frontend/src/lib/coordinates.ts": ["frontend/src/lib/vectors.test.ts"],

@@ -61,3 +61,36 @@ def test_a_stake_revealed_twice_changes_nothing(played, pot_recorder):
     state = PotState.objects.get(challenge=challenge)
     assert (state.earliest_seq, state.highest_seq) == (2, 3)
     assert Stake.objects.filter(challenge=challenge, revealed_correct=True).count() == 2
+
+
+def test_the_shared_winners_vectors_as_the_site_projects_them(vectors, make_challenge, pot_recorder):
+    """tests/vectors.json ("verifier", "winners"), which both verifiers replay too: each case's stakes and
+    reveals recorded as the pot's events in the case's order, then projected once by the follower's code
+    (one projection per event would cost a minute), and the winners the site shows."""
+    project = pot_recorder.project
+    for case in vectors["verifier"]["winners"]:
+        challenge = make_challenge(solution=GIZA)
+        pot_recorder.project = lambda **_: None  # recorded only, until the case's last event
+        payers = {}
+        for stake in case["stakes"]:
+            payer = "0x" + f"{challenge.pk:020x}{stake['seq']:020x}"
+            seq = pot_recorder.stake(
+                challenge,
+                payer=payer,
+                amount=int(stake["amount"]),
+                commitment=f"{challenge.pk:032x}{stake['seq']:032x}",
+            )
+            assert seq == stake["seq"], case["about"]
+            payers[seq] = payer
+        pot_recorder.advance(int((challenge.closes_at - pot_recorder.now()).total_seconds()))
+        pot_recorder.reveal_solution(challenge)
+        for reveal in case["reveals"]:
+            seq = reveal["seq"]
+            pot_recorder.reveal_guess(
+                challenge, seq=seq, payer=payers[seq], lat_e6=0, lon_e6=0, correct=reveal["correct"]
+            )
+        pot_recorder.project = project
+        pot_recorder.project(touched={challenge.pk})
+        state = PotState.objects.get(challenge=challenge)
+        assert (state.earliest_seq, state.highest_seq) == (case["earliest"], case["highest"]), case["about"]
+        assert Stake.objects.filter(challenge=challenge).count() == len(case["stakes"]), case["about"]

@@ -123,7 +123,7 @@ def terms(**changes) -> Terms:
 )
 def test_the_terms_check_refuses_exactly_what_the_pot_refuses(changes, refused):
     # Kills (challenges/terms.py terms_check): any bound moved by one or its comparison flipped. The same
-    # edges on the contract: chain/tests/test_operator.py.
+    # edges on the contract: chain/tests/pot/test_operator.py.
     if refused:
         with pytest.raises(TermsError):
             terms_check(terms(**changes), now=NOW)

@@ -2,7 +2,7 @@
 the contract's interface, the server's rules and the shared vectors (tests/vectors.json, "verifier",
 which frontend/src/lib/verify/verify.test.ts reads too), and its command line must refuse what it
 cannot check before reading anything. Its checks of a site and a chain run on anvil in
-chain/tests/test_verify_*.py."""
+chain/tests/verify/."""
 
 from __future__ import annotations
 
@@ -143,13 +143,42 @@ def test_the_winners_replayed_as_the_pot_keeps_them(vectors):
         assert best.highest_amount == (amounts[case["highest"]] if case["highest"] else 0)
 
 
-def test_a_correct_guess_beats_the_winners_it_would_replace():
-    best = v.Best(earliest=2, highest=3, highest_amount=7)
-    assert v.beats(best, seq=1, amount=1) == ["earliest"]
-    assert v.beats(best, seq=4, amount=8) == ["highest"]
-    assert v.beats(best, seq=1, amount=7) == ["earliest", "highest"]  # a tie goes to the lower sequence
-    assert v.beats(best, seq=4, amount=7) == []
-    assert v.beats(v.Best(), seq=9, amount=1) == ["earliest", "highest"]
+def test_a_correct_guess_beats_the_winners_it_would_replace(vectors):
+    for case in vectors["verifier"]["beats"]:
+        b = case["best"]
+        best = v.Best(earliest=b["earliest"], highest=b["highest"], highest_amount=int(b["highestAmount"]))
+        assert v.beats(best, seq=case["seq"], amount=int(case["amount"])) == case["won"], case
+
+
+def test_the_replay_of_a_challenges_logs(vectors):
+    """Every rule the events break, in the order found, the winners, the refunds' order and the
+    stateOf the head must answer, from the raw logs (tests/replay_vectors.py)."""
+    from types import SimpleNamespace
+
+    for case in vectors["verifier"]["replay"]:
+        events = [v.decode_event(log) for log in case["logs"]]
+        assert None not in events, case["about"]
+        r = v.replay(events, chain_id=case["chainId"], pot=case["pot"], challenge_id=case["challengeId"])
+        assert [{"seq": seq, "text": text} for seq, text in r.problems] == case["problems"], case["about"]
+        assert (r.best.earliest, r.best.highest) == (case["earliest"], case["highest"]), case["about"]
+        assert r.refund_order == case["refundOrder"], case["about"]
+        ctx = SimpleNamespace(replay=r, chain=SimpleNamespace(head_time=case["headTime"]))
+        state = v.replay_state(ctx)  # type: ignore[arg-type]
+        assert {k: str(n) for k, n in state.items()} == case["state"], case["about"]
+
+
+def test_the_sites_amounts_read_and_written(vectors):
+    section = vectors["verifier"]["amounts"]
+    for case in section["read"]:
+        assert v.to_units(case["text"]) == (None if case["units"] is None else int(case["units"])), case
+    for case in section["written"]:
+        assert v.usdc(int(case["units"])) == case["text"], case
+
+
+def test_a_difference_quotes_the_sites_values_as_python_does(vectors):
+    """The script writes a value of the site's JSON with `!r`; the page copies it (lib/verify/report.ts)."""
+    for case in vectors["verifier"]["quoted"]:
+        assert f"{case['value']!r}" == case["text"], case
 
 
 def test_the_verdicts(vectors):
@@ -168,19 +197,6 @@ def test_the_split_and_the_bond_shares(vectors):
         refunds = [int(r) for r in case["refunds"]]
         shares = v.bond_shares(refunds, pot=int(case["pot"]), bond=int(case["bond"]))
         assert shares == [int(s) for s in case["shares"]], case["about"]
-
-
-@pytest.mark.parametrize(
-    ("amount", "units"),
-    [("15.000000", 15_000_000), ("0.000001", 1), ("1.00", 1_000_000), ("0", 0), ("12.5", 12_500_000)],
-)
-def test_units_are_exact(amount, units):
-    assert v.to_units(amount) == units
-
-
-@pytest.mark.parametrize("bad", ["1.0000001", "abc", "", "NaN", "Infinity", None])
-def test_units_refuse_what_is_not_an_amount_of_units(bad):
-    assert v.to_units(bad) is None
 
 
 def test_next_page_links_stay_on_the_named_site():

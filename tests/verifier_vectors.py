@@ -12,6 +12,15 @@ Run after a change of those rules: `.venv/bin/python -m tests.verifier_vectors`.
 - `splits`: a pot in token units; each prize (40 %, rounded down) and the share (the remainder).
 - `bondShares`: after an abort, the refunds in the order they are made and the bond's share of each
   (bondLeft x stake / potLeft, rounded down: the last takes what remains), as GeopoemPot.refund.
+- `beats`: the winners so far and a correct guess not revealed: the prizes it would take (a record's
+  check, and a guess the site held back).
+- `amounts`: the site's USDC amounts read as token units (null: not an amount), and units written back.
+- `quoted`: a value of the site's JSON as a difference quotes it (the script's `!r`: Python's repr).
+- `replay`: a challenge's raw logs and what the replay of them gives: every rule broken, in the order
+  found, the winners, the refunds' order and stateOf (tests/replay_vectors.py).
+
+The site computes two of these too, held to the same cases: the winners (chain/pot/projection.py,
+tests/test_chain_order.py) and the split (challenges/scoring.py, tests/test_vectors.py).
 
 Fixed seed: the file is the same on every run. Amounts are decimal strings (a uint64 exceeds 2^53)."""
 
@@ -19,10 +28,13 @@ from __future__ import annotations
 
 import json
 import random
+from decimal import Decimal
 from pathlib import Path
 
 from challenges.coordinates import micro_degrees, text_from_micro
 from challenges.geometry import HALF_CIRCUMFERENCE_M, in_range, is_correct
+
+from .replay_vectors import replay_cases
 
 VECTORS_PATH = Path(__file__).resolve().parent / "vectors.json"
 SEED = 20261128
@@ -34,8 +46,12 @@ ABOUT = (
     "(verify_challenge.py; frontend/src/lib/verify/). `winners`: the reveals in chain order, duplicates and "
     "incorrect ones included, and the winners the pot keeps (null: none). `verdicts`: a revealed point, out of "
     "range too, or a published text, against the solution and threshold. `splits`: each prize and the share, "
-    "token units. `bondShares`: an abort's refunds in the order made and the bond's share of each. Written by "
-    "tests/verifier_vectors.py (fixed seed)."
+    "token units. `bondShares`: an abort's refunds in the order made and the bond's share of each. `beats`: the "
+    "prizes a correct guess not revealed would take from the winners so far. `amounts`: USDC text to token units "
+    "(null: not an amount) and back. `quoted`: a value of the site's JSON as a difference quotes it (Python's "
+    "repr). `replay`: a challenge's raw logs; the rules they break as (stake, sentence) in the order found, the "
+    "winners, the refunds' order and the stateOf the head must answer. Written by tests/verifier_vectors.py "
+    "(fixed seed)."
 )
 
 
@@ -203,6 +219,75 @@ def bond_shares() -> list[dict]:
     ]
 
 
+def beats_case(best: tuple[int | None, int | None, int], seq: int, amount: int) -> dict:
+    """A correct guess takes the earliest prize from a higher sequence or nobody, the highest from a
+    smaller stake, an equal stake of a higher sequence, or nobody."""
+    earliest, highest, highest_amount = best
+    won = []
+    if earliest is None or seq < earliest:
+        won.append("earliest")
+    if highest is None or amount > highest_amount or (amount == highest_amount and seq < highest):
+        won.append("highest")
+    return {
+        "best": {"earliest": earliest, "highest": highest, "highestAmount": str(highest_amount)},
+        "seq": seq,
+        "amount": str(amount),
+        "won": won,
+    }
+
+
+def beats(rng: random.Random) -> list[dict]:
+    best = (2, 3, 7_000_000)
+    cases = [
+        beats_case((None, None, 0), 9, 1),
+        beats_case(best, 1, 1_000_000),
+        beats_case(best, 4, 8_000_000),
+        beats_case(best, 1, 7_000_000),
+        beats_case(best, 4, 7_000_000),
+        beats_case(best, 2, 3_000_000),
+        beats_case(best, 3, 7_000_000),
+        beats_case((5, 5, 2_000_000), 5, 2_000_000),
+    ]
+    for _ in range(8):
+        earliest = rng.randint(1, 30)
+        highest = rng.randint(earliest, 40)
+        amount = rng.choice([1_000_000, 3_000_000, 7_000_000])
+        seq = rng.randint(1, 45)
+        cases.append(beats_case((earliest, highest, amount), seq, rng.choice([1_000_000, 3_000_000, 7_000_000])))
+    return cases
+
+
+def amounts() -> dict:
+    """The amounts as the site writes them (6 decimals) and what neither verifier takes for one."""
+    valid = ["15.000000", "0.000001", "1.00", "0", "12.5", "7", "-3.000000", "123456789012.345678"]
+    invalid = ["1.0000001", "abc", "", "NaN", "Infinity", "1.2.3", "0x10", "1,5", None]
+    units = [0, 1, 999_999, 1_000_000, 6_000_000, 12_345_678, 10**18 + 7]
+    return {
+        "read": [{"text": text, "units": str(int(Decimal(text) * 10**6))} for text in valid]
+        + [{"text": text, "units": None} for text in invalid],
+        "written": [{"units": str(u), "text": f"{u // 10**6}.{u % 10**6:06d}"} for u in units],
+    }
+
+
+def quoted() -> list[dict]:
+    values = [
+        "29.979, 31.134",
+        "it's",
+        'a "quoted" poem',
+        "both ' and \"",
+        "a\\b",
+        "tab\there\nand a line",
+        "\x07",
+        "",
+        "café",
+        None,
+        5000,
+        True,
+        False,
+    ]
+    return [{"value": value, "text": repr(value)} for value in values]
+
+
 def build() -> dict:
     rng = random.Random(SEED)
     return {
@@ -211,6 +296,10 @@ def build() -> dict:
         "verdicts": verdicts(rng),
         "splits": splits(),
         "bondShares": bond_shares(),
+        "beats": beats(rng),
+        "amounts": amounts(),
+        "quoted": quoted(),
+        "replay": replay_cases(),
     }
 
 

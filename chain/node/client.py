@@ -231,7 +231,7 @@ class ChainClient:
     def block_number(self) -> int:
         return self.call("eth_blockNumber", lambda w3: w3.eth.block_number)
 
-    # web3 types its answers with its own TypedDicts (web3.types); chain/rpc.py names the keys this
+    # web3 types its answers with its own TypedDicts (web3.types); chain/node/rpc.py names the keys this
     # app reads, so the answers are cast to those.
 
     def get_block(self, block: int | BlockTag) -> Block | None:

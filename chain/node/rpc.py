@@ -1,5 +1,5 @@
 """The shapes of what the JSON-RPC nodes answer, as the chain app reads them. web3's answers
-(AttributeDict, chain/client.py) and the formatted results of the head watcher's batches are both
+(AttributeDict, chain/node/client.py) and the formatted results of the head watcher's batches are both
 mappings with these keys; only the keys the app reads are listed. Numbers are ints (web3's
 formatters convert them); hashes are bytes (web3's HexBytes) or 0x text."""
 
@@ -58,7 +58,7 @@ class Block(TypedDict):
 
 
 class ChainReader(Protocol):
-    """What verification reads the chain through: the live client (chain/client.py, ChainClient)
+    """What verification reads the chain through: the live client (chain/node/client.py, ChainClient)
     or what one round of the head watcher read in batches (chain/heads.py, ChainReads)."""
 
     def block_number(self) -> int: ...

@@ -1,7 +1,7 @@
 """The pot's calls and events as bytes (contracts/GeopoemPot.sol; docs/protocol.md section 2, "Events
 and views"): the calldata of every function the site sends, and its logs decoded into plain values.
 Written against the signatures, not a build artifact, so that a change of the contract's interface
-fails the tests that pin these (chain/tests/test_pot_abi.py) rather than passing silently."""
+fails the tests that pin these (chain/tests/pot/test_abi.py) rather than passing silently."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 /** The page's verifier (lib/verify, "Verify every outcome") run outside the browser, so the chain
  * tests hold it to the same site and chain as verify_challenge.py: pytest's live server and its anvil
- * (chain/tests/verifier_support.py, `run_page_verifier`, bundles this file with esbuild and runs it
+ * (chain/tests/verify/verifier_support.py, `run_page_verifier`, bundles this file with esbuild and runs it
  * with node). It reads what the page reads: the public configuration the site embeds, then whatever
  * verifyChallenge asks of the site and of the RPC node named on the command line. The pot given is
  * pinned for the node's chain, as PINNED_POTS pins the real ones.

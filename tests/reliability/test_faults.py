@@ -5,9 +5,9 @@ their PIDs. Each test breaks one part for real (a process stopped, a server rest
 down), posts signed stakes through the API like the page does, and checks the outcome in the
 database and on the chain: every stake in the pot exactly once, none lost, none sent twice.
 
-Related tests elsewhere (not repeated here): chain/tests/test_pot_follow.py (nodes that hang or answer
+Related tests elsewhere (not repeated here): chain/tests/pot/test_follow.py (nodes that hang or answer
 errors before the working one: the follower fails over, and reads nothing as "gone" when none answers)
-and chain/tests/test_relayer_send.py (two senders at a barrier share one nonce sequence)."""
+and chain/tests/relayer/test_send.py (two senders at a barrier share one nonce sequence)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 export { ApiError, apiErrorDetail, apiRequest, csrfToken, getQueryFn, throwIfResNotOk } from "./http";
 export type { UnauthorizedBehavior } from "./http";
-export { makeQueryClient } from "./queryClient";
+export { makeQueryClient } from "./query-client";
 export * from "./queries";
 export * from "./responses";
 export type * from "./types";

@@ -4,7 +4,8 @@ import { getPublicConfig } from "@/config";
 import { json } from "../../test/http";
 import { anvilWallet, sitePayments, withPotSite } from "../../test/site";
 import { guessFor } from "../../test/stakes";
-import { FOLLOW_MS, keepStakes, resetKeeperForTests, RETRY_FIRST_MS } from "./keeper";
+import { ApiError } from "@/api/http";
+import { FOLLOW_MS, guessPostVerdict, keepStakes, resetKeeperForTests, RETRY_FIRST_MS } from "./keeper";
 import { listStakes, updateStake } from "./pending";
 import { submitBySignature } from "./signed";
 
@@ -117,6 +118,19 @@ describe("the guess of a relayed stake", () => {
     clock += 600_000;
     await keepStakes(listStakes(), deps);
     expect(world.site.posted.guesses).toHaveLength(posts);
+  });
+});
+
+describe("what a guess's 409 means", () => {
+  it("is told by the code the API sends, not by its sentence", () => {
+    const conflict = (body: unknown) => new ApiError(409, "Conflict", body);
+    const closing = { message: "The guess window ends too soon.", errors: {}, code: "guess_window_closing" };
+    expect(guessPostVerdict(conflict(closing))).toBe("closing");
+    expect(guessPostVerdict(conflict({ ...closing, message: "Reveal it from your wallet now." }))).toBe("closing");
+    const pending = { message: "This stake is not confirmed in the pot yet.", code: "stake_not_confirmed" };
+    expect(guessPostVerdict(conflict(pending))).toBe("retry");
+    // The words "guess window" without the code decide nothing: it may pass.
+    expect(guessPostVerdict(conflict({ message: "The guess window ends too soon.", errors: {} }))).toBe("retry");
   });
 });
 

@@ -67,15 +67,11 @@ export type GuessVerdict = "refused" | "closing" | "retry";
 
 /** A guess's POST answered with an error: 422 (it does not open the commitment) and 400 or 404 are
  * final; 409 guess_window_closing means only the player's wallet can reveal it now; everything else
- * may pass (409 stake_not_confirmed, 403, 429, 5xx, no answer). */
+ * may pass (409 stake_not_confirmed, 403, 429, 5xx, no answer). A 409 is told by its code, never by
+ * its sentence: the sentence is for the player and may be reworded. */
 export function guessPostVerdict(error: unknown): GuessVerdict {
   if (!(error instanceof ApiError)) return "retry";
-  if (error.status === 409) {
-    const code = errorCode(error);
-    if (code === "guess_window_closing" || (!code && /guess window/i.test(apiErrorDetail(error) ?? "")))
-      return "closing";
-    return "retry";
-  }
+  if (error.status === 409) return errorCode(error) === "guess_window_closing" ? "closing" : "retry";
   return [400, 404, 422].includes(error.status) ? "refused" : "retry";
 }
 

@@ -5,7 +5,7 @@ import { guessCommitment } from "../protocol/commitment";
 import { microDegrees, textFromMicro } from "../protocol/coordinates";
 import type { Point } from "../protocol/geometry";
 import type { SiteStake } from "./read";
-import { type Context, type Report, verdictOf, verdictWord, windowOver } from "./report";
+import { type Context, pyRepr, type Report, verdictOf, verdictWord, windowOver } from "./report";
 import type { Stake } from "./replay";
 import { beats } from "./rules";
 
@@ -34,7 +34,7 @@ export function checkPublished(ctx: Context, report: Report): void {
     const point = typeof text === "string" ? microDegrees(text) : null;
     if (!point || typeof salt !== "string" || stakeCommitment(ctx, stake, point, salt) !== stake.commitment) {
       report.differ(
-        `the guess the site published (${String(text)}, salt ${String(salt)}) does not open its commitment`,
+        `the guess the site published (${pyRepr(text)}, salt ${pyRepr(salt)}) does not open its commitment`,
         stake.seq,
       );
       continue;

@@ -1,11 +1,12 @@
 /** 6. A player's record (verify_challenge.py, check_record; docs/protocol.md 3.7): the stake is in the
  * pot, the record's guess opens it, it was revealed if it would have won, and what it was paid or
  * refunded. */
+import { SALT_PATTERN } from "../commitment";
 import { microDegrees, textFromMicro } from "../protocol/coordinates";
 import type { Point } from "../protocol/geometry";
 import { stakeMoney } from "./payments";
 import { stakeCommitment } from "./published";
-import { type Context, type Report, termsOf, usdc, verdictOf, verdictWord, windowOver } from "./report";
+import { type Context, pyRepr, type Report, termsOf, usdc, verdictOf, verdictWord, windowOver } from "./report";
 import type { Stake } from "./replay";
 import { beats } from "./rules";
 
@@ -35,8 +36,9 @@ export function checkRecord(ctx: Context, record: StakeRecord, report: Report): 
     report.differ("record: the terms you saw (digest and hash) are not the terms the pot opened");
   }
   const point = microDegrees(String(record.coordinates ?? ""));
-  if (!point || BigInt(record.latE6) !== point.latE6 || BigInt(record.lonE6) !== point.lonE6) {
-    report.differ(`record: its guess ${String(record.coordinates)} and salt are not a well-formed guess`);
+  const wellFormed = typeof record.salt === "string" && SALT_PATTERN.test(record.salt);
+  if (!point || !wellFormed || BigInt(record.latE6) !== point.latE6 || BigInt(record.lonE6) !== point.lonE6) {
+    report.differ(`record: its guess ${pyRepr(record.coordinates)} and salt are not a well-formed guess`);
     return;
   }
   const mine = [...ctx.replay.stakes.values()].filter(

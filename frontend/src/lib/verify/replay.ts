@@ -175,8 +175,10 @@ function replayFinalized(r: Replay, event: EventOf<"Finalized">, differ: Differ)
   const { prize, share } = r.best.earliest !== null ? split(potOf(r)) : { prize: 0n, share: 0n };
   const expected = [r.best.earliest ?? 0, r.best.highest ?? 0, prize, prize, share].join(", ");
   const a = event.args;
-  const found = [a.earliest, a.highest, a.earliestPrize, a.highestPrize, a.share].join(", ");
-  if (found !== expected) differ(`Finalized says winners and prizes (${found}); the replay gives (${expected})`);
+  const [winners, prizes] = [`${a.earliest}, ${a.highest}`, `${a.earliestPrize}, ${a.highestPrize}, ${a.share}`];
+  if (`${winners}, ${prizes}` !== expected) {
+    differ(`Finalized says winners (${winners}) and prizes (${prizes}); the replay gives (${expected})`);
+  }
 }
 
 function replayPaid(r: Replay, event: EventOf<"Paid">, differ: Differ): void {

@@ -98,6 +98,24 @@ export function toUnits(amount: unknown, decimals = 6): bigint | null {
   return sign ? -units : units;
 }
 
+/** A value of the site's JSON as Python's repr() writes it (a string quoted and escaped, null as None,
+ * true as True), so that a difference reads as verify_challenge.py prints it. */
+export function pyRepr(value: unknown): string {
+  if (value === null || value === undefined) return "None";
+  if (typeof value === "boolean") return value ? "True" : "False";
+  if (typeof value !== "string") return String(value);
+  const quote = value.includes("'") && !value.includes('"') ? '"' : "'";
+  const escaped = [...value].map((ch) => {
+    const code = ch.codePointAt(0)!;
+    if (ch === "\\" || ch === quote) return `\\${ch}`;
+    if (ch === "\n") return "\\n";
+    if (ch === "\r") return "\\r";
+    if (ch === "\t") return "\\t";
+    return code < 0x20 || code === 0x7f ? `\\x${code.toString(16).padStart(2, "0")}` : ch;
+  });
+  return `${quote}${escaped.join("")}${quote}`;
+}
+
 export function stakeName(seq: number | null | undefined): string {
   return seq ? `stake ${seq}` : "none";
 }

@@ -1,6 +1,6 @@
 /** 2. Stakes (verify_challenge.py, check_stakes): the site's staked sum and count are the pot's, and
  * every stake it lists is on chain as listed. */
-import { type Context, type Report, toUnits, usdc } from "./report";
+import { type Context, pyRepr, type Report, toUnits, usdc } from "./report";
 import { potOf } from "./replay";
 
 export function checkStakes(ctx: Context, report: Report): void {
@@ -56,7 +56,7 @@ function checkListed(ctx: Context, report: Report): Set<number> {
     ];
     for (const [name, site, chain] of shown) {
       if (site !== chain)
-        report.differ(`the site lists its ${name} as ${String(site)}; on chain it is ${String(chain)}`, stake.seq);
+        report.differ(`the site lists its ${name} as ${pyRepr(site)}; on chain it is ${pyRepr(chain)}`, stake.seq);
     }
     if (Boolean(row.revealed) !== ctx.replay.reveals.has(stake.seq)) {
       report.differ(`the site says its guess was ${row.revealed ? "" : "not "}revealed on chain`, stake.seq);

@@ -2,7 +2,7 @@
  * the revealed solution the pot's. */
 import { termsSha256 } from "../commitment";
 import { textFromMicro } from "../protocol/coordinates";
-import { type Context, type Report, termsOf, toUnits, usdc } from "./report";
+import { type Context, pyRepr, type Report, termsOf, toUnits, usdc } from "./report";
 
 export async function checkTerms(ctx: Context, report: Report): Promise<void> {
   const c = ctx.site.challenge;
@@ -37,7 +37,7 @@ export async function checkTerms(ctx: Context, report: Report): Promise<void> {
     ["opening block", c.openBlockNumber, opened.block],
   ];
   for (const [name, site, pot] of shown) {
-    if (site !== pot) report.differ(`terms: the site shows the ${name} ${String(site)}; the pot's is ${String(pot)}`);
+    if (site !== pot) report.differ(`terms: the site shows the ${name} ${pyRepr(site)}; the pot's is ${pyRepr(pot)}`);
   }
   report.line(
     `terms: opened in block ${opened.block} (transaction ${opened.tx}); threshold ${terms.thresholdM} m, ` +
@@ -59,12 +59,13 @@ function checkSolutionShown(ctx: Context, report: Report): void {
   const text = textFromMicro({ latE6: lat, lonE6: lon });
   if (c.solutionReveal !== text || c.solutionSalt !== salt) {
     report.differ(
-      `terms: the site shows the solution ${String(c.solutionReveal)} with salt ${String(c.solutionSalt)}; ` +
-        `the pot's is ${text} with salt ${salt}`,
+      `terms: the site shows the solution ${pyRepr(c.solutionReveal)} with salt ${pyRepr(c.solutionSalt)}; ` +
+        `the pot's is ${pyRepr(text)} with salt ${salt}`,
     );
   }
   if (c.guessDeadline == null || BigInt(c.guessDeadline) !== guessDeadline) {
-    report.differ(`terms: the site shows the guess deadline ${String(c.guessDeadline)}; the pot's is ${guessDeadline}`);
+    const shown = c.guessDeadline == null ? "None" : String(c.guessDeadline);
+    report.differ(`terms: the site shows the guess deadline ${shown}; the pot's is ${guessDeadline}`);
   }
   report.line(`solution: ${text}, revealed in block ${solution.block}; it opens the committed solution`);
 }

@@ -2,9 +2,11 @@ import { describe, expect, it } from "vitest";
 import vectors from "../../../../tests/vectors.json";
 import { microDegrees } from "../protocol/coordinates";
 import { isCorrect } from "../protocol/geometry";
-import { decodeEvent, EVENT_TOPICS, SHARE_RECEIVER, STATE_OF, TERMS_OF, uintWord } from "./chain";
+import { decodeEvent, EVENT_TOPICS, type PotEvent, SHARE_RECEIVER, STATE_OF, TERMS_OF, uintWord } from "./chain";
+import { replayState } from "./pot";
 import { nextPath } from "./read";
-import { toUnits, usdc } from "./report";
+import { replay } from "./replay";
+import { type Context, pyRepr, toUnits, usdc } from "./report";
 import { beats, bondShares, keepBest, NO_WINNER, split } from "./rules";
 
 // tests/vectors.json ("verifier"): the rules verify_challenge.py computes too (tests/test_verify_challenge.py
@@ -20,13 +22,23 @@ describe("the winners, replayed as the pot keeps them (shared vectors)", () => {
     expect(best.highestAmount).toBe(highest === null ? 0n : amounts.get(highest));
   });
 
-  it("knows which prizes a correct guess would take", () => {
-    const best = { earliest: 2, highest: 3, highestAmount: 7n };
-    expect(beats(best, 1, 1n)).toEqual(["earliest"]);
-    expect(beats(best, 4, 8n)).toEqual(["highest"]);
-    expect(beats(best, 1, 7n)).toEqual(["earliest", "highest"]);
-    expect(beats(best, 4, 7n)).toEqual([]);
-    expect(beats(NO_WINNER, 9, 1n)).toEqual(["earliest", "highest"]);
+  it.each(section.beats)("a correct guess of stake $seq takes $won", ({ best, seq, amount, won }) => {
+    const before = { earliest: best.earliest, highest: best.highest, highestAmount: BigInt(best.highestAmount) };
+    expect(beats(before, seq, BigInt(amount))).toEqual(won);
+  });
+});
+
+describe("the replay of a challenge's logs (shared vectors)", () => {
+  it.each(section.replay)("$about", (c) => {
+    const events = c.logs.map((log) => decodeEvent(log));
+    expect(events).not.toContain(null);
+    const where = { chainId: c.chainId, pot: c.pot, challengeId: c.challengeId };
+    const r = replay(events as PotEvent[], where);
+    expect(r.problems).toEqual(c.problems);
+    expect([r.best.earliest, r.best.highest]).toEqual([c.earliest, c.highest]);
+    expect(r.refundOrder).toEqual(c.refundOrder);
+    const state = replayState({ replay: r, chain: { headTime: BigInt(c.headTime) } } as unknown as Context);
+    expect(Object.fromEntries(Object.entries(state).map(([k, v]) => [k, v.toString()]))).toEqual(c.state);
   });
 });
 
@@ -108,15 +120,16 @@ describe("the pot's interface, written in", () => {
 });
 
 describe("amounts and links", () => {
-  it("reads USDC as exact units and writes them back", () => {
-    expect(toUnits("15.000000")).toBe(15_000_000n);
-    expect(toUnits("0.000001")).toBe(1n);
-    expect(toUnits("1.00")).toBe(1_000_000n);
-    expect(toUnits("1.0000001")).toBeNull();
-    expect(toUnits("abc")).toBeNull();
-    expect(toUnits(null)).toBeNull();
-    expect(usdc(6_000_000n)).toBe("6.000000");
-    expect(usdc(1n)).toBe("0.000001");
+  it.each(section.amounts.read)("reads $text as exact units (shared vectors)", ({ text, units }) => {
+    expect(toUnits(text)).toBe(units === null ? null : BigInt(units));
+  });
+
+  it.each(section.amounts.written)("writes $units units back (shared vectors)", ({ units, text }) => {
+    expect(usdc(BigInt(units))).toBe(text);
+  });
+
+  it.each(section.quoted)("quotes the site's $value as the script does (shared vectors)", ({ value, text }) => {
+    expect(pyRepr(value)).toBe(text);
   });
 
   it("follows the site's next link on the site's own address", () => {

@@ -9,7 +9,7 @@ import { renderWithClient } from "../../../test/render";
 import { VerifyOutcomes } from "./VerifyOutcomes";
 
 // The component drives the verifier it is given; the verifier itself runs against a real site and
-// anvil in chain/tests/test_verify_page.py (through frontend/test/verifyOnNode.ts), and on the shared
+// anvil in chain/tests/verify/ (through frontend/test/verifyOnNode.ts), and on the shared
 // vectors in frontend/src/lib/verify/verify.test.ts.
 
 const POT = "0x5fbdb2315678afecb367f032d93f642f64180aa3";

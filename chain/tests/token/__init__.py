@@ -1,0 +1,1 @@
+"""The test USDC on anvil: its EIP-3009 authorizations, pause and blacklist, and the domain each process keeps."""
