@@ -134,11 +134,10 @@ LOAD_USERS ?= 20
 load: $(VENV)/.installed
 	$(PY) -m load.run --seconds $(LOAD_SECONDS) --users $(LOAD_USERS)
 
-# Mutation testing: small bugs, one at a time, in verification (chain/checks.py,
-# chain/verification.py, chain/calldata.py), scoring (challenges/scoring.py, the winners selectors), coordinates,
-# commitments and the serializers; each must fail one of its module's tests (scripts/mutate.py,
-# which picks the tests per module). Then the same for the page's verifier's rules and its helpers
-# (frontend/src/lib/verify/rules.ts, commitment.ts, calldata.ts, coordinates.ts) under vitest
+# Mutation testing: small bugs, one at a time, in the rules the site computes (scripts/mutate.py lists
+# the modules: the integer scoring rule, the encodings, coordinates, commitments, the pot's reading);
+# each must fail one of its module's tests (scripts/mutate.py picks the tests per module). Then the
+# same for the page's rules (frontend/src/lib/protocol/, lib/verify/rules.ts, coordinates.ts) under vitest
 # (scripts/mutate_ts.mjs). Not part of `make test`. Survivors: var/mutate/report.txt and
 # var/mutate/report-ts.txt; the recorded runs and why each survivor is harmless: docs/reliability.md.
 # MUTATE_MODULES=... runs only those Python modules, MUTATE_TS_MODULES=... only those TypeScript

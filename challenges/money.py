@@ -1,5 +1,5 @@
-"""Exact money: a Decimal amount of USDC to the token's integer units. The one conversion every
-check of a transfer uses (a stake: chain/checks.py; a prize: chain/payouts.py)."""
+"""Exact money: a Decimal amount of USDC to the token's integer units, the one conversion from what
+staff and players type (a minimum stake, a bond, a stake) to what the pot counts."""
 
 from decimal import Decimal
 

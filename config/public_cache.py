@@ -4,9 +4,9 @@ visitor, so they are built once and kept in the cache (Redis in production). The
 - `PublicAnswerView`, the base of those views, and `public_answer(name, build, request)`, the
   read-through: the answer `name` from the cache while it is current, else built and stored;
 - `public_answers_mark_stale()`, the one way to make them stale. Every service that writes something
-  a public answer shows calls it, in the transaction of the write (challenges/services.py: the
-  lifecycle, the staked sums, the anchor's confirmation; responses/demo.py; responses/exceptions.py,
-  an exception recorded after resolution, which the winners answer lists; ...).
+  a public answer shows calls it, in the transaction of the write (challenges/services.py: publishing;
+  the pot's projection after each round of the follower, chain/pot/projection.py; the guesses scored
+  at the solution's reveal, responses/services.py; ...).
 
 Staleness is by version: every entry is stored with the token read from `VERSION_KEY`, and a bump
 writes a new token, so all public answers go stale at once without knowing their keys (one per

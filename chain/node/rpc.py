@@ -1,13 +1,11 @@
 """The shapes of what the JSON-RPC nodes answer, as the chain app reads them. web3's answers
-(AttributeDict, chain/node/client.py) and the formatted results of the head watcher's batches are both
+(AttributeDict, chain/node/client.py) and the formatted results of JSON-RPC batches (chain/node/calls.py) are both
 mappings with these keys; only the keys the app reads are listed. Numbers are ints (web3's
 formatters convert them); hashes are bytes (web3's HexBytes) or 0x text."""
 
 from __future__ import annotations
 
-from typing import Literal, Protocol, TypedDict
-
-from web3.types import FilterParams
+from typing import Literal, TypedDict
 
 HexData = bytes | str
 
@@ -55,18 +53,3 @@ class Block(TypedDict):
     number: int
     hash: HexData
     timestamp: int
-
-
-class ChainReader(Protocol):
-    """What verification reads the chain through: the live client (chain/node/client.py, ChainClient)
-    or what one round of the head watcher read in batches (chain/heads.py, ChainReads)."""
-
-    def block_number(self) -> int: ...
-
-    def get_block(self, block: int | BlockTag) -> Block | None: ...
-
-    def get_transaction(self, tx_hash: str) -> Transaction | None: ...
-
-    def get_receipt(self, tx_hash: str) -> Receipt | None: ...
-
-    def get_logs(self, filter_params: FilterParams) -> list[Log]: ...
