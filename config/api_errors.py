@@ -31,8 +31,8 @@ _SENTENCES = {
 
 
 def _flatten(detail: Any, prefix: str = "") -> dict[str, list[str]]:
-    """Field errors as {field: [sentences]}; a nested object's fields as "object.field" (a claim's
-    `authorization.signature`), and its own errors under the object's name."""
+    """Field errors as {field: [sentences]}; a nested object's fields as "object.field" (a signed
+    stake's `authorization.signature`), and its own errors under the object's name."""
     if not isinstance(detail, dict):
         return {}
     flat: dict[str, list[str]] = {}

@@ -8,8 +8,8 @@ header is ignored and REMOTE_ADDR is the client. A header with fewer addresses t
 that did not pass every proxy) falls back to REMOTE_ADDR, the nearest peer, which no client writes.
 
 `client_ip` is the address, for the request log (config/request_log.py): it names the connection.
-`client_key` is the client as a counter sees it, for the claim throttle (responses/views.py
-ClaimThrottle) and the admin lockout (django-axes, AXES_CLIENT_IP_CALLABLE): an IPv4 address as
+`client_key` is the client as a counter sees it, for the stake throttle (responses/views.py
+StakeThrottle) and the admin lockout (django-axes, AXES_CLIENT_IP_CALLABLE): an IPv4 address as
 it is, an IPv6 address as its /64 (one subscriber's network: a home or a server gets a whole /64 and
 may use any of its 2^64 addresses per connection), and an IPv4-mapped IPv6 address
 (`::ffff:198.51.100.7`, what a dual-stack socket shows) as its IPv4 address. The /64 is written as

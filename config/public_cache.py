@@ -87,7 +87,7 @@ def public_answer(name: str, build: Callable[[], Any], request: HttpRequest | No
     under the old token, where nobody reads them. When the cache is down, every answer is built.
 
     With `request`, the answer carries an ETag and a matching If-None-Match gets a bodiless 304
-    (config/conditional.py): the page re-reads the active challenge every ~2 s while a claim is
+    (config/conditional.py): the page re-reads the active challenge every ~2 s while a stake is
     pending, and most of those reads change nothing."""
     store, copy = _for_process()
     epoch = None

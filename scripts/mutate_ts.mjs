@@ -21,7 +21,7 @@
  * run with bail 1: killed when they fail, survived when they pass; a run over --timeout seconds
  * (default 60) is killed and counted "killed by timeout". Sequential: two cores, one module file.
  *
- * Runner, measured on the treasury design's verifier's two test files (2026-11-25): `npx vitest run <tests>
+ * Runner, measured on the page verifier's two test files of the time (2026-11-25): `npx vitest run <tests>
  * --bail=1 --reporter=dot` starts a new process per mutant, 3.5 s for a passing run at load average
  * 0.1; vitest's node API (`createVitest` once, then `invalidateFile` + `runTestFiles` per mutant)
  * takes 2.2 s for a passing run and 0.9 s for a failing one. The same 8 sampled mutants at load

@@ -6,8 +6,8 @@ hashes and one recovery, and every byte is visible here.
 
 The token (Circle's FiatToken v2, and contracts/TestUSDC.sol) recovers the signer with ECRecover,
 which refuses a `v` other than 27 or 28 and an `s` in the upper half of the curve order (the
-malleable twin of a signature). The server refuses the same signatures, so that a claim it accepts
-is one the token would accept.
+malleable twin of a signature). The server refuses the same signatures, so that a signed stake it
+accepts is one the token would accept.
 """
 
 from __future__ import annotations

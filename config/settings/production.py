@@ -163,7 +163,7 @@ else:
     SECRET_KEY = env.str("SECRET_KEY")
     ALLOWED_HOSTS = env.list("ALLOWED_HOSTS")
     # Each gunicorn thread (Procfile: gthread) keeps its connection across requests instead of opening
-    # one per request, which cost a claim POST about a quarter of its CPU (docs/performance.md, section 6); a
+    # one per request, which cost a stake's POST about a quarter of its CPU (docs/performance.md, section 2); a
     # connection broken meanwhile (a database restart) is found and replaced at the next request.
     DATABASES["default"]["CONN_MAX_AGE"] = env.int("DATABASE_CONN_MAX_AGE", default=60)
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True

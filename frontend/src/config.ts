@@ -37,7 +37,7 @@ export interface PublicConfig {
    * later could be mined after it, and the pot would refuse it (docs/protocol.md section 2). */
   stakeCloseMarginSeconds: number;
   /** CHAIN_CONFIRMATIONS as blocks; 0 when it is not a number ("finalized"): the page then cannot
-   * tell the deep-enough block and follows a claim by plain polling. */
+   * tell the deep-enough block and follows a stake by plain polling. */
   confirmations: number;
   socialLinks: Record<string, string>;
   videoIds: string[];

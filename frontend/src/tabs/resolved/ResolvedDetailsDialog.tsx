@@ -91,7 +91,6 @@ function DetailsBody({ challenge }: { challenge: Challenge }) {
       <StakesTable challenge={challenge} />
 
       <h3>Verify every outcome</h3>
-      {/* The treasury design's verifier reads that design's shapes; lib/verify/ replaces it. */}
       <VerifyOutcomes key={challenge.id} challenge={challenge} />
     </>
   );
